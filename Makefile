@@ -1,0 +1,141 @@
+# shmemu - build, test, install.
+#
+#   make            libraries and tools in build/
+#   make run        the quick-start demo on 4 local PEs
+#   make test       the cmocka suite on every transport built
+#   make asan       the suite under AddressSanitizer + UBSan (build-asan/)
+#   make tsan       the suite under ThreadSanitizer, local transport (build-tsan/)
+#   make valgrind   the suite under valgrind memcheck, local transport
+#   make bench      build/shmemu-bench, then run it
+#   make install PREFIX=/some/dir
+#
+# Missing Debian packages (libhwloc-dev, libcmocka-dev) are installed with
+# apt-get by scripts/ensure-deps.sh.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+SAN     ?=
+OPT     ?= -O2
+
+WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wpointer-arith -Wformat=2
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc
+CFLAGS_ALL   := $(WARN) $(OPT) -g -pthread -fPIC -fvisibility=default $(CFLAGS)
+LDLIBS_ALL    = -pthread $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
+
+ifeq ($(SAN),asan)
+  CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer \
+                -fno-sanitize-recover=all
+  LDFLAGS    += -fsanitize=address,undefined
+else ifeq ($(SAN),tsan)
+  CFLAGS_ALL += -fsanitize=thread -fno-omit-frame-pointer
+  LDFLAGS    += -fsanitize=thread
+endif
+
+# `make V=1` shows whole command lines.
+ifeq ($(V),1)
+  Q :=
+  say := @true
+else
+  Q := @
+  say := @printf '  %-6s %s\n'
+endif
+
+VERSION := $(shell sed -n 's/^\#define SHMEMU_VERSION_STRING "\(.*\)"/\1/p' include/shmemu.h)
+
+LIB_SRC   := $(wildcard src/*.c) $(wildcard transports/common/*.c) \
+             $(wildcard transports/local/*.c)
+LIB_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+TEST_SRC  := $(wildcard tests/test_*.c)
+TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TEST_LIB  := $(BUILD)/obj/tests/harness.o
+DEPS_LIB  := $(BUILD)/.deps-lib
+DEPS_TEST := $(BUILD)/.deps-test
+
+.PHONY: all lib test asan tsan valgrind run bench install clean deps check-tests
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+all: lib $(BUILD)/shmemu-bench $(BUILD)/examples/ring
+lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so
+
+$(DEPS_LIB):
+	@mkdir -p $(@D)
+	@scripts/ensure-deps.sh hwloc
+	@touch $@
+
+$(DEPS_TEST): $(DEPS_LIB)
+	@scripts/ensure-deps.sh hwloc cmocka
+	@touch $@
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_LIB)
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/libshmemu.a: $(LIB_OBJ)
+	@rm -f $@
+	$(say) AR $@
+	$(Q)ar rcs $@ $^
+
+$(BUILD)/libshmemu.so: $(LIB_OBJ)
+	$(say) LD $@
+	$(Q)$(CC) -shared -Wl,-soname,libshmemu.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# ------------------------------------------------------------------ tests
+$(TEST_LIB): | $(DEPS_TEST)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_LIB) $(BUILD)/libshmemu.a | $(DEPS_TEST)
+	@mkdir -p $(@D)
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
+
+$(BUILD)/obj/tests/%.o: tests/%.c | $(DEPS_TEST)
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+test: $(TEST_BIN)
+	@scripts/run-tests.sh $(TEST_BIN)
+
+asan:
+	$(MAKE) BUILD=build-asan SAN=asan OPT=-O1 test
+
+tsan:
+	SHMEMU_TEST_TRANSPORTS=local $(MAKE) BUILD=build-tsan SAN=tsan OPT=-O1 test
+
+valgrind: $(TEST_BIN)
+	SHMEMU_TEST_TRANSPORTS=local SHMEMU_TEST_QUICK=1 \
+	  scripts/run-tests.sh --valgrind $(TEST_BIN)
+
+# --------------------------------------------------------- tools and demo
+$(BUILD)/shmemu-bench: $(BUILD)/obj/bench/shmemu-bench.o $(BUILD)/libshmemu.a
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL) -lm
+
+$(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(BUILD)/libshmemu.a
+	@mkdir -p $(@D)
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+run: $(BUILD)/examples/ring
+	$(BUILD)/examples/ring 4
+
+bench: $(BUILD)/shmemu-bench
+	$(BUILD)/shmemu-bench
+
+# ----------------------------------------------------------------- install
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/shmemu.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libshmemu.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libshmemu.so $(DESTDIR)$(PREFIX)/lib/libshmemu.so.$(VERSION)
+	ln -sf libshmemu.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmemu.so.0
+	ln -sf libshmemu.so.0 $(DESTDIR)$(PREFIX)/lib/libshmemu.so
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' shmemu.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmemu.pc
+
+clean:
+	rm -rf build build-asan build-tsan build-clang
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

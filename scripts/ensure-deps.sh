@@ -1,0 +1,41 @@
+#!/bin/sh
+# ensure-deps.sh PKGCONFIG_NAME... - make sure pkg-config finds each library,
+# installing its Debian package with apt-get when it does not.  Used by the
+# Makefile, so that `make run` and `make test` work on a fresh machine.
+set -eu
+
+pkg_of() {
+    case "$1" in
+    hwloc) echo libhwloc-dev ;;
+    cmocka) echo libcmocka-dev ;;
+    *) echo "ensure-deps: no Debian package known for '$1'" >&2; exit 2 ;;
+    esac
+}
+
+missing=""
+command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
+for lib in "$@"; do
+    if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$lib"; then
+        missing="$missing $(pkg_of "$lib")"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "ensure-deps: installing missing Debian packages:$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+else
+    echo "ensure-deps: need root (or sudo) to run: apt-get install$missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# An old package index can name versions the mirror no longer has.
+$SUDO apt-get install -y --no-install-recommends $missing >/dev/null 2>&1 || {
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y --no-install-recommends $missing
+}
+for lib in "$@"; do
+    pkg-config --exists "$lib" || { echo "ensure-deps: $lib still not found" >&2; exit 1; }
+done

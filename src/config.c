@@ -1,0 +1,113 @@
+/* config.c - parsing the SHMEMU_* environment (see config.h for the list). */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "shmemu.h"
+
+const struct shmemu__param_info shmemu__param_table[] = {
+#define X(field, kind, dflt, help) {"SHMEMU_" #field, SHMEMU__PARAM_##kind, dflt, help},
+    SHMEMU_PARAMS(X)
+#undef X
+};
+const int shmemu__param_count =
+    (int)(sizeof(shmemu__param_table) / sizeof(shmemu__param_table[0]));
+
+int shmemu__parse_size(const char *s, size_t *out)
+{
+    if (!s)
+        return -1;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s)) /* rejects "-1", "", "abc" */
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift && (*end == 'i' || *end == 'I'))
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return -1;
+    if (shift && v > (ULLONG_MAX >> shift))
+        return -1;
+    v <<= shift;
+    if (v > SIZE_MAX / 2) /* leaves room for rounding up without overflow */
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_int(const char *s, int64_t *out)
+{
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_one(struct shmemu__params *p, const struct shmemu__param_info *info,
+                     void *field, const char *text)
+{
+    switch (info->kind) {
+    case SHMEMU__PARAM_STRING:
+        *(const char **)field = text;
+        return 0;
+    case SHMEMU__PARAM_SIZE:
+        return shmemu__parse_size(text, (size_t *)field);
+    case SHMEMU__PARAM_INT:
+        return parse_int(text, (int64_t *)field);
+    case SHMEMU__PARAM_ERRMODE:
+        if (strcasecmp(text, "abort") == 0)
+            p->ERRORS = SHMEMU_ERRORS_ABORT;
+        else if (strcasecmp(text, "return") == 0)
+            p->ERRORS = SHMEMU_ERRORS_RETURN;
+        else
+            return -1;
+        return 0;
+    }
+    return -1;
+}
+
+int shmemu__params_load(struct shmemu__params *p, char *why, size_t why_len)
+{
+    void *fields[] = {
+#define X(field, kind, dflt, help) &p->field,
+        SHMEMU_PARAMS(X)
+#undef X
+    };
+    for (int i = 0; i < shmemu__param_count; i++) {
+        const struct shmemu__param_info *info = &shmemu__param_table[i];
+        if (parse_one(p, info, fields[i], info->dflt) != 0)
+            abort(); /* a default that does not parse is a build bug */
+        const char *env = getenv(info->name);
+        if (env && *env && parse_one(p, info, fields[i], env) != 0) {
+            snprintf(why, why_len, "%s='%s' is malformed (%s; default %s)",
+                     info->name, env, info->help, info->dflt);
+            return SHMEMU_EINVAL;
+        }
+    }
+    return SHMEMU_OK;
+}

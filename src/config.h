@@ -1,0 +1,63 @@
+/*
+ * config.h - every SHMEMU_* environment variable, in one list.
+ *
+ * X(FIELD, KIND, DEFAULT, HELP): read by shmemu__params_load() into a struct
+ * shmemu__params when a job starts; shmemu-info prints the list.
+ */
+#ifndef SHMEMU_CONFIG_H
+#define SHMEMU_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform.h"
+
+#define SHMEMU_PARAMS(X)                                                       \
+    X(TRANSPORT, STRING, "local",                                              \
+      "transport used when shmemu_opts.transport is NULL")                     \
+    X(HEAP_SIZE, SIZE, "64M",                                                  \
+      "per-PE symmetric heap size; suffixes K, M, G (powers of 1024)")         \
+    X(ERRORS, ERRMODE, "abort",                                                \
+      "what a failing call does: abort (end the job) or return (a status)")    \
+    X(SPIN_NS, INT, "-1",                                                      \
+      "ns a waiting PE spins before it sleeps; -1: 20000 when the PEs fit "    \
+      "the cores, 0 when they do not")                                         \
+    X(YIELDS, INT, "-1",                                                       \
+      "sched_yield calls between spinning and sleeping; -1: 16 when the PEs "  \
+      "outnumber the cores, 0 otherwise")
+
+enum shmemu__param_kind {
+    SHMEMU__PARAM_STRING,
+    SHMEMU__PARAM_SIZE,
+    SHMEMU__PARAM_ERRMODE,
+    SHMEMU__PARAM_INT
+};
+
+struct shmemu__params {
+    const char *TRANSPORT; /* points into the environment or a literal */
+    size_t HEAP_SIZE;
+    int ERRORS;
+    int64_t SPIN_NS;
+    int64_t YIELDS;
+};
+
+struct shmemu__param_info {
+    const char *name; /* "SHMEMU_HEAP_SIZE" */
+    int kind;
+    const char *dflt;
+    const char *help;
+};
+
+extern const struct shmemu__param_info shmemu__param_table[] SHMEMU__HIDDEN;
+extern const int shmemu__param_count SHMEMU__HIDDEN;
+
+/* Read every variable; on a malformed one write a one-line reason naming it
+ * into why and return SHMEMU_EINVAL. */
+int shmemu__params_load(struct shmemu__params *p, char *why, size_t why_len)
+    SHMEMU__HIDDEN;
+
+/* Parse "123", "64K", "1M", "2G", "1GiB"...; 0 on success, -1 if malformed,
+ * negative or too large. */
+int shmemu__parse_size(const char *s, size_t *out) SHMEMU__HIDDEN;
+
+#endif /* SHMEMU_CONFIG_H */

@@ -1,0 +1,152 @@
+/*
+ * core.h - the core's private view of a job and of a PE.
+ *
+ * A struct shmemu__job lives in each process that takes part in a job (the
+ * launcher and, for process transports, every PE process).  A struct
+ * shmemu__pe is one PE's private state; the thread driving that PE reaches it
+ * through the thread-local shmemu__self.  What other PEs must see lives in
+ * the shared control area (ctl.h), never here.
+ */
+#ifndef SHMEMU_CORE_H
+#define SHMEMU_CORE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "ctl.h"
+#include "heap.h"
+#include "platform.h"
+#include "shmemu.h"
+#include "transport.h"
+
+struct shmemu__job {
+    const struct shmemu_transport_ops *ops;
+    struct shmemu_tl_job tl;
+    struct shmemu__params params;
+    int (*pe_main)(void *arg);
+    void *arg;
+    int64_t spin_ns; /* waiting policy, fixed at job start */
+    int64_t yields;
+};
+
+typedef struct shmemu__pe {
+    /* Read on every call: keep together. */
+    char *heap;       /* this PE's heap as this process addresses it */
+    size_t heap_size;
+    int pe;
+    int npes;
+    struct shmemu__ctl *ctl;
+    struct shmemu__ctl_pe *ctl_me;
+    struct shmemu_tl_job *tlj;
+    /* The one dispatch point to the transport (see dispatch in rma.c): a
+     * checking layer swaps these. */
+    int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
+    int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
+    size_t blk_off; /* last block a bounds check found: [off, off + req) */
+    size_t blk_req;
+
+    struct shmemu__job *job;
+    struct shmemu__heap alloc;
+    jmp_buf *abort_jmp;   /* where ABORT mode unwinds a launched PE to */
+    int refs;             /* shmemu_init calls not yet finalized */
+    int owns_job;         /* shmemu_init created the job: finalize frees it */
+    uint32_t wtoken;      /* last sleep token (ctl_pe.wstate) */
+    uint32_t seen_departed;
+    uint32_t rec_seq;     /* control collectives entered */
+} shmemu__pe;
+
+extern _Thread_local shmemu__pe *shmemu__self
+    __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
+extern _Thread_local int shmemu__last_status
+    __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
+
+/* ------------------------------------------------------------- errors */
+
+/*
+ * A call failed with status: print "shmemu: PE p/n call: message" (once per
+ * job for job-wide statuses), record it for shmemu_last_status, and in ABORT
+ * mode end the job and stop this PE (does not return).  Returns status.
+ * me may be NULL (a call outside any PE): then it only prints and returns.
+ */
+int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt,
+                 ...) SHMEMU__PRINTF(4, 5) SHMEMU__HIDDEN;
+
+/* The entry check failed (no PE, or the job is aborted): report and return
+ * the status (or stop the PE in ABORT mode). */
+int shmemu__enter_fail(shmemu__pe *me, const char *call) SHMEMU__HIDDEN;
+
+/* Mark the job aborted with status (first caller wins), remember rc as what
+ * shmemu_launch returns and msg as why, and wake every sleeping PE. */
+void shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
+                       const char *msg) SHMEMU__HIDDEN;
+
+/* Wake every PE that sleeps on any control word of the job. */
+void shmemu__wake_all(struct shmemu__job *job) SHMEMU__HIDDEN;
+
+static inline int shmemu__aborted(const shmemu__pe *me)
+{
+    return atomic_load_explicit(&me->ctl->abort_status, memory_order_relaxed);
+}
+
+/* Every public call starts with this; failret is what it returns when the
+ * caller is not a live PE or the job has been aborted. */
+#define SHMEMU__ENTER(me, call, failret)                                       \
+    shmemu__pe *me = shmemu__self;                                             \
+    if (SHMEMU__UNLIKELY(!me || shmemu__aborted(me))) {                        \
+        (void)shmemu__enter_fail(me, call);                                    \
+        return failret;                                                        \
+    }
+
+static inline int shmemu__ok(void)
+{
+    shmemu__last_status = SHMEMU_OK;
+    return SHMEMU_OK;
+}
+
+/* -------------------------------------------------------------- checks */
+
+static inline int shmemu__check_pe(shmemu__pe *me, const char *call, int pe)
+{
+    if (SHMEMU__LIKELY((unsigned)pe < (unsigned)me->npes))
+        return SHMEMU_OK;
+    return shmemu__fail(me, SHMEMU_EPE, call,
+                        "pe %d is not a PE of this job (valid: 0..%d)", pe,
+                        me->npes - 1);
+}
+
+int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
+                           const void *addr, size_t nbytes, size_t *off_p)
+    SHMEMU__HIDDEN;
+
+/* [addr, addr+nbytes) must lie inside one allocated block of this PE's
+ * symmetric heap; sets *off_p to its heap offset.  nbytes > 0. */
+static inline int shmemu__check_sym(shmemu__pe *me, const char *call,
+                                    const char *what, const void *addr,
+                                    size_t nbytes, size_t *off_p)
+{
+    size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
+    if (SHMEMU__LIKELY(off - me->blk_off < me->blk_req &&
+                       nbytes <= me->blk_off + me->blk_req - off)) {
+        *off_p = off;
+        return SHMEMU_OK;
+    }
+    return shmemu__check_sym_slow(me, call, what, addr, nbytes, off_p);
+}
+
+/* ----------------------------------------------------------- lifecycle */
+
+/* Leave the job (finalize or return from pe_main); life is
+ * SHMEMU__LIFE_DEPARTED or SHMEMU__LIFE_FAILED. */
+void shmemu__depart(shmemu__pe *me, int life, int rc) SHMEMU__HIDDEN;
+
+/* Control collective over the world team: publish rec, sync, and compare
+ * every PE's record with this one (SHMEMU_EMISMATCH, reported once).  The
+ * caller syncs again before anyone may reuse its record. */
+int shmemu__agree(shmemu__pe *me, const char *call, struct shmemu__rec *rec)
+    SHMEMU__HIDDEN;
+
+#endif /* SHMEMU_CORE_H */

@@ -1,0 +1,75 @@
+/*
+ * platform.h - small portability helpers shared by the core and transports:
+ * branch hints, cache-line alignment, a pause instruction and a clock.
+ */
+#ifndef SHMEMU_PLATFORM_H
+#define SHMEMU_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define SHMEMU__LIKELY(x) __builtin_expect(!!(x), 1)
+#define SHMEMU__UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* 128, not 64: x86 prefetches cache lines in adjacent pairs. */
+#define SHMEMU__CACHELINE 128
+#define SHMEMU__ALIGNED(n) __attribute__((aligned(n)))
+#define SHMEMU__ROUND_UP(x, a) (((x) + ((a)-1)) / (a) * (a))
+#define SHMEMU__HIDDEN __attribute__((visibility("hidden")))
+#define SHMEMU__PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+static inline void shmemu__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+#if defined(__SANITIZE_THREAD__)
+#define SHMEMU__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SHMEMU__TSAN 1
+#endif
+#endif
+
+/* A full (store-load) memory barrier.  The sanitizer does not model fences,
+ * so under it a locked read-modify-write stands in: the same barrier on the
+ * hardware.  Data visibility never rests on this fence alone (flags use
+ * release/acquire); it prevents lost wake-ups. */
+static inline void shmemu__full_fence(void)
+{
+#ifdef SHMEMU__TSAN
+    int dummy = 0;
+    __atomic_fetch_add(&dummy, 0, __ATOMIC_SEQ_CST);
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+static inline int64_t shmemu__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Copy src into dst[len] (len > 0), truncating; always NUL-terminated. */
+static inline void shmemu__strlcpy(char *dst, const char *src, size_t len)
+{
+    size_t n = 0;
+    while (n + 1 < len && src[n]) {
+        dst[n] = src[n];
+        n++;
+    }
+    dst[n] = '\0';
+}
+
+/* Number of processing units this process may run on (hwloc; 1 at worst). */
+int shmemu__topo_ncpus(void) SHMEMU__HIDDEN;
+
+#endif /* SHMEMU_PLATFORM_H */

@@ -1,0 +1,428 @@
+/* wait.c - blocking, waking, team sync and deadlock detection (see wait.h). */
+#include "wait.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct shmemu__ctl_pe *ctl_pe(shmemu__pe *me, int pe)
+{
+    return shmemu__ctl_pe(me->ctl, pe);
+}
+
+static uint32_t nlive(const struct shmemu__ctl *c)
+{
+    return (uint32_t)c->npes - atomic_load(&c->ndeparted);
+}
+
+static void wait_word(struct shmemu__job *job, _Atomic uint32_t *w, uint32_t v)
+{
+    job->ops->ctl_wait(&job->tl, (uint32_t *)(void *)w, v, -1);
+}
+
+static int gone(uint32_t life)
+{
+    return life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED;
+}
+
+/* ------------------------------------------------------ deadlock detection */
+
+static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+    SHMEMU__PRINTF(4, 5);
+static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n;
+}
+
+static void format_wait(shmemu__pe *me, int pe, char *buf, size_t len)
+{
+    struct shmemu__ctl_pe *cp = ctl_pe(me, pe);
+    uint32_t life = atomic_load(&cp->life);
+    if (life == SHMEMU__LIFE_DEPARTED) {
+        snprintf(buf, len, "left the job (finalized or returned %d from pe_main)",
+                 cp->rc);
+        return;
+    }
+    if (life == SHMEMU__LIFE_FAILED) {
+        snprintf(buf, len, "failed");
+        return;
+    }
+    const struct shmemu__wait_desc *d = &cp->wait;
+    if (d->kind == SHMEMU__WAIT_SYNC) {
+        struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, d->team);
+        snprintf(buf, len, "in %s (team slot %d of %d PEs: %u arrived)", d->call,
+                 d->team, t->size, atomic_load(&t->arrived));
+    } else {
+        shmemu__format_value_wait(me->job, pe, d, buf, len);
+    }
+}
+
+/* Both snapshots equal and every live PE asleep on an unchanged condition:
+ * nothing can ever wake any of them. */
+static int all_stuck(shmemu__pe *me)
+{
+    int n = me->npes;
+    uint64_t *snap = malloc((size_t)n * sizeof(*snap));
+    if (!snap)
+        return 0; /* cannot tell: assume progress */
+    int stuck = 1;
+    for (int pass = 0; pass < 2 && stuck; pass++) {
+        for (int p = 0; p < n; p++) {
+            struct shmemu__ctl_pe *cp = ctl_pe(me, p);
+            uint64_t w = 0;
+            if (!gone(atomic_load(&cp->life))) {
+                w = atomic_load(&cp->wstate);
+                uint32_t s = shmemu__ws_state(w);
+                if (atomic_load(&cp->life) == SHMEMU__LIFE_NEW ||
+                    s == SHMEMU__WS_RUNNING || s == SHMEMU__WS_DATA_REG) {
+                    stuck = 0;
+                    break;
+                }
+                if (s == SHMEMU__WS_SYNC_CONF) {
+                    struct shmemu__ctl_team *t =
+                        shmemu__ctl_team(me->ctl, atomic_load(&cp->sync_team));
+                    if ((uint32_t)atomic_load(&t->sleep) != atomic_load(&cp->sync_gen)) {
+                        stuck = 0; /* released, not yet running */
+                        break;
+                    }
+                }
+            }
+            if (pass == 0) {
+                snap[p] = w;
+            } else if (snap[p] != w) {
+                stuck = 0;
+                break;
+            }
+        }
+    }
+    free(snap);
+    return stuck;
+}
+
+/* Called when the blocked count reached the live count; if the job really is
+ * stuck, report it, abort the job and return the status. */
+static int check_stuck(shmemu__pe *me)
+{
+    if (!all_stuck(me))
+        return SHMEMU_OK;
+    struct shmemu__ctl *c = me->ctl;
+    uint32_t departed = atomic_load(&c->ndeparted);
+    int status = departed ? SHMEMU_EABORTED : SHMEMU_EDEADLOCK;
+
+    size_t len = 256 + (size_t)me->npes * 256, used = 0;
+    char *buf = malloc(len);
+    if (buf) {
+        if (departed)
+            append(buf, len, &used,
+                   "shmemu: job aborted: %u of %d PEs left the job and every "
+                   "PE still in it waits for something only they could do:\n",
+                   departed, me->npes);
+        else
+            append(buf, len, &used,
+                   "shmemu: deadlock: all %d PEs are blocked and nothing in "
+                   "flight can wake any of them:\n",
+                   me->npes);
+        for (int p = 0; p < me->npes; p++) {
+            char line[224];
+            format_wait(me, p, line, sizeof(line));
+            append(buf, len, &used, "shmemu:   PE %d/%d %s\n", p, me->npes, line);
+        }
+    }
+    char first[256];
+    shmemu__strlcpy(first, buf ? buf : "shmemu: deadlock\n", sizeof(first));
+    char *nl = strchr(first, '\n');
+    if (nl)
+        *nl = '\0';
+    shmemu__abort_job(me->job, status, -1, status, first + strlen("shmemu: "));
+    /* Only the PE that set the abort prints (the report is job-wide). */
+    if (buf && atomic_load(&c->abort_status) == status &&
+        atomic_exchange(&c->reported, 1) == 0)
+        fputs(buf, stderr);
+    free(buf);
+    return atomic_load(&c->abort_status);
+}
+
+/* ------------------------------------------------------------ value waits */
+
+void shmemu__notify_slow(struct shmemu__job *job, int pe)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, pe);
+    uint64_t w = atomic_load(&cp->wstate);
+    for (;;) {
+        uint32_t s = shmemu__ws_state(w);
+        if (s != SHMEMU__WS_DATA_REG && s != SHMEMU__WS_DATA_CONF)
+            return;
+        uint64_t run = (w & ~(uint64_t)UINT32_MAX) | SHMEMU__WS_RUNNING;
+        if (atomic_compare_exchange_weak(&cp->wstate, &w, run)) {
+            if (s == SHMEMU__WS_DATA_CONF) {
+                atomic_fetch_sub(&c->nconfirmed, 1);
+                atomic_fetch_add(&cp->wake_seq, 1);
+                job->ops->ctl_wake(&job->tl, (uint32_t *)(void *)&cp->wake_seq, 1);
+            }
+            return;
+        }
+    }
+}
+
+/* Leave a confirmed sleep on our own (abort): undo our count if no updater
+ * did. */
+static void leave_conf(shmemu__pe *me, uint32_t tok, uint32_t state)
+{
+    uint64_t w = shmemu__ws_pack(tok, state);
+    if (atomic_compare_exchange_strong(&me->ctl_me->wstate, &w,
+                                       shmemu__ws_pack(tok, SHMEMU__WS_RUNNING)))
+        atomic_fetch_sub(&me->ctl->nconfirmed, 1);
+}
+
+/* Spin, then yield, while !ready.  1 when ready, 0 when it is time to sleep,
+ * or a negative status when the job was aborted. */
+static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, const void *arg)
+{
+    struct shmemu__job *job = me->job;
+    if (job->spin_ns > 0) {
+        int64_t deadline = shmemu__now_ns() + job->spin_ns;
+        for (unsigned i = 1;; i++) {
+            shmemu__cpu_relax();
+            if (ready(me, arg))
+                return 1;
+            if ((i & 63) == 0) {
+                int st = shmemu__aborted(me);
+                if (st)
+                    return st;
+                if (shmemu__now_ns() > deadline)
+                    break;
+            }
+        }
+    }
+    for (int64_t y = 0; y < job->yields; y++) {
+        sched_yield();
+        if (ready(me, arg))
+            return 1;
+    }
+    return 0;
+}
+
+int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
+                       shmemu__ready_fn ready, const void *arg)
+{
+    if (ready(me, arg))
+        return SHMEMU_OK;
+    int st = spin_phase(me, ready, arg);
+    if (st)
+        return st > 0 ? SHMEMU_OK : st;
+
+    struct shmemu__ctl_pe *mine = me->ctl_me;
+    for (;;) {
+        if ((st = shmemu__aborted(me)))
+            return st;
+        uint32_t seq = atomic_load_explicit(&mine->wake_seq, memory_order_acquire);
+        uint32_t tok = ++me->wtoken;
+        mine->wait = *d;
+        atomic_store(&mine->wstate, shmemu__ws_pack(tok, SHMEMU__WS_DATA_REG));
+        shmemu__full_fence(); /* pairs with notify */
+        uint64_t w = shmemu__ws_pack(tok, SHMEMU__WS_DATA_REG);
+        if (ready(me, arg)) {
+            atomic_compare_exchange_strong(&mine->wstate, &w,
+                                           shmemu__ws_pack(tok, SHMEMU__WS_RUNNING));
+            return SHMEMU_OK;
+        }
+        if (!atomic_compare_exchange_strong(&mine->wstate, &w,
+                                            shmemu__ws_pack(tok, SHMEMU__WS_DATA_CONF)))
+            continue; /* an update came in meanwhile: look again */
+        const uint64_t conf = shmemu__ws_pack(tok, SHMEMU__WS_DATA_CONF);
+        if (atomic_fetch_add(&me->ctl->nconfirmed, 1) + 1 >= nlive(me->ctl) &&
+            (st = check_stuck(me))) {
+            leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
+            return st;
+        }
+        while (atomic_load(&mine->wstate) == conf) {
+            wait_word(me->job, &mine->wake_seq, seq);
+            if ((st = shmemu__aborted(me))) {
+                leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
+                return st;
+            }
+            seq = atomic_load_explicit(&mine->wake_seq, memory_order_acquire);
+        }
+        if (ready(me, arg))
+            return SHMEMU_OK;
+    }
+}
+
+/* -------------------------------------------------------------- team sync */
+
+/* A member of the team left: the sync can never complete. */
+static int departed_member(shmemu__pe *me, const struct shmemu__ctl_team *t)
+{
+    uint32_t nd = atomic_load(&me->ctl->ndeparted);
+    if (nd == me->seen_departed)
+        return -1;
+    for (int i = 0; i < t->size; i++) {
+        int p = t->start + i * t->stride;
+        if (gone(atomic_load(&ctl_pe(me, p)->life)))
+            return p;
+    }
+    me->seen_departed = nd; /* departures elsewhere: remember, skip next time */
+    return -1;
+}
+
+/* Why a sync waiter cannot go on (abort, departed member), or SHMEMU_OK.
+ * gen: the generation waited out; it is checked again after a departure is
+ * seen, since a member departs only after the sync it took part in ended. */
+static int sync_blocked(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen,
+                        const char *call, int slot)
+{
+    int st = shmemu__aborted(me);
+    if (st)
+        return shmemu__fail(me, st, call, "job aborted while waiting");
+    int p = departed_member(me, t);
+    if (p < 0 || (uint32_t)atomic_load(&t->sleep) != gen)
+        return SHMEMU_OK;
+    return shmemu__fail(me, SHMEMU_EABORTED, call,
+                        "PE %d left the job while this PE waits for it (team "
+                        "slot %d)",
+                        p, slot);
+}
+
+/* Spin until the generation moves; 1 when it did, 0 to sleep, <0 on abort. */
+static int sync_spin(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen)
+{
+    struct shmemu__job *job = me->job;
+    if (job->spin_ns > 0) {
+        int64_t deadline = shmemu__now_ns() + job->spin_ns;
+        for (unsigned i = 1;; i++) {
+            shmemu__cpu_relax();
+            if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
+                return 1;
+            if ((i & 63) == 0 && shmemu__now_ns() > deadline)
+                break;
+        }
+    }
+    for (int64_t y = 0; y < job->yields; y++) {
+        sched_yield();
+        if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
+            return 1;
+    }
+    return 0;
+}
+
+static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
+                     uint32_t gen, const char *call)
+{
+    int st;
+    if (sync_spin(me, t, gen) > 0)
+        return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
+
+    struct shmemu__ctl_pe *mine = me->ctl_me;
+    uint32_t tok = ++me->wtoken;
+    shmemu__strlcpy(mine->wait.call, call, sizeof(mine->wait.call));
+    mine->wait.kind = SHMEMU__WAIT_SYNC;
+    mine->wait.team = slot;
+    mine->wait.gen = gen;
+    atomic_store(&mine->sync_team, slot);
+    atomic_store(&mine->sync_gen, gen);
+    atomic_store(&mine->wstate, shmemu__ws_pack(tok, SHMEMU__WS_SYNC_CONF));
+    /* Count ourselves before joining the generation's sleepers, so the PE
+     * that ends the generation never subtracts a count not yet added. */
+    uint32_t n = atomic_fetch_add(&me->ctl->nconfirmed, 1) + 1;
+    uint64_t w = atomic_load_explicit(&t->sleep, memory_order_acquire);
+    for (;;) {
+        if ((uint32_t)w != gen) { /* ended before we joined its sleepers */
+            leave_conf(me, tok, SHMEMU__WS_SYNC_CONF);
+            return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot)
+                                       : SHMEMU_OK;
+        }
+        if ((st = sync_blocked(me, t, gen, call, slot))) {
+            leave_conf(me, tok, SHMEMU__WS_SYNC_CONF);
+            return st;
+        }
+        if (atomic_compare_exchange_weak(&t->sleep, &w, w + ((uint64_t)1 << 32)))
+            break;
+    }
+    if (n >= nlive(me->ctl) && check_stuck(me))
+        return shmemu__fail(me, shmemu__aborted(me), call, "deadlock");
+    for (;;) {
+        me->job->ops->ctl_wait(&me->job->tl, shmemu__team_gen_word(t), gen, -1);
+        w = atomic_load_explicit(&t->sleep, memory_order_acquire);
+        if ((uint32_t)w != gen && !shmemu__aborted(me)) {
+            /* The PE that ended the generation took us off the count. */
+            atomic_store(&mine->wstate, shmemu__ws_pack(tok, SHMEMU__WS_RUNNING));
+            return SHMEMU_OK;
+        }
+        if ((st = sync_blocked(me, t, gen, call, slot)))
+            return st;
+    }
+}
+
+int shmemu__team_sync(shmemu__pe *me, int slot, const char *call)
+{
+    struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    uint32_t size = (uint32_t)t->size;
+    uint32_t gen = (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire);
+    if (size <= 1) {
+        shmemu__full_fence();
+        return SHMEMU_OK;
+    }
+    if (atomic_fetch_add_explicit(&t->arrived, 1, memory_order_acq_rel) != size - 1)
+        return sync_wait(me, t, slot, gen, call);
+
+    atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
+    uint64_t old = atomic_exchange_explicit(&t->sleep, (uint64_t)(uint32_t)(gen + 1),
+                                            memory_order_acq_rel);
+    uint32_t sleepers = (uint32_t)(old >> 32);
+    if (sleepers) {
+        atomic_fetch_sub(&me->ctl->nconfirmed, sleepers);
+        me->job->ops->ctl_wake(&me->job->tl, shmemu__team_gen_word(t), INT_MAX);
+    }
+    return SHMEMU_OK;
+}
+
+/* ------------------------------------------------------------- departure */
+
+static void wake_team_sleepers(struct shmemu__job *job, int bump)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    for (int slot = 0; slot < SHMEMU__TEAMS_MAX; slot++) {
+        if (!(atomic_load(&c->team_used[slot / 64]) >> (slot % 64) & 1))
+            continue;
+        struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
+        if (bump) {
+            /* Move the generation (low half only) so that a sleeper about to
+             * sleep sees it changed; it then finds the abort. */
+            uint64_t w = atomic_load(&t->sleep);
+            while (!atomic_compare_exchange_weak(
+                &t->sleep, &w,
+                (w & ~(uint64_t)UINT32_MAX) | (uint32_t)((uint32_t)w + 1)))
+                ;
+        }
+        job->ops->ctl_wake(&job->tl, shmemu__team_gen_word(t), INT_MAX);
+    }
+}
+
+void shmemu__wake_all(struct shmemu__job *job)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    for (int p = 0; p < c->npes; p++) {
+        struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, p);
+        atomic_fetch_add(&cp->wake_seq, 1);
+        job->ops->ctl_wake(&job->tl, (uint32_t *)(void *)&cp->wake_seq, INT_MAX);
+    }
+    wake_team_sleepers(job, 1);
+}
+
+void shmemu__after_departure(shmemu__pe *me)
+{
+    wake_team_sleepers(me->job, 0);
+    uint32_t live = nlive(me->ctl);
+    if (live > 0 && atomic_load(&me->ctl->nconfirmed) >= live)
+        (void)check_stuck(me);
+}

@@ -1,0 +1,163 @@
+/* harness.c - see harness.h. */
+#include "harness.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static _Thread_local jmp_buf *pe_trap;
+
+struct body_call {
+    int (*body)(void *);
+    void *arg;
+};
+
+static int trapped_body(void *p)
+{
+    struct body_call *c = p;
+    jmp_buf trap;
+    pe_trap = &trap;
+    int rc = setjmp(trap) == 0 ? c->body(c->arg) : 1;
+    pe_trap = NULL;
+    return rc;
+}
+
+void th_pe_fail(const char *file, int line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "FAIL PE %d/%d %s:%d: %s\n", shmemu_my_pe(), shmemu_n_pes(), file,
+            line, msg);
+    fflush(stderr);
+    if (pe_trap)
+        longjmp(*pe_trap, 1);
+    abort();
+}
+
+int th_quick(void)
+{
+    const char *q = getenv("SHMEMU_TEST_QUICK");
+    return q && *q && strcmp(q, "0") != 0;
+}
+
+long th_iters(long n, long div)
+{
+    if (!th_quick())
+        return n;
+    return n / div > 0 ? n / div : 1;
+}
+
+static int allowed(const char *name)
+{
+    const char *f = getenv("SHMEMU_TEST_TRANSPORTS");
+    if (!f || !*f)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = f; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static const char *list[16];
+static int nlist = -1;
+
+static void scan(void)
+{
+    if (nlist >= 0)
+        return;
+    nlist = 0;
+    const char *name;
+    int usable;
+    for (int i = 0; shmemu_transport_info(i, &name, &usable, NULL, 0) == SHMEMU_OK; i++)
+        if (usable && allowed(name) && nlist < 16)
+            list[nlist++] = name;
+}
+
+int th_transport_count(void)
+{
+    scan();
+    return nlist;
+}
+
+const char *th_transport(int i)
+{
+    scan();
+    return list[i];
+}
+
+int th_launch(const char *transport, int npes, size_t heap, int (*body)(void *),
+              void *arg)
+{
+    shmemu_opts o = {.npes = npes, .transport = transport, .heap_size = heap ? heap : TH_HEAP};
+    struct body_call c = {body, arg};
+    return shmemu_launch(&o, trapped_body, &c);
+}
+
+void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap)
+{
+    assert_true(th_transport_count() > 0);
+    for (int t = 0; t < th_transport_count(); t++) {
+        for (const int *n = npes_list; *n; n++) {
+            if (th_quick() && *n > 8)
+                continue;
+            int rc = th_launch(th_transport(t), *n, heap, body, arg);
+            if (rc != 0)
+                fail_msg("transport %s, %d PEs: job returned %d (%s)", th_transport(t),
+                         *n, rc, rc < 0 ? shmemu_strerror(rc) : "a PE failed");
+        }
+    }
+}
+
+static int saved_fd = -1;
+static FILE *cap;
+
+void th_capture_start(void)
+{
+    fflush(stderr);
+    cap = tmpfile();
+    assert_non_null(cap);
+    saved_fd = dup(STDERR_FILENO);
+    dup2(fileno(cap), STDERR_FILENO);
+}
+
+char *th_capture_stop(void)
+{
+    fflush(stderr);
+    dup2(saved_fd, STDERR_FILENO);
+    close(saved_fd);
+    long n = ftell(cap) >= 0 ? (long)lseek(fileno(cap), 0, SEEK_END) : 0;
+    char *buf = calloc(1, (size_t)n + 1);
+    lseek(fileno(cap), 0, SEEK_SET);
+    if (n > 0 && read(fileno(cap), buf, (size_t)n) != n)
+        buf[0] = '\0';
+    fclose(cap);
+    cap = NULL;
+    return buf;
+}
+
+void th_fill(void *buf, size_t n, int pe, unsigned salt)
+{
+    unsigned char *b = buf;
+    for (size_t i = 0; i < n; i++)
+        b[i] = th_byte(pe, i, salt);
+}
+
+long th_verify(const void *buf, size_t n, int pe, unsigned salt)
+{
+    const unsigned char *b = buf;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != th_byte(pe, i, salt))
+            return (long)i;
+    return -1;
+}

@@ -1,0 +1,85 @@
+/*
+ * harness.h - run test bodies on every transport and many PE counts.
+ *
+ * A body runs on every PE (a thread or a process), so it must not use
+ * cmocka's assert_* (they unwind the main thread's stack).  It uses PE_CHECK*
+ * instead: a failure prints "FAIL PE p/n file:line: ..." and makes the body
+ * return 1, which fails the job; the main thread then asserts on the result.
+ *
+ * Environment: SHMEMU_TEST_TRANSPORTS=local,shm narrows the transports;
+ * SHMEMU_TEST_QUICK=1 trims PE counts and iteration counts (sanitizers,
+ * valgrind).
+ */
+#ifndef SHMEMU_TEST_HARNESS_H
+#define SHMEMU_TEST_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka.h needs the four above first. */
+#include <cmocka.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "shmemu.h"
+
+#define TH_HEAP ((size_t)8 << 20) /* default test heap per PE */
+
+/* Transports under test (compiled in, usable here, allowed by the filter). */
+int th_transport_count(void);
+const char *th_transport(int i);
+
+/* 1 under SHMEMU_TEST_QUICK: fewer PEs and iterations. */
+int th_quick(void);
+/* n, or n / div (at least 1) in quick mode. */
+long th_iters(long n, long div);
+
+/* shmemu_launch with these settings; body runs under the PE_CHECK trap. */
+int th_launch(const char *transport, int npes, size_t heap, int (*body)(void *),
+              void *arg);
+
+/* For every transport and every npes in the list (ending with 0), launch body
+ * and assert that it succeeded. */
+void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap);
+#define TH_NPES(...) ((const int[]){__VA_ARGS__, 0})
+/* The PE counts the foundation asks for: {1, 2, 3, 4, 7, 8, 16}. */
+#define TH_NPES_ALL TH_NPES(1, 2, 3, 4, 7, 8, 16)
+
+/* Capture what the process writes to stderr between start and stop (also
+ * from PE threads and forked PE processes); stop returns a malloc'd,
+ * NUL-terminated copy. */
+void th_capture_start(void);
+char *th_capture_stop(void);
+
+/* Inside a body. */
+void th_pe_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+#define PE_CHECK(cond)                                                         \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            th_pe_fail(__FILE__, __LINE__, "%s", #cond);                       \
+    } while (0)
+#define PE_CHECK_EQ(a, b)                                                      \
+    do {                                                                       \
+        long long th_a_ = (long long)(a), th_b_ = (long long)(b);              \
+        if (th_a_ != th_b_)                                                    \
+            th_pe_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b,   \
+                       th_a_, th_b_);                                          \
+    } while (0)
+#define PE_CHECK_OK(expr) PE_CHECK_EQ((expr), SHMEMU_OK)
+
+/* Deterministic test data: byte i of a buffer filled for (pe, salt). */
+static inline unsigned char th_byte(int pe, size_t i, unsigned salt)
+{
+    uint64_t x = ((uint64_t)(unsigned)pe << 40) ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ salt;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    return (unsigned char)x;
+}
+void th_fill(void *buf, size_t n, int pe, unsigned salt);
+/* Index of the first byte that differs from th_fill's pattern, or -1. */
+long th_verify(const void *buf, size_t n, int pe, unsigned salt);
+
+#endif

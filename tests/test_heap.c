@@ -1,0 +1,344 @@
+/* test_heap.c - symmetric allocation: reuse, alignment, calloc, realloc,
+ * mismatches, exhaustion, ptr and addr_accessible; the allocator itself. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "heap.h"
+
+static int body_reuse(void *arg)
+{
+    (void)arg;
+    char *a = shmemu_malloc(1000), *b = shmemu_malloc(2000), *c;
+    PE_CHECK(a && b && a != b);
+    PE_CHECK_EQ((uintptr_t)a % 64, 0);
+    PE_CHECK_EQ((uintptr_t)b % 64, 0);
+    shmemu_free(a);
+    c = shmemu_malloc(1000); /* best fit: the freed block */
+    PE_CHECK(c == a);
+    shmemu_free(c);
+    shmemu_free(b);
+    /* Everything free again and merged: one block spanning both fits. */
+    char *d = shmemu_malloc(3000);
+    PE_CHECK(d == a);
+    shmemu_free(d);
+
+    /* Many blocks, freed in a shuffled order, then reallocated. */
+    enum { K = 37 };
+    char *blk[K], *again[K];
+    for (int i = 0; i < K; i++) {
+        blk[i] = shmemu_malloc((size_t)(i * 97 + 1));
+        PE_CHECK(blk[i] != NULL);
+        memset(blk[i], i, (size_t)(i * 97 + 1));
+    }
+    for (int i = 0; i < K; i++)
+        for (size_t j = 0; j < (size_t)(i * 97 + 1); j++)
+            PE_CHECK_EQ((unsigned char)blk[i][j], i); /* no overlap */
+    for (int i = 0; i < K; i++)
+        shmemu_free(blk[(i * 11) % K]);
+    for (int i = 0; i < K; i++)
+        again[i] = shmemu_malloc((size_t)(i * 97 + 1));
+    for (int i = 0; i < K; i++) {
+        PE_CHECK(again[i] == blk[i]); /* same layout on a fresh heap */
+        shmemu_free(again[i]);
+    }
+    PE_CHECK(shmemu_malloc(0) == NULL);
+    PE_CHECK_OK(shmemu_last_status());
+    shmemu_free(NULL);
+    PE_CHECK_OK(shmemu_last_status());
+    return 0;
+}
+
+static void test_reuse(void **state)
+{
+    (void)state;
+    th_run(body_reuse, NULL, TH_NPES(1, 2, 3, 7), 0);
+}
+
+static int body_align(void *arg)
+{
+    (void)arg;
+    const size_t aligns[] = {1, 8, 64, 128, 4096, 1 << 20, 2 << 20};
+    for (size_t i = 0; i < sizeof(aligns) / sizeof(aligns[0]); i++) {
+        char *pad = shmemu_malloc(24); /* knock the next block off alignment */
+        char *p = shmemu_align(aligns[i], 100);
+        PE_CHECK(p != NULL);
+        PE_CHECK_EQ((uintptr_t)p % aligns[i], 0);
+        /* The same offset is aligned on the peer too: check via ptr. */
+        char *peer = shmemu_ptr(p, (shmemu_my_pe() + 1) % shmemu_n_pes());
+        PE_CHECK(peer != NULL);
+        PE_CHECK_EQ((uintptr_t)peer % aligns[i], 0);
+        shmemu_free(p);
+        shmemu_free(pad);
+    }
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    const size_t bad[] = {0, 3, 48, 4 << 20};
+    for (size_t i = 0; i < 4; i++) {
+        PE_CHECK(shmemu_align(bad[i], 100) == NULL);
+        PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EINVAL);
+    }
+    PE_CHECK(shmemu_malloc(10) != NULL); /* heaps still agree afterwards */
+    return 0;
+}
+
+static void test_align(void **state)
+{
+    (void)state;
+    th_capture_start();
+    th_run(body_align, NULL, TH_NPES(1, 2, 5), 0);
+    char *err = th_capture_stop();
+    assert_non_null(strstr(err, "shmemu_align: alignment 3 is not a power of two"));
+    free(err);
+}
+
+static int body_calloc(void *arg)
+{
+    (void)arg;
+    unsigned char *dirty = shmemu_malloc(5000);
+    PE_CHECK(dirty != NULL);
+    memset(dirty, 0xab, 5000);
+    shmemu_free(dirty);
+    unsigned char *z = shmemu_calloc(1000, 5);
+    PE_CHECK(z == dirty); /* the same, dirty block comes back zeroed */
+    for (int i = 0; i < 5000; i++)
+        PE_CHECK_EQ(z[i], 0);
+    shmemu_free(z);
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    PE_CHECK(shmemu_calloc(SIZE_MAX / 2, 3) == NULL);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EINVAL);
+    PE_CHECK(shmemu_calloc(0, 3) == NULL);
+    PE_CHECK_OK(shmemu_last_status());
+    return 0;
+}
+
+static void test_sym_calloc(void **state)
+{
+    (void)state;
+    th_capture_start();
+    th_run(body_calloc, NULL, TH_NPES(1, 3, 4), 0);
+    char *err = th_capture_stop();
+    assert_non_null(strstr(err, "overflows size_t"));
+    free(err);
+}
+
+static int body_realloc(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    unsigned char *a = shmemu_malloc(100);
+    PE_CHECK(a != NULL);
+    th_fill(a, 100, me, 1);
+    unsigned char *b = shmemu_realloc(a, 1000); /* room behind it: in place */
+    PE_CHECK(b == a);
+    PE_CHECK_EQ(th_verify(b, 100, me, 1), -1);
+    unsigned char *wall = shmemu_malloc(64); /* now it cannot grow in place */
+    th_fill(b, 1000, me, 2);
+    unsigned char *c = shmemu_realloc(b, 100000);
+    PE_CHECK(c != NULL && c != b);
+    PE_CHECK_EQ(th_verify(c, 1000, me, 2), -1);
+    /* The moved block is symmetric: a put into the peer's copy lands. */
+    PE_CHECK_OK(shmemu_putmem(c + 99000, c, 1000, (me + 1) % np));
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_EQ(th_verify(c + 99000, 1000, (me - 1 + np) % np, 2), -1);
+    unsigned char *d = shmemu_realloc(c, 10); /* shrink in place */
+    PE_CHECK(d == c);
+    PE_CHECK(shmemu_realloc(d, 0) == NULL); /* frees */
+    unsigned char *e = shmemu_realloc(NULL, 77);
+    PE_CHECK(e != NULL);
+    shmemu_free(e);
+    shmemu_free(wall);
+    return 0;
+}
+
+static void test_sym_realloc(void **state)
+{
+    (void)state;
+    th_run(body_realloc, NULL, TH_NPES(1, 2, 3), 0);
+}
+
+/* PE 1 asks for a different size: every PE gets NULL and EMISMATCH, the
+ * first PE names both sizes, and the heaps stay in step afterwards. */
+static int body_mismatch(void *arg)
+{
+    (void)arg;
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    int me = shmemu_my_pe();
+    void *p = shmemu_malloc(me == 1 ? 2048 : 1024);
+    PE_CHECK(p == NULL);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EMISMATCH);
+    char *q = shmemu_malloc(64);
+    PE_CHECK(q != NULL);
+    PE_CHECK_OK(shmemu_putmem(q, "x", 1, 1)); /* symmetric: still valid */
+    /* free with different pointers is a mismatch too */
+    char *r = shmemu_malloc(64);
+    shmemu_free(me == 1 ? q : r);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EMISMATCH);
+    shmemu_free(r);
+    shmemu_free(q);
+    PE_CHECK_OK(shmemu_last_status());
+    return 0;
+}
+
+static void test_mismatch(void **state)
+{
+    (void)state;
+    th_capture_start();
+    for (int t = 0; t < th_transport_count(); t++)
+        assert_int_equal(th_launch(th_transport(t), 3, 0, body_mismatch, NULL), 0);
+    char *err = th_capture_stop();
+    assert_non_null(strstr(err, "shmemu: PE 0/3 shmemu_malloc: PEs disagree: PE 0 passed "
+                                "size 1024, alignment 64 but PE 1 passed size 2048"));
+    assert_non_null(strstr(err, "shmemu: PE 0/3 shmemu_free: PEs disagree"));
+    assert_null(strstr(err, "PE 1/3 shmemu_malloc")); /* reported once */
+    free(err);
+}
+
+/* The mismatch in ABORT mode ends the job with the status. */
+static int body_mismatch_abort(void *arg)
+{
+    (void)arg;
+    shmemu_malloc(shmemu_my_pe() == 2 ? 8 : 16);
+    th_pe_fail(__FILE__, __LINE__, "shmemu_malloc returned after a mismatch");
+}
+
+static void test_mismatch_abort(void **state)
+{
+    (void)state;
+    th_capture_start();
+    int rc = th_launch(th_transport(0), 4, 0, body_mismatch_abort, NULL);
+    char *err = th_capture_stop();
+    assert_int_equal(rc, SHMEMU_EMISMATCH);
+    assert_non_null(strstr(err, "PEs disagree"));
+    assert_null(strstr(err, "FAIL"));
+    free(err);
+}
+
+static int body_enomem(void *arg)
+{
+    (void)arg;
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    void *a = shmemu_malloc((size_t)1 << 20);
+    PE_CHECK(a != NULL);
+    PE_CHECK(shmemu_malloc((size_t)3 << 20) == NULL); /* heap is 2 MiB */
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_ENOMEM);
+    void *b = shmemu_malloc((size_t)1 << 19); /* the failure changed nothing */
+    PE_CHECK(b != NULL);
+    shmemu_free(b);
+    shmemu_free(a);
+    return 0;
+}
+
+static void test_enomem(void **state)
+{
+    (void)state;
+    th_capture_start();
+    for (int t = 0; t < th_transport_count(); t++)
+        assert_int_equal(th_launch(th_transport(t), 2, 1 << 20, body_enomem, NULL), 0);
+    char *err = th_capture_stop();
+    assert_non_null(strstr(err, "shmemu_malloc: no room for 3145728 bytes (heap 2097152 "
+                                "bytes"));
+    assert_non_null(strstr(err, "SHMEMU_HEAP_SIZE"));
+    free(err);
+}
+
+static int body_ptr(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    long *x = shmemu_calloc((size_t)np, sizeof(long));
+    PE_CHECK(x != NULL);
+    for (int p = 0; p < np; p++) {
+        long *px = shmemu_ptr(x, p);
+        PE_CHECK(px != NULL);
+        PE_CHECK(p != me || px == x);
+        px[me] = me * 100 + p; /* a direct store into p's copy */
+        PE_CHECK(shmemu_addr_accessible(x, p));
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    for (int p = 0; p < np; p++)
+        PE_CHECK_EQ(x[p], p * 100 + me);
+    long stack = 0;
+    PE_CHECK(shmemu_ptr(&stack, 0) == NULL);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_ERANGE);
+    PE_CHECK(shmemu_ptr(x, np) == NULL);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EPE);
+    PE_CHECK(!shmemu_addr_accessible(&stack, 0));
+    PE_CHECK(!shmemu_addr_accessible(x, -1));
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(x);
+    return 0;
+}
+
+static void test_ptr(void **state)
+{
+    (void)state;
+    th_run(body_ptr, NULL, TH_NPES(1, 2, 4, 7), 0);
+}
+
+/* The allocator on its own: random allocations and frees keep the table
+ * sorted, gap-free, non-overlapping, aligned, and merge free neighbours. */
+static void check_table(const struct shmemu__heap *h)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        assert_int_equal(h->v[i].off, at);
+        assert_true(h->v[i].len > 0);
+        assert_true(h->v[i].used || i == 0 || h->v[i - 1].used); /* merged */
+        if (h->v[i].used)
+            assert_true(h->v[i].req <= h->v[i].len);
+        at += h->v[i].len;
+    }
+    assert_int_equal(at, h->size);
+}
+
+static void test_allocator(void **state)
+{
+    (void)state;
+    struct shmemu__heap h;
+    const size_t size = (size_t)8 << 20;
+    assert_int_equal(shmemu__heap_init(&h, size), 0);
+    enum { SLOTS = 64 };
+    size_t off[SLOTS], align[SLOTS];
+    int live[SLOTS] = {0};
+    unsigned seed = 12345;
+    for (int step = 0; step < 20000; step++) {
+        seed = seed * 1103515245u + 12345u;
+        int s = (int)((seed >> 8) % SLOTS);
+        if (live[s]) {
+            assert_int_equal(shmemu__heap_free(&h, off[s]), 0);
+            assert_int_equal(shmemu__heap_free(&h, off[s]), -1); /* double free */
+            live[s] = 0;
+        } else {
+            size_t n = 1 + (seed >> 4) % 200000;
+            align[s] = (size_t)1 << ((seed >> 20) % 14);
+            if (shmemu__heap_alloc(&h, n, align[s], &off[s]) == 0) {
+                assert_int_equal(off[s] % align[s], 0);
+                const struct shmemu__blk *b = shmemu__heap_find(&h, off[s]);
+                assert_int_equal(b->off, off[s]);
+                assert_int_equal(b->req, n);
+                live[s] = 1;
+            }
+        }
+        if (step % 97 == 0)
+            check_table(&h);
+    }
+    for (int s = 0; s < SLOTS; s++)
+        if (live[s])
+            assert_int_equal(shmemu__heap_free(&h, off[s]), 0);
+    check_table(&h);
+    assert_int_equal(h.n, 1); /* everything merged back into one block */
+    assert_null(shmemu__heap_find(&h, size));
+    shmemu__heap_fini(&h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_allocator), cmocka_unit_test(test_reuse),
+        cmocka_unit_test(test_align),     cmocka_unit_test(test_sym_calloc),
+        cmocka_unit_test(test_sym_realloc),   cmocka_unit_test(test_mismatch),
+        cmocka_unit_test(test_mismatch_abort), cmocka_unit_test(test_enomem),
+        cmocka_unit_test(test_ptr),
+    };
+    return cmocka_run_group_tests_name("heap", tests, NULL, NULL);
+}

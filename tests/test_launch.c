@@ -1,0 +1,131 @@
+/* test_launch.c - jobs: repeated launches, identity queries, SPMD init and
+ * finalize, nesting, early finalize. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static int body_identity(void *arg)
+{
+    const char *transport = arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    PE_CHECK(me >= 0 && me < np);
+    PE_CHECK(strcmp(shmemu_transport_name(), transport) == 0);
+    /* each PE reports in: a put to PE 0 of its own number */
+    int *seen = shmemu_calloc((size_t)np, sizeof(int));
+    PE_CHECK(seen != NULL);
+    PE_CHECK_OK(shmemu_int_p(&seen[me], me + 1, 0));
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (me == 0)
+        for (int p = 0; p < np; p++)
+            PE_CHECK_EQ(seen[p], p + 1);
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(seen);
+    return 0;
+}
+
+/* 200 jobs back to back with varying sizes: no leak, no stale state (leaks
+ * are caught by make asan / make valgrind). */
+static void test_repeat(void **state)
+{
+    (void)state;
+    int jobs = (int)th_iters(200, 10);
+    for (int t = 0; t < th_transport_count(); t++) {
+        for (int j = 0; j < jobs; j++) {
+            int npes = 1 + j % 9;
+            int rc = th_launch(th_transport(t), npes, (size_t)2 << 20, body_identity,
+                               (void *)th_transport(t));
+            if (rc)
+                fail_msg("%s job %d (%d PEs) returned %d", th_transport(t), j, npes, rc);
+        }
+    }
+}
+
+static void test_heap_sizes(void **state)
+{
+    (void)state;
+    /* tiny heaps round up to the heap alignment; K/M/G suffixes parse */
+    setenv("SHMEMU_HEAP_SIZE", "3M", 1);
+    shmemu_opts o = {.npes = 2};
+    assert_int_equal(shmemu_launch(&o, body_identity, "local"), 0);
+    setenv("SHMEMU_HEAP_SIZE", "1GiB", 1);
+    assert_int_equal(shmemu_launch(&o, body_identity, "local"), 0);
+    unsetenv("SHMEMU_HEAP_SIZE");
+    o.heap_size = 1;
+    assert_int_equal(shmemu_launch(&o, body_identity, "local"), 0);
+}
+
+/* SPMD use from the main thread: a 1-PE local job, twice over. */
+static void test_spmd(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(shmemu_init(), SHMEMU_OK);
+        assert_int_equal(shmemu_init(), SHMEMU_OK); /* counted, harmless */
+        assert_int_equal(shmemu_my_pe(), 0);
+        assert_int_equal(shmemu_n_pes(), 1);
+        assert_string_equal(shmemu_transport_name(), "local");
+        long *x = shmemu_malloc(sizeof(long));
+        assert_non_null(x);
+        assert_int_equal(shmemu_long_p(x, 42 + round, 0), SHMEMU_OK);
+        assert_int_equal(shmemu_barrier_all(), SHMEMU_OK);
+        assert_int_equal(*x, 42 + round);
+        shmemu_free(x);
+        assert_int_equal(shmemu_finalize(), SHMEMU_OK); /* drops a reference */
+        assert_int_equal(shmemu_my_pe(), 0);
+        assert_int_equal(shmemu_finalize(), SHMEMU_OK);
+        assert_int_equal(shmemu_my_pe(), -1);
+    }
+}
+
+/* Inside a launched PE: init only counts, launch is refused, and an early
+ * finalize makes later calls fail (the PE has left). */
+static int body_nested(void *arg)
+{
+    (void)arg;
+    PE_CHECK_OK(shmemu_init());
+    PE_CHECK_OK(shmemu_finalize());
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    shmemu_opts o = {.npes = 2};
+    PE_CHECK_EQ(shmemu_launch(&o, body_identity, NULL), SHMEMU_EINVAL);
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_OK(shmemu_finalize());
+    PE_CHECK_EQ(shmemu_my_pe(), -1);
+    PE_CHECK_EQ(shmemu_barrier_all(), SHMEMU_EINVAL);
+    return 0;
+}
+
+static void test_nested(void **state)
+{
+    (void)state;
+    th_capture_start();
+    for (int t = 0; t < th_transport_count(); t++)
+        assert_int_equal(th_launch(th_transport(t), 3, 0, body_nested, NULL), 0);
+    char *err = th_capture_stop();
+    assert_non_null(strstr(err, "shmemu_launch: cannot launch a job from inside a PE"));
+    assert_non_null(strstr(err, "shmemu: shmemu_barrier_all: called outside a PE"));
+    free(err);
+}
+
+static void test_transport_info(void **state)
+{
+    (void)state;
+    const char *name = NULL;
+    int usable = -1;
+    char why[128];
+    assert_int_equal(shmemu_transport_info(0, &name, &usable, why, sizeof(why)), 0);
+    assert_string_equal(name, "local");
+    assert_int_equal(usable, 1);
+    assert_int_equal(shmemu_transport_info(-1, &name, &usable, NULL, 0), SHMEMU_EINVAL);
+    assert_int_equal(shmemu_transport_info(99, &name, &usable, NULL, 0), SHMEMU_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_repeat), cmocka_unit_test(test_heap_sizes),
+        cmocka_unit_test(test_spmd),   cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_transport_info),
+    };
+    return cmocka_run_group_tests_name("launch", tests, NULL, NULL);
+}

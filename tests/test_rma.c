@@ -1,0 +1,169 @@
+/* test_rma.c - put and get: sizes, offsets, every peer, every type, nbi. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define BIG (((size_t)1 << 20) + 3)
+
+/* Each round k, PE me puts to (me + k) % n, so every PE receives exactly one
+ * put per round, from (me - k) mod n: the PE itself when k = 0. */
+static int body_roundtrip(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    const size_t sizes[] = {0, 1, 7, 4096, BIG};
+    const size_t offs[] = {0, 5};
+    size_t cap = BIG + 16;
+    unsigned char *sym = shmemu_malloc(cap);
+    unsigned char *src = shmemu_malloc(cap);
+    unsigned char *priv = malloc(cap);
+    PE_CHECK(sym && src && priv);
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        for (size_t oi = 0; oi < 2; oi++) {
+            size_t n = sizes[si], off = offs[oi];
+            int rounds = th_quick() && np > 4 ? 2 : np;
+            for (int k = 0; k < rounds; k++) {
+                int to = (me + k) % np, from = (me - k + np) % np;
+                unsigned salt = (unsigned)(n * 31 + off * 7 + (size_t)k);
+                memset(sym, 0, cap);
+                th_fill(priv, n, me, salt);
+                PE_CHECK_OK(shmemu_barrier_all());
+                PE_CHECK_OK(shmemu_putmem(sym + off, priv, n, to));
+                PE_CHECK_OK(shmemu_barrier_all());
+                PE_CHECK_EQ(th_verify(sym + off, n, from, salt), -1);
+                for (size_t g = 0; g < off; g++) /* bytes around dest untouched */
+                    PE_CHECK_EQ(sym[g], 0);
+                PE_CHECK_EQ(sym[off + n], 0);
+
+                th_fill(src + off, n, me, salt ^ 0x5a5a);
+                memset(priv, 0xee, cap);
+                PE_CHECK_OK(shmemu_barrier_all());
+                PE_CHECK_OK(shmemu_getmem(priv, src + off, n, to));
+                PE_CHECK_EQ(th_verify(priv, n, to, salt ^ 0x5a5a), -1);
+                PE_CHECK_EQ(priv[n], 0xee);
+                PE_CHECK_OK(shmemu_barrier_all());
+            }
+        }
+    }
+    free(priv);
+    shmemu_free(src);
+    shmemu_free(sym);
+    return 0;
+}
+
+static void test_roundtrip(void **state)
+{
+    (void)state;
+    th_run(body_roundtrip, NULL, TH_NPES_ALL, 0);
+}
+
+/* Every typed variant: put, get, put_nbi, get_nbi, p, g, with exact values
+ * that differ per PE and element.  PE me talks to its right neighbour. */
+#define N_ELEMS 7
+#define X(NAME, TYPE)                                                          \
+    static int typed_##NAME(void)                                              \
+    {                                                                          \
+        int me = shmemu_my_pe(), np = shmemu_n_pes();                          \
+        int right = (me + 1) % np, left = (me - 1 + np) % np;                  \
+        TYPE *dst = shmemu_malloc(4 * N_ELEMS * sizeof(TYPE));                 \
+        PE_CHECK(dst != NULL);                                                 \
+        TYPE *src = dst + N_ELEMS, *gsrc = dst + 2 * N_ELEMS,                  \
+             *slot = dst + 3 * N_ELEMS;                                        \
+        TYPE priv[N_ELEMS];                                                    \
+        for (int i = 0; i < N_ELEMS; i++) {                                    \
+            src[i] = (TYPE)(me * 11 + i + 1);                                  \
+            gsrc[i] = (TYPE)(me * 13 + i + 2);                                 \
+            dst[i] = slot[i] = (TYPE)0;                                        \
+        }                                                                      \
+        PE_CHECK_OK(shmemu_barrier_all());                                     \
+        PE_CHECK_OK(shmemu_##NAME##_put(dst, src, N_ELEMS, right));            \
+        PE_CHECK_OK(shmemu_##NAME##_p(&slot[0], (TYPE)(me + 3), right));       \
+        PE_CHECK_OK(shmemu_barrier_all());                                     \
+        for (int i = 0; i < N_ELEMS; i++)                                      \
+            PE_CHECK(dst[i] == (TYPE)(left * 11 + i + 1));                     \
+        PE_CHECK(slot[0] == (TYPE)(left + 3));                                 \
+        PE_CHECK_OK(shmemu_##NAME##_get(priv, gsrc, N_ELEMS, right));          \
+        for (int i = 0; i < N_ELEMS; i++)                                      \
+            PE_CHECK(priv[i] == (TYPE)(right * 13 + i + 2));                   \
+        PE_CHECK(shmemu_##NAME##_g(&gsrc[N_ELEMS - 1], right) ==               \
+                 (TYPE)(right * 13 + N_ELEMS + 1));                            \
+        PE_CHECK_OK(shmemu_last_status());                                     \
+        PE_CHECK_OK(shmemu_barrier_all());                                     \
+        PE_CHECK_OK(shmemu_##NAME##_put_nbi(&slot[1], src, N_ELEMS - 1, left)); \
+        memset(priv, 0, sizeof(priv));                                         \
+        PE_CHECK_OK(shmemu_##NAME##_get_nbi(priv, src, N_ELEMS, left));        \
+        PE_CHECK_OK(shmemu_quiet());                                           \
+        for (int i = 0; i < N_ELEMS; i++)                                      \
+            PE_CHECK(priv[i] == (TYPE)(left * 11 + i + 1));                    \
+        PE_CHECK_OK(shmemu_barrier_all());                                     \
+        for (int i = 1; i < N_ELEMS; i++)                                      \
+            PE_CHECK(slot[i] == (TYPE)(right * 11 + i));                       \
+        PE_CHECK_OK(shmemu_barrier_all());                                     \
+        shmemu_free(dst);                                                      \
+        return 0;                                                              \
+    }
+SHMEMU_RMA_TYPES(X)
+#undef X
+
+static int body_typed(void *arg)
+{
+    (void)arg;
+    int rc = 0;
+#define X(NAME, TYPE) rc |= typed_##NAME();
+    SHMEMU_RMA_TYPES(X)
+#undef X
+    return rc;
+}
+
+static void test_typed(void **state)
+{
+    (void)state;
+    th_run(body_typed, NULL, TH_NPES(1, 2, 3, 5), 0);
+}
+
+/* Many non-blocking puts of odd sizes to every PE, completed by one quiet,
+ * then checked after a barrier. */
+static int body_nbi(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    const size_t n = 1001;
+    unsigned char *buf = shmemu_malloc(n * (size_t)np);
+    unsigned char *priv = malloc(n * (size_t)np);
+    PE_CHECK(buf && priv);
+    for (int p = 0; p < np; p++) {
+        th_fill(priv + (size_t)p * n, n, me, (unsigned)p);
+        PE_CHECK_OK(shmemu_putmem_nbi(buf + (size_t)me * n, priv + (size_t)p * n, n, p));
+    }
+    PE_CHECK_OK(shmemu_quiet());
+    PE_CHECK_OK(shmemu_barrier_all());
+    for (int p = 0; p < np; p++)
+        PE_CHECK_EQ(th_verify(buf + (size_t)p * n, n, p, (unsigned)me), -1);
+    memset(priv, 0, n * (size_t)np);
+    for (int p = 0; p < np; p++)
+        PE_CHECK_OK(shmemu_getmem_nbi(priv + (size_t)p * n, buf + (size_t)me * n, n, p));
+    PE_CHECK_OK(shmemu_quiet());
+    for (int p = 0; p < np; p++) /* p's slot for me holds what I put there */
+        PE_CHECK_EQ(th_verify(priv + (size_t)p * n, n, me, (unsigned)p), -1);
+    PE_CHECK_OK(shmemu_barrier_all());
+    free(priv);
+    shmemu_free(buf);
+    return 0;
+}
+
+static void test_nbi(void **state)
+{
+    (void)state;
+    th_run(body_nbi, NULL, TH_NPES_ALL, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_typed),
+        cmocka_unit_test(test_nbi),
+    };
+    return cmocka_run_group_tests_name("rma", tests, NULL, NULL);
+}

@@ -1,0 +1,174 @@
+/* mapped.c - copies, CPU atomics and futexes on mapped heaps (mapped.h). */
+#include "mapped.h"
+
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shmemu.h"
+
+/* Naturally aligned 1/2/4/8-byte moves are single atomic accesses, as a
+ * NIC or GPU delivers them: a waiter never sees a torn flag, and the
+ * thread sanitizer sees the pairing with atomic loads.  Release order on the
+ * store keeps an earlier put ahead of it on weakly ordered machines too. */
+static int small_copy(void *dst, const void *src, size_t n, int to_remote)
+{
+    uintptr_t a = (uintptr_t)dst | (uintptr_t)src;
+    int so = to_remote ? __ATOMIC_RELEASE : __ATOMIC_RELAXED;
+    int lo = to_remote ? __ATOMIC_RELAXED : __ATOMIC_ACQUIRE;
+    switch (n) {
+    case 1:
+        __atomic_store_n((uint8_t *)dst, __atomic_load_n((const uint8_t *)src, lo), so);
+        return 1;
+    case 2:
+        if (a & 1)
+            return 0;
+        __atomic_store_n((uint16_t *)dst, __atomic_load_n((const uint16_t *)src, lo), so);
+        return 1;
+    case 4:
+        if (a & 3)
+            return 0;
+        __atomic_store_n((uint32_t *)dst, __atomic_load_n((const uint32_t *)src, lo), so);
+        return 1;
+    case 8:
+        if (a & 7)
+            return 0;
+        __atomic_store_n((uint64_t *)dst, __atomic_load_n((const uint64_t *)src, lo), so);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int shmemu_mapped_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
+{
+    char *remote = job->heap_base[d->pe] + d->off;
+    if (d->op == SHMEMU_TL_GET) {
+        if (!small_copy(d->local, remote, d->nbytes, 0))
+            memmove(d->local, remote, d->nbytes);
+        return SHMEMU_OK;
+    }
+    if (!small_copy(remote, d->local, d->nbytes, 1))
+        memmove(remote, d->local, d->nbytes);
+    if (d->sig_op != SHMEMU_TL_SIG_NONE) {
+        uint64_t *sig = (uint64_t *)(void *)(job->heap_base[d->pe] + d->sig_off);
+        /* Release: the data above is visible before the signal is. */
+        if (d->sig_op == SHMEMU_TL_SIG_SET)
+            __atomic_store_n(sig, d->sig_value, __ATOMIC_SEQ_CST);
+        else
+            __atomic_fetch_add(sig, d->sig_value, __ATOMIC_SEQ_CST);
+    }
+    return SHMEMU_OK;
+}
+
+#define AMO_CASES(T, p, d)                                                     \
+    do {                                                                       \
+        T v = (T)(d)->value, old;                                              \
+        switch ((d)->op) {                                                     \
+        case SHMEMU_TL_AMO_FETCH:                                              \
+            old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                        \
+            break;                                                             \
+        case SHMEMU_TL_AMO_SET:                                                \
+            __atomic_store_n(p, v, __ATOMIC_SEQ_CST);                          \
+            old = 0;                                                           \
+            break;                                                             \
+        case SHMEMU_TL_AMO_SWAP:                                               \
+            old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                 \
+            break;                                                             \
+        case SHMEMU_TL_AMO_CSWAP:                                              \
+            old = (T)(d)->cond;                                                \
+            __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_SEQ_CST,       \
+                                        __ATOMIC_SEQ_CST);                     \
+            break;                                                             \
+        case SHMEMU_TL_AMO_ADD:                                                \
+            old = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                  \
+            break;                                                             \
+        case SHMEMU_TL_AMO_AND:                                                \
+            old = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                  \
+            break;                                                             \
+        case SHMEMU_TL_AMO_OR:                                                 \
+            old = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                   \
+            break;                                                             \
+        case SHMEMU_TL_AMO_XOR:                                                \
+            old = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                  \
+            break;                                                             \
+        default:                                                               \
+            return SHMEMU_EINVAL;                                              \
+        }                                                                      \
+        if ((d)->result)                                                       \
+            *(d)->result = (uint64_t)old;                                      \
+    } while (0)
+
+int shmemu_mapped_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d)
+{
+    void *p = job->heap_base[d->pe] + d->off;
+    if (d->width == 8)
+        AMO_CASES(uint64_t, (uint64_t *)p, d);
+    else if (d->width == 4)
+        AMO_CASES(uint32_t, (uint32_t *)p, d);
+    else
+        return SHMEMU_EINVAL;
+    return SHMEMU_OK;
+}
+
+void *shmemu_mapped_ptr(struct shmemu_tl_job *job, int pe, size_t off)
+{
+    return job->heap_base[pe] + off;
+}
+
+static void futex_wait(uint32_t *word, int op, uint32_t expected, int64_t timeout_ns)
+{
+    struct timespec ts, *tp = NULL;
+    if (timeout_ns >= 0) {
+        ts.tv_sec = (time_t)(timeout_ns / 1000000000);
+        ts.tv_nsec = (long)(timeout_ns % 1000000000);
+        tp = &ts;
+    }
+    /* EAGAIN (value changed), EINTR and ETIMEDOUT all mean "look again". */
+    syscall(SYS_futex, word, op, expected, tp, NULL, 0);
+}
+
+void shmemu_mapped_wait_private(struct shmemu_tl_job *job, uint32_t *word,
+                                uint32_t expected, int64_t timeout_ns)
+{
+    (void)job;
+    futex_wait(word, FUTEX_WAIT_PRIVATE, expected, timeout_ns);
+}
+
+void shmemu_mapped_wake_private(struct shmemu_tl_job *job, uint32_t *word, int n)
+{
+    (void)job;
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+void shmemu_mapped_wait_shared(struct shmemu_tl_job *job, uint32_t *word,
+                               uint32_t expected, int64_t timeout_ns)
+{
+    (void)job;
+    futex_wait(word, FUTEX_WAIT, expected, timeout_ns);
+}
+
+void shmemu_mapped_wake_shared(struct shmemu_tl_job *job, uint32_t *word, int n)
+{
+    (void)job;
+    syscall(SYS_futex, word, FUTEX_WAKE, n, NULL, NULL, 0);
+}
+
+void *shmemu_mapped_reserve(size_t size, size_t align, int prot)
+{
+    size_t span = size + align;
+    char *raw = mmap(NULL, span, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    char *start = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+    if (start > raw)
+        munmap(raw, (size_t)(start - raw));
+    size_t tail = (size_t)(raw + span - (start + size));
+    if (tail)
+        munmap(start + size, tail);
+    return start;
+}
