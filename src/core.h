@@ -31,6 +31,11 @@ struct shmemu__job {
     void *arg;
     int64_t spin_ns; /* waiting policy, fixed at job start */
     int64_t yields;
+    /* Value waiters pay a membarrier before sleeping so that updaters need
+     * no fence (see shmemu__notify).  Decided when the job is created;
+     * every process of the job registers for it. */
+    int notify_light;
+    int notify_global; /* PEs are processes: the cross-process command */
 };
 
 typedef struct shmemu__pe {
@@ -48,6 +53,7 @@ typedef struct shmemu__pe {
     int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
     size_t blk_off; /* last block a bounds check found: [off, off + req) */
     size_t blk_req;
+    int notify_light; /* copy of job->notify_light */
 
     struct shmemu__job *job;
     struct shmemu__heap alloc;

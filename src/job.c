@@ -150,6 +150,8 @@ static int job_create(const shmemu_opts *opts, const char *call,
     int mode = process_error_mode >= 0 ? process_error_mode : job->params.ERRORS;
     ctl_init(job, mode);
     pick_wait_policy(job);
+    job->notify_global = (job->ops->caps & SHMEMU_TL_CAP_PROCESSES) != 0;
+    job->notify_light = shmemu__membarrier_register(job->notify_global);
     *job_p = job;
     return SHMEMU_OK;
 }
@@ -180,6 +182,14 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     me->rma = job->ops->rma;
     me->amo = job->ops->amo;
     me->refs = 1;
+    /* A PE process forked or exec'd from the creator registers anew; if it
+     * cannot, the job's fence-free updates would be unsafe: refuse. */
+    if (job->notify_light && !shmemu__membarrier_register(job->notify_global)) {
+        shmemu__heap_fini(&me->alloc);
+        free(me);
+        return NULL;
+    }
+    me->notify_light = job->notify_light;
     atomic_store(&me->ctl_me->pid, (int32_t)getpid());
     atomic_store(&me->ctl_me->life, SHMEMU__LIFE_RUNNING);
     return me;

@@ -43,9 +43,13 @@ static inline void shmemu__cpu_relax(void)
  * release/acquire); it prevents lost wake-ups. */
 static inline void shmemu__full_fence(void)
 {
-#ifdef SHMEMU__TSAN
+#if defined(SHMEMU__TSAN)
     int dummy = 0;
     __atomic_fetch_add(&dummy, 0, __ATOMIC_SEQ_CST);
+#elif defined(__x86_64__)
+    /* A locked no-op add below the stack pointer: half the cost of mfence
+     * (or of the compiler's lock-or on the freshly pushed top of stack). */
+    __asm__ __volatile__("lock; addl $0,-64(%%rsp)" ::: "memory", "cc");
 #else
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
@@ -68,6 +72,22 @@ static inline void shmemu__strlcpy(char *dst, const char *src, size_t len)
     }
     dst[n] = '\0';
 }
+
+/* The compiler may not move memory accesses across this. */
+static inline void shmemu__compiler_barrier(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * Asymmetric fences (membarrier(2)): the rare side calls shmemu__membarrier,
+ * which runs a full barrier on every CPU currently running a thread of this
+ * process (global: of any registered process), so the hot side needs only a
+ * compiler barrier.  register: 1 when this process may use it (idempotent,
+ * per process), 0 when the kernel does not offer it.  membarrier: 0 or -1.
+ */
+int shmemu__membarrier_register(int global) SHMEMU__HIDDEN;
+int shmemu__membarrier(int global) SHMEMU__HIDDEN;
 
 /* Number of processing units this process may run on (hwloc; 1 at worst). */
 int shmemu__topo_ncpus(void) SHMEMU__HIDDEN;

@@ -184,6 +184,14 @@ static void leave_conf(shmemu__pe *me, uint32_t tok, uint32_t state)
         atomic_fetch_sub(&me->ctl->nconfirmed, 1);
 }
 
+/* Make our registration visible before we re-check the value, and any
+ * update an updater made before it looked at our state visible to us. */
+static void store_load_barrier(shmemu__pe *me)
+{
+    if (!me->notify_light || shmemu__membarrier(me->job->notify_global) != 0)
+        shmemu__full_fence();
+}
+
 /* Spin, then yield, while !ready.  1 when ready, 0 when it is time to sleep,
  * or a negative status when the job was aborted. */
 static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, const void *arg)
@@ -229,7 +237,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
         uint32_t tok = ++me->wtoken;
         mine->wait = *d;
         atomic_store(&mine->wstate, shmemu__ws_pack(tok, SHMEMU__WS_DATA_REG));
-        shmemu__full_fence(); /* pairs with notify */
+        store_load_barrier(me); /* pairs with shmemu__notify */
         uint64_t w = shmemu__ws_pack(tok, SHMEMU__WS_DATA_REG);
         if (ready(me, arg)) {
             atomic_compare_exchange_strong(&mine->wstate, &w,

@@ -38,9 +38,13 @@ void shmemu__notify_slow(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
  * (put, p, AMO, signal). */
 static inline void shmemu__notify(shmemu__pe *me, int pe)
 {
-    /* Pairs with the fence in shmemu__wait_ready: either the waiter sees our
-     * update when it re-checks, or we see that it registered. */
-    shmemu__full_fence();
+    /* Dekker with shmemu__wait_ready: either the waiter sees our update when
+     * it re-checks, or we see that it registered.  Our side needs a full
+     * fence unless the waiter pays for both with a membarrier. */
+    if (SHMEMU__LIKELY(me->notify_light))
+        shmemu__compiler_barrier();
+    else
+        shmemu__full_fence();
     uint32_t s = shmemu__ws_state(atomic_load_explicit(
         &shmemu__ctl_pe(me->ctl, pe)->wstate, memory_order_relaxed));
     if (SHMEMU__UNLIKELY(s == SHMEMU__WS_DATA_REG || s == SHMEMU__WS_DATA_CONF))

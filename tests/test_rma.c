@@ -158,12 +158,47 @@ static void test_nbi(void **state)
     th_run(body_nbi, NULL, TH_NPES_ALL, 0);
 }
 
+/* A put to self whose source overlaps the destination (both in one block)
+ * behaves like memmove, forwards and backwards, small and bulk. */
+static int body_overlap(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe();
+    const size_t n = 10000;
+    unsigned char *b = shmemu_malloc(n + 64), *ref = malloc(n + 64);
+    PE_CHECK(b && ref);
+    const size_t lens[] = {3, 8, 100, 5000};
+    const long shifts[] = {1, -1, 7, -7, 64, -64};
+    for (size_t li = 0; li < 4; li++)
+        for (size_t si = 0; si < 6; si++) {
+            th_fill(b, n + 64, me, 9);
+            memcpy(ref, b, n + 64);
+            size_t from = 100, to = (size_t)((long)from + shifts[si]);
+            memmove(ref + to, ref + from, lens[li]);
+            PE_CHECK_OK(shmemu_putmem(b + to, b + from, lens[li], me));
+            PE_CHECK(memcmp(b, ref, n + 64) == 0);
+            th_fill(b, n + 64, me, 9);
+            PE_CHECK_OK(shmemu_getmem(b + to, b + from, lens[li], me));
+            PE_CHECK(memcmp(b, ref, n + 64) == 0);
+        }
+    free(ref);
+    shmemu_free(b);
+    return 0;
+}
+
+static void test_overlap(void **state)
+{
+    (void)state;
+    th_run(body_overlap, NULL, TH_NPES(1, 2), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_typed),
         cmocka_unit_test(test_nbi),
+        cmocka_unit_test(test_overlap),
     };
     return cmocka_run_group_tests_name("rma", tests, NULL, NULL);
 }
