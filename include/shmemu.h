@@ -215,11 +215,233 @@ int shmemu_barrier_all(void);
 /** Wait until every PE has arrived; completes nothing. */
 int shmemu_sync_all(void);
 
-/* ------------------------------------------------- point-to-point (types) */
+/* ----------------------------------------------------------------- atomics */
+
+/*
+ * Atomic operations on a naturally aligned symmetric object of PE pe.  Every
+ * AMO is atomic with respect to every other AMO on the same object from any
+ * PE, and complete on return.  Fetching forms return the old value and
+ * record their status for shmemu_last_status() (0 on error).  Errors: a
+ * misaligned dest is SHMEMU_EINVAL, a non-symmetric one SHMEMU_ERANGE, a bad
+ * pe SHMEMU_EPE.
+ */
+
+/* X(NAME, TYPE): the standard AMO types. */
+#define SHMEMU_AMO_TYPES(X)                                                    \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(longlong, long long)                                                     \
+    X(uint, unsigned int)                                                      \
+    X(ulong, unsigned long)                                                    \
+    X(ulonglong, unsigned long long)                                           \
+    X(int32, int32_t)                                                          \
+    X(int64, int64_t)                                                          \
+    X(uint32, uint32_t)                                                        \
+    X(uint64, uint64_t)                                                        \
+    X(size, size_t)                                                            \
+    X(ptrdiff, ptrdiff_t)
+
+/* X(NAME, TYPE): the extended AMO types (fetch, set, swap): standard ones
+ * plus float and double. */
+#define SHMEMU_AMO_EXT_TYPES(X)                                                \
+    SHMEMU_AMO_TYPES(X)                                                        \
+    X(float, float)                                                            \
+    X(double, double)
+
+/* X(NAME, TYPE): the bitwise AMO types. */
+#define SHMEMU_AMO_BIT_TYPES(X)                                                \
+    X(uint, unsigned int)                                                      \
+    X(ulong, unsigned long)                                                    \
+    X(ulonglong, unsigned long long)                                           \
+    X(int32, int32_t)                                                          \
+    X(int64, int64_t)                                                          \
+    X(uint32, uint32_t)                                                        \
+    X(uint64, uint64_t)
+
+#define SHMEMU_X_AMO_EXT_DECL(NAME, TYPE)                                      \
+    TYPE shmemu_##NAME##_atomic_fetch(const TYPE *src, int pe);                \
+    int shmemu_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe);            \
+    TYPE shmemu_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe);
+#define SHMEMU_X_AMO_DECL(NAME, TYPE)                                          \
+    TYPE shmemu_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, \
+                                             int pe);                          \
+    TYPE shmemu_##NAME##_atomic_fetch_inc(TYPE *dest, int pe);                 \
+    int shmemu_##NAME##_atomic_inc(TYPE *dest, int pe);                        \
+    TYPE shmemu_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe);     \
+    int shmemu_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe);
+#define SHMEMU_X_AMO_BIT_DECL(NAME, TYPE)                                      \
+    TYPE shmemu_##NAME##_atomic_fetch_and(TYPE *dest, TYPE value, int pe);     \
+    int shmemu_##NAME##_atomic_and(TYPE *dest, TYPE value, int pe);            \
+    TYPE shmemu_##NAME##_atomic_fetch_or(TYPE *dest, TYPE value, int pe);      \
+    int shmemu_##NAME##_atomic_or(TYPE *dest, TYPE value, int pe);             \
+    TYPE shmemu_##NAME##_atomic_fetch_xor(TYPE *dest, TYPE value, int pe);     \
+    int shmemu_##NAME##_atomic_xor(TYPE *dest, TYPE value, int pe);
+SHMEMU_AMO_EXT_TYPES(SHMEMU_X_AMO_EXT_DECL)
+SHMEMU_AMO_TYPES(SHMEMU_X_AMO_DECL)
+SHMEMU_AMO_BIT_TYPES(SHMEMU_X_AMO_BIT_DECL)
+#undef SHMEMU_X_AMO_EXT_DECL
+#undef SHMEMU_X_AMO_DECL
+#undef SHMEMU_X_AMO_BIT_DECL
+
+/* ---------------------------------------------------------- point-to-point */
 
 /* Comparisons for wait_until, test and signal_wait_until. */
 enum { SHMEMU_CMP_EQ, SHMEMU_CMP_NE, SHMEMU_CMP_GT, SHMEMU_CMP_GE, SHMEMU_CMP_LT,
        SHMEMU_CMP_LE };
+
+/* X(NAME, TYPE): the point-to-point synchronisation types. */
+#define SHMEMU_P2P_TYPES(X)                                                    \
+    X(short, short)                                                            \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(longlong, long long)                                                     \
+    X(ushort, unsigned short)                                                  \
+    X(uint, unsigned int)                                                      \
+    X(ulong, unsigned long)                                                    \
+    X(ulonglong, unsigned long long)                                           \
+    X(int32, int32_t)                                                          \
+    X(int64, int64_t)                                                          \
+    X(uint32, uint32_t)                                                        \
+    X(uint64, uint64_t)                                                        \
+    X(size, size_t)                                                            \
+    X(ptrdiff, ptrdiff_t)
+
+/*
+ * ivar / ivars are symmetric objects of the calling PE, updated by other PEs
+ * through puts, AMOs or put-with-signal (plain stores through shmemu_ptr do
+ * not wake a sleeping waiter).  status (may be NULL) excludes element i when
+ * status[i] is nonzero.  A waiting PE spins briefly, then sleeps until an
+ * update of its heap wakes it.  If every PE ends up waiting with nothing able
+ * to wake it, the waits return SHMEMU_EDEADLOCK.
+ *
+ *   int    shmemu_NAME_wait_until(TYPE *ivar, int cmp, TYPE value);
+ *   int    shmemu_NAME_wait_until_all(TYPE *ivars, size_t nelems,
+ *                                     const int *status, int cmp, TYPE value);
+ *   size_t shmemu_NAME_wait_until_any(...same...);  index, or SIZE_MAX when
+ *                                                   the wait set is empty
+ *   size_t shmemu_NAME_wait_until_some(TYPE *ivars, size_t nelems,
+ *                 size_t *indices, const int *status, int cmp, TYPE value);
+ *                                                   count of indices written
+ *   _vector forms take const TYPE *values (one per element) instead of value.
+ *   int    shmemu_NAME_test(TYPE *ivar, int cmp, TYPE value);   1, 0 or <0
+ *   int    shmemu_NAME_test_all(...), size_t shmemu_NAME_test_any(...),
+ *   size_t shmemu_NAME_test_some(...): the wait forms without waiting
+ *   (test_any: SIZE_MAX when none holds; test_some: 0).
+ */
+#define SHMEMU_X_P2P_DECL(NAME, TYPE)                                          \
+    int shmemu_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE value);           \
+    int shmemu_##NAME##_test(TYPE *ivar, int cmp, TYPE value);                 \
+    int shmemu_##NAME##_wait_until_all(TYPE *ivars, size_t nelems,            \
+                                       const int *status, int cmp, TYPE value); \
+    size_t shmemu_##NAME##_wait_until_any(TYPE *ivars, size_t nelems,         \
+                                          const int *status, int cmp,         \
+                                          TYPE value);                         \
+    size_t shmemu_##NAME##_wait_until_some(TYPE *ivars, size_t nelems,        \
+                                           size_t *indices, const int *status, \
+                                           int cmp, TYPE value);               \
+    int shmemu_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems,     \
+                                              const int *status, int cmp,     \
+                                              const TYPE *values);             \
+    size_t shmemu_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems,  \
+                                                 const int *status, int cmp,  \
+                                                 const TYPE *values);          \
+    size_t shmemu_##NAME##_wait_until_some_vector(                            \
+        TYPE *ivars, size_t nelems, size_t *indices, const int *status,       \
+        int cmp, const TYPE *values);                                          \
+    int shmemu_##NAME##_test_all(TYPE *ivars, size_t nelems,                  \
+                                 const int *status, int cmp, TYPE value);      \
+    size_t shmemu_##NAME##_test_any(TYPE *ivars, size_t nelems,               \
+                                    const int *status, int cmp, TYPE value);   \
+    size_t shmemu_##NAME##_test_some(TYPE *ivars, size_t nelems,              \
+                                     size_t *indices, const int *status,      \
+                                     int cmp, TYPE value);
+SHMEMU_P2P_TYPES(SHMEMU_X_P2P_DECL)
+#undef SHMEMU_X_P2P_DECL
+
+/* ----------------------------------------------------------------- signals */
+
+enum { SHMEMU_SIGNAL_SET, SHMEMU_SIGNAL_ADD };
+
+/**
+ * Put nbytes from src to dest on PE pe, then update the uint64_t sig_addr on
+ * pe with signal (SHMEMU_SIGNAL_SET or _ADD, atomically).  Whoever sees the
+ * signal change sees all the data.  sig_addr: symmetric, 8-byte aligned.
+ * nbytes may be 0 (signal only).  The _nbi form completes at quiet.
+ */
+int shmemu_putmem_signal(void *dest, const void *src, size_t nbytes,
+                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+int shmemu_putmem_signal_nbi(void *dest, const void *src, size_t nbytes,
+                             uint64_t *sig_addr, uint64_t signal, int sig_op,
+                             int pe);
+/* Typed forms: shmemu_NAME_put_signal[_nbi](TYPE *dest, const TYPE *src,
+ * size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+ * for every RMA type. */
+#define SHMEMU_X_SIG_DECL(NAME, TYPE)                                          \
+    int shmemu_##NAME##_put_signal(TYPE *dest, const TYPE *src, size_t nelems, \
+                                   uint64_t *sig_addr, uint64_t signal,        \
+                                   int sig_op, int pe);                        \
+    int shmemu_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *src,           \
+                                       size_t nelems, uint64_t *sig_addr,      \
+                                       uint64_t signal, int sig_op, int pe);
+SHMEMU_RMA_TYPES(SHMEMU_X_SIG_DECL)
+#undef SHMEMU_X_SIG_DECL
+
+/** Wait until *sig_addr (this PE's) cmp value holds; returns the value that
+ *  satisfied it (status: shmemu_last_status). */
+uint64_t shmemu_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value);
+/** Atomic read of this PE's signal word. */
+uint64_t shmemu_signal_fetch(const uint64_t *sig_addr);
+
+/* ------------------------------------------------------------------- teams */
+
+/* A team handle is local to the PE that holds it. */
+typedef int shmemu_team_t;
+#define SHMEMU_TEAM_INVALID ((shmemu_team_t)-1)
+#define SHMEMU_TEAM_WORLD ((shmemu_team_t)0)
+/* Every PE whose heap this PE can load and store directly: on local and shm,
+ * the whole job. */
+#define SHMEMU_TEAM_SHARED ((shmemu_team_t)1)
+
+typedef struct {
+    int num_contexts;
+} shmemu_team_config_t;
+#define SHMEMU_TEAM_NUM_CONTEXTS (1L << 0)
+
+/**
+ * Collective over parent: members are parent PEs start + i * stride for
+ * 0 <= i < size (stride may be negative; 0 only with size 1).  Members get
+ * the new team, other parent PEs SHMEMU_TEAM_INVALID.  Returns SHMEMU_OK;
+ * SHMEMU_EINVAL for an invalid triplet or parent (new_team set to
+ * SHMEMU_TEAM_INVALID on every PE), SHMEMU_EMISMATCH when PEs pass different
+ * arguments, SHMEMU_ENOMEM when every team slot is in use.
+ */
+int shmemu_team_split_strided(shmemu_team_t parent, int start, int stride,
+                              int size, const shmemu_team_config_t *config,
+                              long config_mask, shmemu_team_t *new_team);
+/**
+ * Collective over parent: parent PE p sits at (x, y) = (p % xrange,
+ * p / xrange); xaxis_team holds the PEs with this PE's y (ranked by x),
+ * yaxis_team those with its x (ranked by y).  xrange >= 1.
+ */
+int shmemu_team_split_2d(shmemu_team_t parent, int xrange,
+                         const shmemu_team_config_t *xaxis_config,
+                         long xaxis_mask, shmemu_team_t *xaxis_team,
+                         const shmemu_team_config_t *yaxis_config,
+                         long yaxis_mask, shmemu_team_t *yaxis_team);
+/** This PE's number in team, or -1 (not a member, invalid team). */
+int shmemu_team_my_pe(shmemu_team_t team);
+/** Number of PEs in team, or -1 for an invalid team. */
+int shmemu_team_n_pes(shmemu_team_t team);
+/** src_pe's number in dest, or -1 when it is not in both teams. */
+int shmemu_team_translate_pe(shmemu_team_t src, int src_pe, shmemu_team_t dest);
+/** The config team was created with (fields selected by mask). */
+int shmemu_team_get_config(shmemu_team_t team, long config_mask,
+                           shmemu_team_config_t *config);
+/** Wait until every member of team has arrived; completes nothing. */
+int shmemu_team_sync(shmemu_team_t team);
+/** Collective over team: release it.  WORLD and SHARED cannot be destroyed;
+ *  SHMEMU_TEAM_INVALID is ignored. */
+void shmemu_team_destroy(shmemu_team_t team);
 
 #ifdef __cplusplus
 }

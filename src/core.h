@@ -54,6 +54,7 @@ typedef struct shmemu__pe {
     size_t blk_off; /* last block a bounds check found: [off, off + req) */
     size_t blk_req;
     int notify_light; /* copy of job->notify_light */
+    int direct;       /* heaps are load/store here (SHMEMU_TL_CAP_LOAD_STORE) */
 
     struct shmemu__job *job;
     struct shmemu__heap alloc;
@@ -63,6 +64,7 @@ typedef struct shmemu__pe {
     uint32_t wtoken;      /* last sleep token (ctl_pe.wstate) */
     uint32_t seen_departed;
     uint32_t rec_seq;     /* control collectives entered */
+    size_t any_turn;      /* where wait_until_any starts looking: fairness */
 } shmemu__pe;
 
 extern _Thread_local shmemu__pe *shmemu__self
@@ -85,10 +87,14 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt,
  * the status (or stop the PE in ABORT mode). */
 int shmemu__enter_fail(shmemu__pe *me, const char *call) SHMEMU__HIDDEN;
 
-/* Mark the job aborted with status (first caller wins), remember rc as what
- * shmemu_launch returns and msg as why, and wake every sleeping PE. */
-void shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
-                       const char *msg) SHMEMU__HIDDEN;
+/* Mark the job aborted with status (first caller wins: returns 1), remember
+ * rc as what shmemu_launch returns and msg as why, print report (may be
+ * NULL) if the winner, and wake every sleeping PE. */
+int shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
+                      const char *msg, const char *report) SHMEMU__HIDDEN;
+
+/* Write text to stderr with as few write(2) calls as it takes. */
+void shmemu__emit(const char *text) SHMEMU__HIDDEN;
 
 /* Wake every PE that sleeps on any control word of the job. */
 void shmemu__wake_all(struct shmemu__job *job) SHMEMU__HIDDEN;
@@ -149,10 +155,25 @@ static inline int shmemu__check_sym(shmemu__pe *me, const char *call,
  * SHMEMU__LIFE_DEPARTED or SHMEMU__LIFE_FAILED. */
 void shmemu__depart(shmemu__pe *me, int life, int rc) SHMEMU__HIDDEN;
 
-/* Control collective over the world team: publish rec, sync, and compare
- * every PE's record with this one (SHMEMU_EMISMATCH, reported once).  The
- * caller syncs again before anyone may reuse its record. */
-int shmemu__agree(shmemu__pe *me, const char *call, struct shmemu__rec *rec)
-    SHMEMU__HIDDEN;
+/* Kinds of control collective (struct shmemu__rec.kind). */
+enum {
+    REC_ALLOC = 1,
+    REC_FREE,
+    REC_REALLOC,
+    REC_SPLIT_STRIDED,
+    REC_SPLIT_2D
+};
+
+/* Control collective over the members of team slot: publish rec, sync, and
+ * compare the first nargs arguments (and the kind) of every member's record
+ * with ours: SHMEMU_EMISMATCH, reported once, after a second sync.  On
+ * success the caller syncs again before any member may reuse its record. */
+int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
+                  int nargs) SHMEMU__HIDDEN;
+
+/* A failure every member of a collective detects alike: the reporter prints
+ * it (and in ABORT mode ends the job), the others only record the status. */
+int shmemu__collective_fail(shmemu__pe *me, int reporter, int status, const char *call,
+                            const char *fmt, ...) SHMEMU__PRINTF(5, 6) SHMEMU__HIDDEN;
 
 #endif /* SHMEMU_CORE_H */

@@ -73,6 +73,9 @@ struct shmemu__rec {
     int32_t team;
     int32_t pad;
     int64_t a[6];
+    /* Results a member publishes after the first sync (team slots claimed
+     * by a split's leaders); never part of the comparison. */
+    _Atomic int32_t out[2];
 };
 
 struct shmemu__ctl_pe {
@@ -104,6 +107,7 @@ struct shmemu__ctl_team {
     int32_t size;
     _Atomic uint32_t epoch; /* bumped when the slot is reused: stale handles */
     _Atomic int32_t refs;   /* members that have not destroyed it */
+    int32_t num_contexts;   /* from the team's config */
 };
 
 struct shmemu__ctl {

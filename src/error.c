@@ -33,7 +33,7 @@ static int job_wide(int status)
 }
 
 /* One write(2) per line, so lines from concurrent PEs never interleave. */
-static void emit(const char *line)
+void shmemu__emit(const char *line)
 {
     size_t len = strlen(line);
     while (len) {
@@ -45,17 +45,22 @@ static void emit(const char *line)
     }
 }
 
-void shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
-                       const char *msg)
+int shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
+                      const char *msg, const char *report)
 {
     struct shmemu__ctl *c = job->tl.ctl;
-    int expected = 0;
+    int expected = 0, won = 0;
     if (atomic_compare_exchange_strong(&c->abort_status, &expected, status)) {
+        won = 1;
         atomic_store(&c->abort_pe, pe);
         atomic_store(&c->abort_rc, rc);
         shmemu__strlcpy(c->abort_msg, msg ? msg : "", sizeof(c->abort_msg));
+        /* Claim the report before anyone wakes and prints a line of its own. */
+        if (report && atomic_exchange(&c->reported, 1) == 0)
+            shmemu__emit(report);
     }
     shmemu__wake_all(job);
+    return won;
 }
 
 int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, ...)
@@ -68,20 +73,20 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     shmemu__last_status = status;
     if (!me) {
         snprintf(line, sizeof(line), "shmemu: %s: %s\n", call, msg);
-        emit(line);
+        shmemu__emit(line);
         return status;
     }
     snprintf(line, sizeof(line), "shmemu: PE %d/%d %s: %s\n", me->pe, me->npes,
              call, msg);
     struct shmemu__ctl *c = me->ctl;
     if (!job_wide(status) || atomic_exchange(&c->reported, 1) == 0)
-        emit(line);
+        shmemu__emit(line);
 
     int abort_mode = atomic_load(&c->error_mode) == SHMEMU_ERRORS_ABORT;
     if (abort_mode || job_wide(status)) {
         line[strlen(line) - 1] = '\0';
         shmemu__abort_job(me->job, job_wide(status) ? status : SHMEMU_EABORTED,
-                          me->pe, status, line + strlen("shmemu: "));
+                          me->pe, status, line + strlen("shmemu: "), NULL);
         atomic_store(&c->reported, 1);
     }
     if (abort_mode) {
@@ -99,4 +104,17 @@ int shmemu__enter_fail(shmemu__pe *me, const char *call)
                             "called outside a PE (no shmemu_init, or after "
                             "shmemu_finalize, or from a thread that is not a PE)");
     return shmemu__fail(me, shmemu__aborted(me), call, "the job was aborted");
+}
+
+int shmemu__collective_fail(shmemu__pe *me, int reporter, int status, const char *call,
+                            const char *fmt, ...)
+{
+    if (!reporter)
+        return shmemu__last_status = status;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return shmemu__fail(me, status, call, "%s", msg);
 }

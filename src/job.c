@@ -72,12 +72,16 @@ static void ctl_init(struct shmemu__job *job, int error_mode)
     c->heap_size = job->tl.heap_size;
     atomic_store(&c->error_mode, error_mode);
     atomic_store(&c->abort_pe, -1);
-    atomic_store(&c->team_used[0], 1); /* slot 0: the world team */
-    struct shmemu__ctl_team *world = shmemu__ctl_team(c, 0);
-    world->start = 0;
-    world->stride = 1;
-    world->size = job->tl.npes;
-    atomic_store(&world->refs, job->tl.npes);
+    /* Slots 0 and 1: SHMEMU_TEAM_WORLD and SHMEMU_TEAM_SHARED (every PE of a
+     * job shares memory on the transports that exist), epoch 0. */
+    atomic_store(&c->team_used[0], 3);
+    for (int slot = 0; slot < 2; slot++) {
+        struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
+        t->start = 0;
+        t->stride = 1;
+        t->size = job->tl.npes;
+        atomic_store(&t->refs, job->tl.npes);
+    }
 }
 
 static void pick_wait_policy(struct shmemu__job *job)
@@ -190,6 +194,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
         return NULL;
     }
     me->notify_light = job->notify_light;
+    me->direct = (job->ops->caps & SHMEMU_TL_CAP_LOAD_STORE) && SHMEMU_TL_HAS(job->ops, ptr);
     atomic_store(&me->ctl_me->pid, (int32_t)getpid());
     atomic_store(&me->ctl_me->life, SHMEMU__LIFE_RUNNING);
     return me;
@@ -222,7 +227,7 @@ static int pe_entry(struct shmemu_tl_job *tl, int pe)
     shmemu__pe *me = pe_new(job, pe);
     if (!me) {
         shmemu__abort_job(job, SHMEMU_EABORTED, pe, SHMEMU_ENOMEM,
-                          "out of memory starting a PE");
+                          "out of memory starting a PE", NULL);
         return SHMEMU_ENOMEM;
     }
     shmemu__self = me;
@@ -230,16 +235,17 @@ static int pe_entry(struct shmemu_tl_job *tl, int pe)
     jmp_buf jb;
     me->abort_jmp = &jb;
     if (job->ops->pe_enter && (rc = job->ops->pe_enter(tl, pe)) != SHMEMU_OK) {
-        shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, "a PE could not start");
+        shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, "a PE could not start", NULL);
         shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
     } else if (setjmp(jb) == 0) {
         rc = job->pe_main(job->arg);
         if (me->refs > 0) { /* not finalized by pe_main itself */
             if (rc != 0 && !shmemu__aborted(me)) {
-                char msg[128];
-                snprintf(msg, sizeof(msg), "PE %d/%d returned %d from pe_main", pe,
-                         me->npes, rc);
-                shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg);
+                char msg[128], report[160];
+                snprintf(msg, sizeof(msg), "PE %d/%d returned %d from pe_main; ending the job",
+                         pe, me->npes, rc);
+                snprintf(report, sizeof(report), "shmemu: %s\n", msg);
+                shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, report);
             }
             drain(me);
             shmemu__depart(me, rc ? SHMEMU__LIFE_FAILED : SHMEMU__LIFE_DEPARTED, rc);
@@ -279,7 +285,7 @@ static void pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
     int rc = how == SHMEMU_TL_EXIT_CODE && code ? code : SHMEMU_EABORTED;
     if (cp->rc_set && cp->rc)
         rc = cp->rc;
-    shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg);
+    shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, NULL);
 }
 
 /* What shmemu_launch returns: the abort's result, else the first PE that

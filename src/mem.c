@@ -6,7 +6,7 @@
 #include "core.h"
 #include "wait.h"
 
-enum { REC_ALLOC = 1, REC_FREE, REC_REALLOC };
+
 
 /* ---------------------------------------------------------------- checks */
 
@@ -51,6 +51,8 @@ static const char *rec_name(int kind)
     case REC_ALLOC: return "allocation";
     case REC_FREE: return "free";
     case REC_REALLOC: return "realloc";
+    case REC_SPLIT_STRIDED: return "strided team split";
+    case REC_SPLIT_2D: return "2-D team split";
     default: return "control call";
     }
 }
@@ -69,45 +71,42 @@ static void describe(const struct shmemu__rec *r, char *buf, size_t len)
         snprintf(buf, len, "block at heap offset %#llx, size %lld",
                  (long long)r->a[0], (long long)r->a[1]);
         break;
+    case REC_SPLIT_STRIDED:
+        snprintf(buf, len, "start %lld, stride %lld, size %lld", (long long)r->a[0],
+                 (long long)r->a[1], (long long)r->a[2]);
+        break;
+    case REC_SPLIT_2D:
+        snprintf(buf, len, "xrange %lld", (long long)r->a[0]);
+        break;
     default:
         snprintf(buf, len, "%s #%u", rec_name(r->kind), r->seq);
     }
 }
 
-/* A failure every PE of a collective detects alike: the first PE prints it
- * (and in ABORT mode ends the job); the others only record the status. */
-static int collective_fail(shmemu__pe *me, int status, const char *call,
-                           const char *fmt, ...) SHMEMU__PRINTF(4, 5);
-static int collective_fail(shmemu__pe *me, int status, const char *call,
-                           const char *fmt, ...)
+int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
+                  int nargs)
 {
-    if (me->pe != 0)
-        return shmemu__last_status = status;
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    return shmemu__fail(me, status, call, "%s", msg);
-}
-
-int shmemu__agree(shmemu__pe *me, const char *call, struct shmemu__rec *rec)
-{
+    const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     rec->seq = ++me->rec_seq;
+    rec->team = slot;
     me->ctl_me->rec = *rec;
-    int st = shmemu__team_sync(me, 0, call);
+    int st = shmemu__team_sync(me, slot, call);
     if (st)
         return st;
-    for (int p = 0; p < me->npes; p++) {
+    int first = t->start;
+    for (int i = 0; i < t->size; i++) {
+        int p = t->start + i * t->stride;
         const struct shmemu__rec *r = &shmemu__ctl_pe(me->ctl, p)->rec;
-        if (r->seq == rec->seq && r->kind == rec->kind &&
-            memcmp(r->a, rec->a, sizeof(rec->a)) == 0)
+        if (r->seq == rec->seq && r->kind == rec->kind && r->team == rec->team &&
+            memcmp(r->a, rec->a, (size_t)nargs * sizeof(rec->a[0])) == 0)
             continue;
-        char mine[96], theirs[96];
+        char mine[96], theirs[112];
         describe(rec, mine, sizeof(mine));
-        if (r->seq != rec->seq)
-            snprintf(theirs, sizeof(theirs), "is in its control call #%u, not #%u",
-                     r->seq, rec->seq);
+        if (r->seq != rec->seq || r->team != rec->team)
+            snprintf(theirs, sizeof(theirs),
+                     "is not in this call (its control call #%u, team slot %d; "
+                     "ours #%u, slot %d)",
+                     r->seq, r->team, rec->seq, rec->team);
         else if (r->kind != rec->kind)
             snprintf(theirs, sizeof(theirs), "is in a %s", rec_name(r->kind));
         else {
@@ -115,11 +114,11 @@ int shmemu__agree(shmemu__pe *me, const char *call, struct shmemu__rec *rec)
             describe(r, d, sizeof(d));
             snprintf(theirs, sizeof(theirs), "passed %s", d);
         }
-        collective_fail(me, SHMEMU_EMISMATCH, call,
-                        "PEs disagree: PE %d passed %s but PE %d %s", me->pe,
-                        mine, p, theirs);
+        shmemu__collective_fail(me, me->pe == first, SHMEMU_EMISMATCH, call,
+                                "PEs disagree: PE %d passed %s but PE %d %s", me->pe,
+                                mine, p, theirs);
         /* Sync again so that no PE reuses its record while others read it. */
-        (void)shmemu__team_sync(me, 0, call);
+        (void)shmemu__team_sync(me, slot, call);
         return shmemu__last_status = SHMEMU_EMISMATCH;
     }
     return SHMEMU_OK;
@@ -173,19 +172,19 @@ static void *alloc_common(const char *call, size_t size, size_t align, int zero)
 {
     SHMEMU__ENTER(me, call, NULL);
     struct shmemu__rec rec = {.kind = REC_ALLOC, .a = {(int64_t)size, (int64_t)align}};
-    if (shmemu__agree(me, call, &rec) != SHMEMU_OK)
+    if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
         return NULL;
     void *p = NULL;
     int st = SHMEMU_OK;
     size_t off;
     if (align == 0 || (align & (align - 1)) || align > SHMEMU_TL_HEAP_ALIGN) {
-        st = collective_fail(me, SHMEMU_EINVAL, call,
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
                              "alignment %zu is not a power of two in 1..%zu", align,
                              SHMEMU_TL_HEAP_ALIGN);
     } else if (size && shmemu__heap_alloc(&me->alloc, size, align, &off) != 0) {
         size_t free_b, largest;
         shmemu__heap_stats(&me->alloc, &free_b, &largest);
-        st = collective_fail(me, SHMEMU_ENOMEM, call,
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_ENOMEM, call,
                              "no room for %zu bytes (heap %zu bytes, %zu free, largest "
                              "free block %zu); raise SHMEMU_HEAP_SIZE or "
                              "opts.heap_size",
@@ -223,8 +222,8 @@ void *shmemu_calloc(size_t count, size_t size)
          * others. */
         SHMEMU__ENTER(me, "shmemu_calloc", NULL);
         struct shmemu__rec rec = {.kind = REC_ALLOC, .a = {-1, (int64_t)count}};
-        if (shmemu__agree(me, "shmemu_calloc", &rec) == SHMEMU_OK) {
-            collective_fail(me, SHMEMU_EINVAL, "shmemu_calloc",
+        if (shmemu__agree(me, "shmemu_calloc", 0, &rec, 6) == SHMEMU_OK) {
+            shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, "shmemu_calloc",
                             "count %zu times size %zu overflows size_t", count, size);
             (void)shmemu__team_sync(me, 0, "shmemu_calloc");
         }
@@ -251,11 +250,11 @@ void shmemu_free(void *ptr)
         return;
     size_t off = ptr ? block_start(me, ptr) : (size_t)-2;
     struct shmemu__rec rec = {.kind = REC_FREE, .a = {(int64_t)off}};
-    if (shmemu__agree(me, call, &rec) != SHMEMU_OK)
+    if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
         return;
     int st = SHMEMU_OK;
     if (off == (size_t)-1)
-        st = collective_fail(me, SHMEMU_EINVAL, call,
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
                              "ptr %p is not a block returned by shmemu_malloc", ptr);
     else if (ptr)
         shmemu__heap_free(&me->alloc, off);
@@ -278,13 +277,13 @@ void *shmemu_realloc(void *ptr, size_t size)
         return NULL;
     size_t off = block_start(me, ptr);
     struct shmemu__rec rec = {.kind = REC_REALLOC, .a = {(int64_t)off, (int64_t)size}};
-    if (shmemu__agree(me, call, &rec) != SHMEMU_OK)
+    if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
         return NULL;
     void *p = NULL;
     int st = SHMEMU_OK;
     size_t noff;
     if (off == (size_t)-1) {
-        st = collective_fail(me, SHMEMU_EINVAL, call,
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
                              "ptr %p is not a block returned by shmemu_malloc", ptr);
     } else if (shmemu__heap_resize(&me->alloc, off, size) == 0) {
         p = ptr;
@@ -294,7 +293,7 @@ void *shmemu_realloc(void *ptr, size_t size)
         shmemu__heap_free(&me->alloc, off);
         p = me->heap + noff;
     } else {
-        st = collective_fail(me, SHMEMU_ENOMEM, call,
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_ENOMEM, call,
                              "no room to grow the block to %zu bytes; raise "
                              "SHMEMU_HEAP_SIZE",
                              size);

@@ -94,3 +94,82 @@ int shmemu_getmem_nbi(void *dest, const void *src, size_t nbytes, int pe)
     }
 SHMEMU_RMA_TYPES(X)
 #undef X
+
+/* ------------------------------------------------------ put with signal */
+
+static inline int put_signal(const char *call, int nbi, void *dest, const void *src,
+                             size_t nelems, size_t elsize, uint64_t *sig_addr,
+                             uint64_t signal, int sig_op, int pe)
+{
+    SHMEMU__ENTER(me, call, shmemu__last_status);
+    int st;
+    if ((st = shmemu__check_pe(me, call, pe)))
+        return st;
+    if (SHMEMU__UNLIKELY(sig_op != SHMEMU_SIGNAL_SET && sig_op != SHMEMU_SIGNAL_ADD))
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "sig_op %d is neither SHMEMU_SIGNAL_SET nor "
+                            "SHMEMU_SIGNAL_ADD",
+                            sig_op);
+    if (SHMEMU__UNLIKELY((uintptr_t)sig_addr & 7))
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "sig_addr %p is not 8-byte aligned", (void *)sig_addr);
+    if (SHMEMU__UNLIKELY(nelems > SIZE_MAX / elsize))
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "nelems %zu of %zu bytes overflows size_t", nelems, elsize);
+    size_t nbytes = nelems * elsize, off = 0, sig_off;
+    if ((st = shmemu__check_sym(me, call, "sig_addr", sig_addr, 8, &sig_off)))
+        return st;
+    if (nbytes) {
+        if (SHMEMU__UNLIKELY(!src))
+            return shmemu__fail(me, SHMEMU_EINVAL, call, "src is NULL with %zu bytes",
+                                nbytes);
+        if ((st = shmemu__check_sym(me, call, "dest", dest, nbytes, &off)))
+            return st;
+        if (SHMEMU__UNLIKELY(sig_off + 8 > off && off + nbytes > sig_off))
+            return shmemu__fail(me, SHMEMU_EINVAL, call,
+                                "sig_addr %p overlaps dest %p+%zu", (void *)sig_addr,
+                                dest, nbytes);
+    }
+    struct shmemu_tl_rma d = {.op = SHMEMU_TL_PUT, .pe = pe, .nbi = nbi, .off = off,
+                              .local = (void *)(uintptr_t)src, .nbytes = nbytes,
+                              .sig_op = sig_op == SHMEMU_SIGNAL_SET ? SHMEMU_TL_SIG_SET
+                                                                    : SHMEMU_TL_SIG_ADD,
+                              .sig_off = sig_off, .sig_value = signal};
+    if (SHMEMU__UNLIKELY((st = me->rma(me->tlj, &d))))
+        return shmemu__fail(me, st, call, "the %s transport failed a put with signal",
+                            me->job->ops->name);
+    shmemu__notify(me, pe);
+    return shmemu__ok();
+}
+
+int shmemu_putmem_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
+                         uint64_t signal, int sig_op, int pe)
+{
+    return put_signal("shmemu_putmem_signal", 0, dest, src, nbytes, 1, sig_addr, signal,
+                      sig_op, pe);
+}
+
+int shmemu_putmem_signal_nbi(void *dest, const void *src, size_t nbytes,
+                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    return put_signal("shmemu_putmem_signal_nbi", 1, dest, src, nbytes, 1, sig_addr,
+                      signal, sig_op, pe);
+}
+
+#define X(NAME, TYPE)                                                          \
+    int shmemu_##NAME##_put_signal(TYPE *dest, const TYPE *src, size_t nelems, \
+                                   uint64_t *sig_addr, uint64_t signal,        \
+                                   int sig_op, int pe)                         \
+    {                                                                          \
+        return put_signal("shmemu_" #NAME "_put_signal", 0, dest, src, nelems, \
+                          sizeof(TYPE), sig_addr, signal, sig_op, pe);         \
+    }                                                                          \
+    int shmemu_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *src,           \
+                                       size_t nelems, uint64_t *sig_addr,      \
+                                       uint64_t signal, int sig_op, int pe)    \
+    {                                                                          \
+        return put_signal("shmemu_" #NAME "_put_signal_nbi", 1, dest, src,     \
+                          nelems, sizeof(TYPE), sig_addr, signal, sig_op, pe); \
+    }
+SHMEMU_RMA_TYPES(X)
+#undef X

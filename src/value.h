@@ -12,7 +12,11 @@
 #include "shmemu.h"
 
 #define SHMEMU__VT_SIGNED 0x100
-#define SHMEMU__VTYPE(T) ((int)sizeof(T) | ((T)-1 < (T)0 ? SHMEMU__VT_SIGNED : 0))
+/* Unsigned when all-ones shifted down to the top bit leaves 1 (a signed
+ * all-ones stays -1); written so as not to compare an unsigned with 0. */
+#define SHMEMU__VTYPE(T)                                                       \
+    ((int)sizeof(T) |                                                          \
+     ((((T) ~(T)0) >> (sizeof(T) * 8 - 1)) == 1 ? 0 : SHMEMU__VT_SIGNED))
 
 static inline int shmemu__vt_width(int vt) { return vt & 0xff; }
 static inline int shmemu__vt_signed(int vt) { return (vt & SHMEMU__VT_SIGNED) != 0; }

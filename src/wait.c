@@ -142,11 +142,7 @@ static int check_stuck(shmemu__pe *me)
     char *nl = strchr(first, '\n');
     if (nl)
         *nl = '\0';
-    shmemu__abort_job(me->job, status, -1, status, first + strlen("shmemu: "));
-    /* Only the PE that set the abort prints (the report is job-wide). */
-    if (buf && atomic_load(&c->abort_status) == status &&
-        atomic_exchange(&c->reported, 1) == 0)
-        fputs(buf, stderr);
+    shmemu__abort_job(me->job, status, -1, status, first + strlen("shmemu: "), buf);
     free(buf);
     return atomic_load(&c->abort_status);
 }
@@ -194,7 +190,7 @@ static void store_load_barrier(shmemu__pe *me)
 
 /* Spin, then yield, while !ready.  1 when ready, 0 when it is time to sleep,
  * or a negative status when the job was aborted. */
-static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, const void *arg)
+static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
 {
     struct shmemu__job *job = me->job;
     if (job->spin_ns > 0) {
@@ -221,7 +217,7 @@ static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, const void *arg)
 }
 
 int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
-                       shmemu__ready_fn ready, const void *arg)
+                       shmemu__ready_fn ready, void *arg)
 {
     if (ready(me, arg))
         return SHMEMU_OK;

@@ -22,7 +22,7 @@
 #include "core.h"
 
 /* True once the awaited condition holds; called repeatedly, never blocks. */
-typedef int (*shmemu__ready_fn)(shmemu__pe *me, const void *arg);
+typedef int (*shmemu__ready_fn)(shmemu__pe *me, void *arg);
 
 /*
  * Block until ready(me, arg).  d says what is awaited (for reports; its
@@ -30,7 +30,7 @@ typedef int (*shmemu__ready_fn)(shmemu__pe *me, const void *arg);
  * (SHMEMU_EDEADLOCK, SHMEMU_EABORTED, ...) without reporting it.
  */
 int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
-                       shmemu__ready_fn ready, const void *arg) SHMEMU__HIDDEN;
+                       shmemu__ready_fn ready, void *arg) SHMEMU__HIDDEN;
 
 void shmemu__notify_slow(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
 
