@@ -4,8 +4,10 @@
  *   shmemu-bench [-t TRANSPORT] [-r REPS] [--csv] [TEST...]
  *
  * TESTS: lat (8-byte put+quiet, get), bw (put/get bandwidth 4 KiB..64 MiB
- * against single-thread memcpy in the same repetitions), barrier (2, 4, 8,
- * 64 PEs).  Default: all.  Each figure is the median of REPS repetitions
+ * against single-thread memcpy in the same repetitions), sync (remote
+ * fetch_add, p + wait_until and put_signal + signal_wait_until ping-pong,
+ * one way), ring (a token around 128 PEs), barrier (2, 4, 8, 64 PEs).
+ * Default: all.  Each figure is the median of REPS repetitions
  * (default 7) with the min and max; A-vs-B comparisons (put vs memcpy) are
  * interleaved within each repetition so that placement changes of the VM's
  * vCPUs hit both alike.
@@ -175,6 +177,95 @@ static int pe_bw(void *arg)
     return 0;
 }
 
+/* -------------------------------------------------- atomics, ping-pong */
+
+#define PP_ITERS 100000
+
+static int pe_sync_lat(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), peer = 1 - me;
+    uint64_t *w = shmemu_calloc(8, sizeof(uint64_t)); /* [0] amo, [1] flag, [2] sig */
+    char *data = shmemu_malloc(64);
+    char priv[8] = {0};
+    double amo[MAX_REPS], pp[MAX_REPS], sig[MAX_REPS];
+    uint64_t round = 0;
+    for (int r = 0; r < reps; r++) {
+        shmemu_barrier_all();
+        if (me == 0) {
+            double t0 = now_ns();
+            for (int i = 0; i < LAT_ITERS; i++)
+                (void)shmemu_uint64_atomic_fetch_add(&w[0], 1, 1);
+            amo[r] = (now_ns() - t0) / LAT_ITERS;
+        }
+        shmemu_barrier_all();
+        /* p + wait_until: PE 0 sends i, PE 1 answers i; one way = half */
+        double t0 = now_ns();
+        for (int i = 0; i < PP_ITERS; i++) {
+            round++;
+            if (me == 0) {
+                shmemu_uint64_p(&w[1], round, peer);
+                shmemu_uint64_wait_until(&w[1], SHMEMU_CMP_EQ, round);
+            } else {
+                shmemu_uint64_wait_until(&w[1], SHMEMU_CMP_EQ, round);
+                shmemu_uint64_p(&w[1], round, peer);
+            }
+        }
+        pp[r] = (now_ns() - t0) / PP_ITERS / 2; /* ns, one way */
+        shmemu_barrier_all();
+        /* 8 bytes of data with a signal, answered alike */
+        t0 = now_ns();
+        for (int i = 0; i < PP_ITERS; i++) {
+            round++;
+            if (me == 0) {
+                shmemu_putmem_signal(data, priv, 8, &w[2], round, SHMEMU_SIGNAL_SET, peer);
+                shmemu_signal_wait_until(&w[2], SHMEMU_CMP_EQ, round);
+            } else {
+                shmemu_signal_wait_until(&w[2], SHMEMU_CMP_EQ, round);
+                shmemu_putmem_signal(data, priv, 8, &w[2], round, SHMEMU_SIGNAL_SET, peer);
+            }
+        }
+        sig[r] = (now_ns() - t0) / PP_ITERS / 2;
+    }
+    if (me == 0) {
+        row("fetch_add", 2, 8, summarize(amo, reps), "ns", -1);
+        row("p+wait_until", 2, 8, summarize(pp, reps), "ns", -1);
+        row("put_signal+wait", 2, 8, summarize(sig, reps), "ns", -1);
+    }
+    shmemu_barrier_all();
+    shmemu_free(data);
+    shmemu_free(w);
+    return 0;
+}
+
+/* A token around a ring of p + wait_until: hop h is done by PE h % npes. */
+#define RING_HOPS 10000
+
+static int pe_ring(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    long *token = shmemu_calloc(1, sizeof(long));
+    double t[MAX_REPS];
+    for (int r = 0; r < reps; r++) {
+        *token = 0;
+        shmemu_barrier_all();
+        double t0 = now_ns();
+        for (long h = me; h < RING_HOPS; h += np) {
+            if (h > 0)
+                shmemu_long_wait_until(token, SHMEMU_CMP_EQ, h);
+            shmemu_long_p(token, h + 1, (me + 1) % np);
+        }
+        shmemu_barrier_all();
+        t[r] = (now_ns() - t0) / RING_HOPS / 1000.0;
+    }
+    if (me == 0)
+        row("ring_token_hop", np, 8, summarize(t, reps), "us", -1);
+    shmemu_barrier_all();
+    shmemu_free(token);
+    return 0;
+}
+
 /* ------------------------------------------------------------- barrier */
 
 static int pe_barrier(void *arg)
@@ -258,7 +349,7 @@ int main(int argc, char **argv)
             csv = 1;
         else {
             fprintf(stderr, "usage: shmemu-bench [-t TRANSPORT] [-r REPS] [--csv] "
-                            "[lat] [bw] [barrier]\n");
+                            "[lat] [bw] [sync] [ring] [barrier]\n");
             return 2;
         }
     }
@@ -272,6 +363,10 @@ int main(int argc, char **argv)
         rc |= launch(2, 0, pe_lat, NULL);
     if (wants(argc, argv, i, "bw"))
         rc |= launch(2, BW_MAX + ((size_t)4 << 20), pe_bw, NULL);
+    if (wants(argc, argv, i, "sync"))
+        rc |= launch(2, 0, pe_sync_lat, NULL);
+    if (wants(argc, argv, i, "ring"))
+        rc |= launch(128, (size_t)2 << 20, pe_ring, NULL);
     if (wants(argc, argv, i, "barrier")) {
         const int npes[] = {2, 4, 8, 64};
         const long iters[] = {200000, 50000, 20000, 1000};

@@ -42,7 +42,11 @@ static inline int amo_call(const char *call, int op, const void *dest, size_t wi
         return st;
     struct shmemu_tl_amo d = {.op = op, .pe = pe, .width = (unsigned)width, .off = off,
                               .value = value, .cond = cond, .result = result};
-    if (SHMEMU__UNLIKELY((st = me->amo(me->tlj, &d))))
+    if (SHMEMU__LIKELY(me->cpu_amo)) /* inlined: op and width are constants here */
+        st = shmemu_tl_cpu_amo(me->tlj->heap_base[pe] + off, &d) ? SHMEMU_EINVAL : SHMEMU_OK;
+    else
+        st = me->amo(me->tlj, &d);
+    if (SHMEMU__UNLIKELY(st))
         return shmemu__fail(me, st, call, "the %s transport failed an atomic",
                             me->job->ops->name);
     if (op != SHMEMU_TL_AMO_FETCH)

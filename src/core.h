@@ -55,6 +55,7 @@ typedef struct shmemu__pe {
     size_t blk_req;
     int notify_light; /* copy of job->notify_light */
     int direct;       /* heaps are load/store here (SHMEMU_TL_CAP_LOAD_STORE) */
+    int cpu_amo;      /* the core applies AMOs itself (SHMEMU_TL_CAP_CPU_ATOMICS) */
 
     struct shmemu__job *job;
     struct shmemu__heap alloc;

@@ -195,6 +195,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     }
     me->notify_light = job->notify_light;
     me->direct = (job->ops->caps & SHMEMU_TL_CAP_LOAD_STORE) && SHMEMU_TL_HAS(job->ops, ptr);
+    me->cpu_amo = me->direct && (job->ops->caps & SHMEMU_TL_CAP_CPU_ATOMICS);
     atomic_store(&me->ctl_me->pid, (int32_t)getpid());
     atomic_store(&me->ctl_me->life, SHMEMU__LIFE_RUNNING);
     return me;

@@ -30,6 +30,11 @@ enum shmemu_tl_cap {
     SHMEMU_TL_CAP_PROCESSES = 1u << 1,
     /* A program started by shmemu-run can join a job (job_attach). */
     SHMEMU_TL_CAP_SPMD = 1u << 2,
+    /* With LOAD_STORE: heap words are coherent CPU memory, so an AMO is
+     * exactly shmemu_tl_cpu_amo() on heap_base[pe] + off.  The core then
+     * applies AMOs itself (inlined, no call) unless a checking layer is
+     * interposed. */
+    SHMEMU_TL_CAP_CPU_ATOMICS = 1u << 3,
 };
 
 /* How a PE ended, as a process transport saw it (pe_exited callback). */
@@ -99,6 +104,57 @@ struct shmemu_tl_amo {
     uint64_t cond;
     uint64_t *result; /* NULL: the old value is not wanted */
 };
+
+/* Apply d to the word at p with the CPU's atomics (sequentially consistent).
+ * The semantics of every AMO, in one place: transports with coherent heaps
+ * call it, and the core inlines it under SHMEMU_TL_CAP_CPU_ATOMICS. */
+#define SHMEMU_TL_CPU_AMO_CASES(T, p, d)                                       \
+    do {                                                                       \
+        T v_ = (T)(d)->value, old_ = 0;                                        \
+        switch ((d)->op) {                                                     \
+        case SHMEMU_TL_AMO_FETCH:                                              \
+            old_ = __atomic_load_n(p, __ATOMIC_SEQ_CST);                       \
+            break;                                                             \
+        case SHMEMU_TL_AMO_SET:                                                \
+            __atomic_store_n(p, v_, __ATOMIC_SEQ_CST);                         \
+            break;                                                             \
+        case SHMEMU_TL_AMO_SWAP:                                               \
+            old_ = __atomic_exchange_n(p, v_, __ATOMIC_SEQ_CST);               \
+            break;                                                             \
+        case SHMEMU_TL_AMO_CSWAP:                                              \
+            old_ = (T)(d)->cond;                                               \
+            __atomic_compare_exchange_n(p, &old_, v_, 0, __ATOMIC_SEQ_CST,     \
+                                        __ATOMIC_SEQ_CST);                     \
+            break;                                                             \
+        case SHMEMU_TL_AMO_ADD:                                                \
+            old_ = __atomic_fetch_add(p, v_, __ATOMIC_SEQ_CST);                \
+            break;                                                             \
+        case SHMEMU_TL_AMO_AND:                                                \
+            old_ = __atomic_fetch_and(p, v_, __ATOMIC_SEQ_CST);                \
+            break;                                                             \
+        case SHMEMU_TL_AMO_OR:                                                 \
+            old_ = __atomic_fetch_or(p, v_, __ATOMIC_SEQ_CST);                 \
+            break;                                                             \
+        case SHMEMU_TL_AMO_XOR:                                                \
+            old_ = __atomic_fetch_xor(p, v_, __ATOMIC_SEQ_CST);                \
+            break;                                                             \
+        default:                                                               \
+            return -1;                                                         \
+        }                                                                      \
+        if ((d)->result)                                                       \
+            *(d)->result = (uint64_t)old_;                                     \
+    } while (0)
+
+static inline int shmemu_tl_cpu_amo(void *p, const struct shmemu_tl_amo *d)
+{
+    if (d->width == 8)
+        SHMEMU_TL_CPU_AMO_CASES(uint64_t, (uint64_t *)p, d);
+    else if (d->width == 4)
+        SHMEMU_TL_CPU_AMO_CASES(uint32_t, (uint32_t *)p, d);
+    else
+        return -1;
+    return 0;
+}
 
 struct shmemu_transport_ops {
     size_t size;          /* sizeof(struct shmemu_transport_ops) built with */

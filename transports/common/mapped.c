@@ -98,54 +98,10 @@ int shmemu_mapped_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
     return SHMEMU_OK;
 }
 
-#define AMO_CASES(T, p, d)                                                     \
-    do {                                                                       \
-        T v = (T)(d)->value, old;                                              \
-        switch ((d)->op) {                                                     \
-        case SHMEMU_TL_AMO_FETCH:                                              \
-            old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                        \
-            break;                                                             \
-        case SHMEMU_TL_AMO_SET:                                                \
-            __atomic_store_n(p, v, __ATOMIC_SEQ_CST);                          \
-            old = 0;                                                           \
-            break;                                                             \
-        case SHMEMU_TL_AMO_SWAP:                                               \
-            old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                 \
-            break;                                                             \
-        case SHMEMU_TL_AMO_CSWAP:                                              \
-            old = (T)(d)->cond;                                                \
-            __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_SEQ_CST,       \
-                                        __ATOMIC_SEQ_CST);                     \
-            break;                                                             \
-        case SHMEMU_TL_AMO_ADD:                                                \
-            old = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                  \
-            break;                                                             \
-        case SHMEMU_TL_AMO_AND:                                                \
-            old = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                  \
-            break;                                                             \
-        case SHMEMU_TL_AMO_OR:                                                 \
-            old = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                   \
-            break;                                                             \
-        case SHMEMU_TL_AMO_XOR:                                                \
-            old = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                  \
-            break;                                                             \
-        default:                                                               \
-            return SHMEMU_EINVAL;                                              \
-        }                                                                      \
-        if ((d)->result)                                                       \
-            *(d)->result = (uint64_t)old;                                      \
-    } while (0)
-
 int shmemu_mapped_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d)
 {
-    void *p = job->heap_base[d->pe] + d->off;
-    if (d->width == 8)
-        AMO_CASES(uint64_t, (uint64_t *)p, d);
-    else if (d->width == 4)
-        AMO_CASES(uint32_t, (uint32_t *)p, d);
-    else
-        return SHMEMU_EINVAL;
-    return SHMEMU_OK;
+    return shmemu_tl_cpu_amo(job->heap_base[d->pe] + d->off, d) == 0 ? SHMEMU_OK
+                                                                     : SHMEMU_EINVAL;
 }
 
 void *shmemu_mapped_ptr(struct shmemu_tl_job *job, int pe, size_t off)

@@ -108,7 +108,7 @@ static int local_job_run(struct shmemu_tl_job *job,
 const struct shmemu_transport_ops shmemu_local_ops = {
     .size = sizeof(struct shmemu_transport_ops),
     .name = "local",
-    .caps = SHMEMU_TL_CAP_LOAD_STORE,
+    .caps = SHMEMU_TL_CAP_LOAD_STORE | SHMEMU_TL_CAP_CPU_ATOMICS,
     .job_priv_size = sizeof(struct local_job),
     .probe = NULL,
     .job_create = local_job_create,
