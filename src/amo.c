@@ -27,7 +27,7 @@ static inline void from_bits(void *out, uint64_t bits, size_t width)
     }
 }
 
-static inline int amo_call(const char *call, int op, const void *dest, size_t width,
+static SHMEMU__ALWAYS_INLINE int amo_call(const char *call, int op, const void *dest, size_t width,
                            uint64_t value, uint64_t cond, uint64_t *result, int pe)
 {
     SHMEMU__ENTER(me, call, shmemu__last_status);

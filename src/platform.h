@@ -17,6 +17,9 @@
 #define SHMEMU__ROUND_UP(x, a) (((x) + ((a)-1)) / (a) * (a))
 #define SHMEMU__HIDDEN __attribute__((visibility("hidden")))
 #define SHMEMU__PRINTF(f, a) __attribute__((format(printf, f, a)))
+/* For the funnels every typed call goes through: inlined, their op and width
+ * arguments are constants and the dispatch folds away. */
+#define SHMEMU__ALWAYS_INLINE inline __attribute__((always_inline))
 
 static inline void shmemu__cpu_relax(void)
 {

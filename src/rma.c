@@ -6,7 +6,7 @@
 
 /* Every RMA entry point funnels here.  sym: the symmetric address, local:
  * the private buffer; nelems * elsize bytes. */
-static inline int rma_op(const char *call, int op, int nbi, const void *sym,
+static SHMEMU__ALWAYS_INLINE int rma_op(const char *call, int op, int nbi, const void *sym,
                          const void *local, size_t nelems, size_t elsize, int pe)
 {
     SHMEMU__ENTER(me, call, shmemu__last_status);
@@ -97,7 +97,7 @@ SHMEMU_RMA_TYPES(X)
 
 /* ------------------------------------------------------ put with signal */
 
-static inline int put_signal(const char *call, int nbi, void *dest, const void *src,
+static SHMEMU__ALWAYS_INLINE int put_signal(const char *call, int nbi, void *dest, const void *src,
                              size_t nelems, size_t elsize, uint64_t *sig_addr,
                              uint64_t signal, int sig_op, int pe)
 {
