@@ -6,6 +6,7 @@
 #   make asan       the suite under AddressSanitizer + UBSan (build-asan/)
 #   make tsan       the suite under ThreadSanitizer, local transport (build-tsan/)
 #   make valgrind   the suite under valgrind memcheck, local transport
+#   make stress     200 random PE crashes under shmemu-run (STRESS_RUNS=n)
 #   make bench      build/shmemu-bench, then run it
 #   make install PREFIX=/some/dir
 #
@@ -45,19 +46,22 @@ endif
 VERSION := $(shell sed -n 's/^\#define SHMEMU_VERSION_STRING "\(.*\)"/\1/p' include/shmemu.h)
 
 LIB_SRC   := $(wildcard src/*.c) $(wildcard transports/common/*.c) \
-             $(wildcard transports/local/*.c)
+             $(wildcard transports/local/*.c) $(wildcard transports/shm/*.c)
 LIB_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIB  := $(BUILD)/obj/tests/harness.o
+TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 DEPS_LIB  := $(BUILD)/.deps-lib
 DEPS_TEST := $(BUILD)/.deps-test
 
-.PHONY: all lib test asan tsan valgrind run bench install clean deps check-tests
+.PHONY: all lib test asan tsan valgrind run bench install clean stress
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: lib $(BUILD)/shmemu-bench $(BUILD)/examples/ring
+TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info
+
+all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/examples/ring $(BUILD)/examples/hello_spmd
 lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so
 
 $(DEPS_LIB):
@@ -95,7 +99,12 @@ $(BUILD)/obj/tests/%.o: tests/%.c | $(DEPS_TEST)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-test: $(TEST_BIN)
+$(BUILD)/tests/progs/%: $(BUILD)/obj/tests/progs/%.o $(BUILD)/libshmemu.a
+	@mkdir -p $(@D)
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd
 	@scripts/run-tests.sh $(TEST_BIN)
 
 asan:
@@ -104,11 +113,20 @@ asan:
 tsan:
 	SHMEMU_TEST_TRANSPORTS=local $(MAKE) BUILD=build-tsan SAN=tsan OPT=-O1 test
 
-valgrind: $(TEST_BIN)
+valgrind: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd
 	SHMEMU_TEST_TRANSPORTS=local SHMEMU_TEST_QUICK=1 \
 	  scripts/run-tests.sh --valgrind $(TEST_BIN)
 
+# Random PE crashes under shmemu-run: no hang, no leaked segment or process.
+STRESS_RUNS ?= 200
+stress: $(TOOLS) $(TEST_PROG)
+	BUILD=$(BUILD) scripts/stress.sh $(STRESS_RUNS)
+
 # --------------------------------------------------------- tools and demo
+$(BUILD)/shmemu-%: $(BUILD)/obj/tools/shmemu-%.o $(BUILD)/libshmemu.a
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
 $(BUILD)/shmemu-bench: $(BUILD)/obj/bench/shmemu-bench.o $(BUILD)/libshmemu.a
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL) -lm
@@ -125,8 +143,10 @@ bench: $(BUILD)/shmemu-bench
 	$(BUILD)/shmemu-bench
 
 # ----------------------------------------------------------------- install
-install: lib
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+install: lib $(TOOLS)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/shmemu.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libshmemu.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libshmemu.so $(DESTDIR)$(PREFIX)/lib/libshmemu.so.$(VERSION)

@@ -79,6 +79,16 @@ static int parse_one(struct shmemu__params *p, const struct shmemu__param_info *
         return shmemu__parse_size(text, (size_t *)field);
     case SHMEMU__PARAM_INT:
         return parse_int(text, (int64_t *)field);
+    case SHMEMU__PARAM_BIND:
+        if (strcasecmp(text, "auto") == 0)
+            p->BIND = SHMEMU__BIND_AUTO;
+        else if (strcasecmp(text, "core") == 0)
+            p->BIND = SHMEMU__BIND_CORE;
+        else if (strcasecmp(text, "none") == 0)
+            p->BIND = SHMEMU__BIND_NONE;
+        else
+            return -1;
+        return 0;
     case SHMEMU__PARAM_ERRMODE:
         if (strcasecmp(text, "abort") == 0)
             p->ERRORS = SHMEMU_ERRORS_ABORT;

@@ -24,14 +24,20 @@
       "the cores, 0 when they do not")                                         \
     X(YIELDS, INT, "-1",                                                       \
       "sched_yield calls between spinning and sleeping; -1: 16 when the PEs "  \
-      "outnumber the cores, 0 otherwise")
+      "outnumber the cores, 0 otherwise")                                      \
+    X(BIND, BIND, "auto",                                                      \
+      "bind each PE to a core (and its heap to the core's NUMA node): core, "  \
+      "none, or auto (core when the PEs fit the cores)")
 
 enum shmemu__param_kind {
     SHMEMU__PARAM_STRING,
     SHMEMU__PARAM_SIZE,
     SHMEMU__PARAM_ERRMODE,
-    SHMEMU__PARAM_INT
+    SHMEMU__PARAM_INT,
+    SHMEMU__PARAM_BIND
 };
+
+enum { SHMEMU__BIND_AUTO = -1, SHMEMU__BIND_NONE = 0, SHMEMU__BIND_CORE = 1 };
 
 struct shmemu__params {
     const char *TRANSPORT; /* points into the environment or a literal */
@@ -39,6 +45,7 @@ struct shmemu__params {
     int ERRORS;
     int64_t SPIN_NS;
     int64_t YIELDS;
+    int BIND; /* SHMEMU__BIND_* */
 };
 
 struct shmemu__param_info {

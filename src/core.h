@@ -34,8 +34,18 @@ struct shmemu__job {
     /* Value waiters pay a membarrier before sleeping so that updaters need
      * no fence (see shmemu__notify).  Decided when the job is created;
      * every process of the job registers for it. */
-    int notify_light;
     int notify_global; /* PEs are processes: the cross-process command */
+    int bind;          /* bind PEs to cores as SHMEMU_BIND says */
+
+    /* Supervision of process PEs (run.c), in the launching process. */
+    const char *who;         /* prefix of its messages: "shmemu", "shmemu-run" */
+    int64_t abort_seen_ns;   /* when the supervisor first saw the abort */
+    int signals_sent;        /* 1: SIGTERM sent, 2: SIGKILL sent */
+    int64_t deadline_ns;     /* shmemu-run --timeout; 0: none */
+    int64_t timeout_ns;
+    int first_failure;       /* exit status for shmemu-run: the first PE's */
+    char *const *argv;       /* shmemu-run: the program each PE runs */
+    int tag_output;          /* shmemu-run --tag-output */
 };
 
 typedef struct shmemu__pe {
@@ -151,6 +161,24 @@ static inline int shmemu__check_sym(shmemu__pe *me, const char *call,
 }
 
 /* ----------------------------------------------------------- lifecycle */
+
+/* Check opts, create the job's heaps and control area (errors reported as
+ * coming from call). */
+int shmemu__job_create(const shmemu_opts *opts, const char *call,
+                       struct shmemu__job **job_p) SHMEMU__HIDDEN;
+void shmemu__job_free(struct shmemu__job *job) SHMEMU__HIDDEN;
+/* What shmemu_launch returns for a job that has ended. */
+int shmemu__job_result(struct shmemu__job *job) SHMEMU__HIDDEN;
+/* Every PE (thread or process) runs this: pe_main between an implicit init
+ * and an implicit finalize. */
+int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe) SHMEMU__HIDDEN;
+/* Supervision callbacks for process transports (run.c). */
+void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
+    SHMEMU__HIDDEN;
+int shmemu__tick(struct shmemu_tl_job *tl) SHMEMU__HIDDEN;
+/* One line saying what PE pe is doing (for timeout and deadlock reports). */
+void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
+    SHMEMU__HIDDEN;
 
 /* Leave the job (finalize or return from pe_main); life is
  * SHMEMU__LIFE_DEPARTED or SHMEMU__LIFE_FAILED. */

@@ -123,6 +123,7 @@ struct shmemu__ctl {
     _Atomic uint32_t ndeparted;   /* PEs departed or failed */
     _Atomic uint32_t nconfirmed;  /* PEs asleep (deadlock trigger) */
     _Atomic uint32_t reported;    /* the abort reason has been printed */
+    int32_t notify_light;         /* updaters skip fences: waiters membarrier */
     _Atomic uint64_t team_used[(SHMEMU__TEAMS_MAX + 63) / 64];
     char abort_msg[256];
 };

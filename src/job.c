@@ -51,7 +51,7 @@ static const struct shmemu_transport_ops *find_transport(const char *name,
 
 /* ------------------------------------------------------------------- jobs */
 
-static void job_free(struct shmemu__job *job)
+void shmemu__job_free(struct shmemu__job *job)
 {
     if (!job)
         return;
@@ -82,6 +82,9 @@ static void ctl_init(struct shmemu__job *job, int error_mode)
         t->size = job->tl.npes;
         atomic_store(&t->refs, job->tl.npes);
     }
+    /* Fence-free updates need every process of the job to take part. */
+    job->notify_global = (job->ops->caps & SHMEMU_TL_CAP_PROCESSES) != 0;
+    c->notify_light = shmemu__membarrier_register(job->notify_global);
 }
 
 static void pick_wait_policy(struct shmemu__job *job)
@@ -93,19 +96,13 @@ static void pick_wait_policy(struct shmemu__job *job)
                                           : (oversubscribed ? 16 : 0);
 }
 
-/* Validate opts and create the job's heaps and control area.  Errors are
- * reported as coming from call. */
-static int job_create(const shmemu_opts *opts, const char *call,
-                      struct shmemu__job **job_p)
+/* What creating and joining a job share: parameters, transport, sizes and
+ * the process-local job object, with nothing created or mapped yet. */
+static int job_prepare(const char *transport, int npes, size_t heap, const char *call,
+                       struct shmemu__job **job_p)
 {
     char why[512];
     *job_p = NULL;
-    if (!opts)
-        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "opts is NULL");
-    if (opts->npes < 1 || opts->npes > SHMEMU__NPES_MAX)
-        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
-                            "opts->npes is %d (must be 1..%d)", opts->npes,
-                            SHMEMU__NPES_MAX);
     struct shmemu__job *job = calloc(1, sizeof(*job));
     if (!job)
         return shmemu__fail(NULL, SHMEMU_ENOMEM, call, "out of memory");
@@ -114,7 +111,7 @@ static int job_create(const shmemu_opts *opts, const char *call,
         free(job);
         return shmemu__fail(NULL, st, call, "%s", why);
     }
-    const char *name = opts->transport ? opts->transport : job->params.TRANSPORT;
+    const char *name = transport ? transport : job->params.TRANSPORT;
     job->ops = find_transport(name, why, sizeof(why));
     if (!job->ops) {
         free(job);
@@ -125,38 +122,123 @@ static int job_create(const shmemu_opts *opts, const char *call,
         return shmemu__fail(NULL, SHMEMU_ENODEV, call,
                             "transport '%s' is unavailable here: %s", name, why);
     }
-    size_t heap = opts->heap_size ? opts->heap_size : job->params.HEAP_SIZE;
-    if (heap == 0 || heap > SIZE_MAX / 4 / (size_t)opts->npes) {
+    if (heap == 0)
+        heap = job->params.HEAP_SIZE;
+    if (heap == 0 || heap > SIZE_MAX / 4 / (size_t)npes) {
         free(job);
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
                             "heap size %zu bytes per PE is %s (set it with "
                             "opts.heap_size or SHMEMU_HEAP_SIZE)",
                             heap, heap ? "too large" : "zero");
     }
-    job->tl.npes = opts->npes;
+    job->who = "shmemu";
+    job->tl.npes = npes;
     job->tl.heap_size = SHMEMU__ROUND_UP(heap, SHMEMU_TL_HEAP_ALIGN);
-    job->tl.ctl_size = shmemu__ctl_size(opts->npes);
+    job->tl.ctl_size = shmemu__ctl_size(npes);
     job->tl.core = job;
     job->tl.priv = calloc(1, job->ops->job_priv_size ? job->ops->job_priv_size : 1);
-    job->tl.heap_base = calloc((size_t)opts->npes, sizeof(char *));
+    job->tl.heap_base = calloc((size_t)npes, sizeof(char *));
     if (!job->tl.priv || !job->tl.heap_base) {
-        job_free(job);
+        shmemu__job_free(job);
         return shmemu__fail(NULL, SHMEMU_ENOMEM, call, "out of memory");
     }
+    pick_wait_policy(job);
+    *job_p = job;
+    return SHMEMU_OK;
+}
+
+int shmemu__job_create(const shmemu_opts *opts, const char *call,
+                       struct shmemu__job **job_p)
+{
+    *job_p = NULL;
+    if (!opts)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "opts is NULL");
+    if (opts->npes < 1 || opts->npes > SHMEMU__NPES_MAX)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "opts->npes is %d (must be 1..%d)", opts->npes,
+                            SHMEMU__NPES_MAX);
+    struct shmemu__job *job;
+    int st = job_prepare(opts->transport, opts->npes, opts->heap_size, call, &job);
+    if (st)
+        return st;
     if ((st = job->ops->job_create(&job->tl)) != SHMEMU_OK) {
+        char why[sizeof(job->tl.why)];
+        shmemu__strlcpy(why, job->tl.why, sizeof(why));
         job->tl.ctl = NULL; /* nothing to destroy */
-        job_free(job);
+        const char *name = job->ops->name;
+        size_t heap = job->tl.heap_size;
+        shmemu__job_free(job);
         return shmemu__fail(NULL, st, call,
                             "transport '%s' could not create a job of %d PEs with "
-                            "%zu-byte heaps",
-                            name, opts->npes, heap);
+                            "%zu-byte heaps: %s",
+                            name, opts->npes, heap, *why ? why : shmemu_strerror(st));
     }
-    int mode = process_error_mode >= 0 ? process_error_mode : job->params.ERRORS;
-    ctl_init(job, mode);
-    pick_wait_policy(job);
-    job->notify_global = (job->ops->caps & SHMEMU_TL_CAP_PROCESSES) != 0;
-    job->notify_light = shmemu__membarrier_register(job->notify_global);
+    ctl_init(job, process_error_mode >= 0 ? process_error_mode : job->params.ERRORS);
     *job_p = job;
+    return SHMEMU_OK;
+}
+
+/* A SHMEMU_RUN_* variable as an integer in [lo, hi]. */
+static int run_env_int(const char *call, const char *var, long lo, long hi, long *out)
+{
+    const char *v = getenv(var);
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v || *end || n < lo || n > hi)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "%s='%s' is malformed (must be %ld..%ld): this program was "
+                            "started by shmemu-run with a damaged environment",
+                            var, v ? v : "", lo, hi);
+    *out = n;
+    return SHMEMU_OK;
+}
+
+/* Join the job that shmemu-run started this process for. */
+static int job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_p)
+{
+    long npes, pe;
+    size_t heap;
+    const char *transport = getenv("SHMEMU_RUN_TRANSPORT"), *hs = getenv("SHMEMU_RUN_HEAP_SIZE");
+    int st;
+    if ((st = run_env_int(call, "SHMEMU_RUN_NPES", 1, SHMEMU__NPES_MAX, &npes)) ||
+        (st = run_env_int(call, "SHMEMU_RUN_PE", 0, npes - 1, &pe)))
+        return st;
+    if (!hs || shmemu__parse_size(hs, &heap) != 0 || heap == 0 ||
+        heap % SHMEMU_TL_HEAP_ALIGN)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "SHMEMU_RUN_HEAP_SIZE='%s' is malformed (a positive multiple "
+                            "of 2 MiB): this program was started by shmemu-run with a "
+                            "damaged environment",
+                            hs ? hs : "");
+    if (!transport || !*transport)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "SHMEMU_RUN_TRANSPORT is not set");
+    struct shmemu__job *job;
+    if ((st = job_prepare(transport, (int)npes, heap, call, &job)))
+        return st;
+    if (!(job->ops->caps & SHMEMU_TL_CAP_SPMD) || !SHMEMU_TL_HAS(job->ops, job_attach)) {
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "transport '%s' cannot start processes with shmemu-run",
+                            transport);
+    }
+    if ((st = job->ops->job_attach(&job->tl, (int)pe)) != SHMEMU_OK) {
+        char why[sizeof(job->tl.why)];
+        shmemu__strlcpy(why, job->tl.why, sizeof(why));
+        job->tl.ctl = NULL;
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, st, call, "PE %ld could not join the job: %s", pe, why);
+    }
+    const struct shmemu__ctl *c = job->tl.ctl;
+    if (c->magic != SHMEMU__CTL_MAGIC || c->layout != SHMEMU__CTL_LAYOUT ||
+        c->npes != npes || c->heap_size != job->tl.heap_size) {
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "the job's control area does not match this program's "
+                            "environment (a different shmemu version?)");
+    }
+    job->notify_global = (job->ops->caps & SHMEMU_TL_CAP_PROCESSES) != 0;
+    *job_p = job;
+    *pe_p = (int)pe;
     return SHMEMU_OK;
 }
 
@@ -188,12 +270,14 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     me->refs = 1;
     /* A PE process forked or exec'd from the creator registers anew; if it
      * cannot, the job's fence-free updates would be unsafe: refuse. */
-    if (job->notify_light && !shmemu__membarrier_register(job->notify_global)) {
+    me->notify_light = me->ctl->notify_light;
+    if (me->notify_light && !shmemu__membarrier_register(job->notify_global)) {
         shmemu__heap_fini(&me->alloc);
         free(me);
         return NULL;
     }
-    me->notify_light = job->notify_light;
+    if (job->bind)
+        shmemu__bind_pe(job->params.BIND, pe, me->npes, me->heap, me->heap_size);
     me->direct = (job->ops->caps & SHMEMU_TL_CAP_LOAD_STORE) && SHMEMU_TL_HAS(job->ops, ptr);
     me->cpu_amo = me->direct && (job->ops->caps & SHMEMU_TL_CAP_CPU_ATOMICS);
     atomic_store(&me->ctl_me->pid, (int32_t)getpid());
@@ -222,7 +306,7 @@ static void drain(shmemu__pe *me)
 
 /* Runs on every PE (its thread or process): the user's pe_main between an
  * implicit init and an implicit finalize. */
-static int pe_entry(struct shmemu_tl_job *tl, int pe)
+int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
 {
     struct shmemu__job *job = tl->core;
     shmemu__pe *me = pe_new(job, pe);
@@ -260,38 +344,9 @@ static int pe_entry(struct shmemu_tl_job *tl, int pe)
     return rc;
 }
 
-/* A process transport saw PE pe end (in the launching process). */
-static void pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
-{
-    struct shmemu__job *job = tl->core;
-    struct shmemu__ctl *c = tl->ctl;
-    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, pe);
-    uint32_t life = atomic_load(&cp->life);
-    if (how == SHMEMU_TL_EXIT_CODE && code == 0 && life == SHMEMU__LIFE_DEPARTED)
-        return; /* a clean end */
-    char msg[160];
-    if (how == SHMEMU_TL_EXIT_SIGNAL)
-        snprintf(msg, sizeof(msg), "PE %d (pid %d) was killed by signal %d", pe,
-                 (int)atomic_load(&cp->pid), code);
-    else if (how == SHMEMU_TL_EXIT_NOSTART)
-        snprintf(msg, sizeof(msg), "PE %d could not be started: %s", pe,
-                 strerror(code));
-    else
-        snprintf(msg, sizeof(msg), "PE %d (pid %d) exited with status %d", pe,
-                 (int)atomic_load(&cp->pid), code);
-    if (life != SHMEMU__LIFE_DEPARTED && life != SHMEMU__LIFE_FAILED) {
-        atomic_store(&cp->life, SHMEMU__LIFE_FAILED);
-        atomic_fetch_add(&c->ndeparted, 1);
-    }
-    int rc = how == SHMEMU_TL_EXIT_CODE && code ? code : SHMEMU_EABORTED;
-    if (cp->rc_set && cp->rc)
-        rc = cp->rc;
-    shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, NULL);
-}
-
 /* What shmemu_launch returns: the abort's result, else the first PE that
  * returned nonzero. */
-static int job_result(struct shmemu__job *job)
+int shmemu__job_result(struct shmemu__job *job)
 {
     struct shmemu__ctl *c = job->tl.ctl;
     if (atomic_load(&c->abort_status))
@@ -314,45 +369,69 @@ int shmemu_launch(const shmemu_opts *opts, int (*pe_main)(void *arg), void *arg)
     if (!pe_main)
         return shmemu__fail(NULL, SHMEMU_EINVAL, call, "pe_main is NULL");
     struct shmemu__job *job;
-    int st = job_create(opts, call, &job);
+    int st = shmemu__job_create(opts, call, &job);
     if (st)
         return st;
     job->pe_main = pe_main;
     job->arg = arg;
-    job->tl.pe_exited = pe_exited;
-    st = job->ops->job_run(&job->tl, pe_entry);
+    job->bind = 1;
+    job->tl.pe_exited = shmemu__pe_exited;
+    job->tl.tick = shmemu__tick;
+    st = job->ops->job_run(&job->tl, shmemu__pe_entry);
     if (st == SHMEMU_OK)
-        st = job_result(job);
-    job_free(job);
+        st = shmemu__job_result(job);
+    shmemu__job_free(job);
     return shmemu__last_status = st;
 }
 
 /* ------------------------------------------------------------------- SPMD */
 
+/* A program that returns from main (or calls exit) without finalizing still
+ * leaves the job cleanly instead of looking like a crash. */
+static void finalize_at_exit(void)
+{
+    shmemu__pe *me = shmemu__self;
+    if (me && me->owns_job && !shmemu__aborted(me)) {
+        me->refs = 1;
+        shmemu_finalize();
+    }
+}
+
 int shmemu_init(void)
 {
     static const char call[] = "shmemu_init";
+    static int atexit_done;
     if (shmemu__self) {
         shmemu__self->refs++;
         return shmemu__ok();
     }
-    shmemu_opts opts = {.npes = 1};
     struct shmemu__job *job;
-    int st = job_create(&opts, call, &job);
+    int pe = 0, st;
+    if (getenv("SHMEMU_RUN_NPES")) { /* started by shmemu-run */
+        st = job_attach_env(call, &job, &pe);
+        if (st == SHMEMU_OK)
+            job->bind = 1;
+    } else { /* alone: a job of one PE */
+        shmemu_opts opts = {.npes = 1};
+        st = shmemu__job_create(&opts, call, &job);
+    }
     if (st)
         return st;
-    shmemu__pe *me = pe_new(job, 0);
+    shmemu__pe *me = pe_new(job, pe);
     if (!me) {
-        job_free(job);
-        return shmemu__fail(NULL, SHMEMU_ENOMEM, call, "out of memory");
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, SHMEMU_ENOMEM, call,
+                            "out of memory, or membarrier(2) refused this process");
     }
-    if (job->ops->pe_enter && (st = job->ops->pe_enter(&job->tl, 0)) != SHMEMU_OK) {
+    if (job->ops->pe_enter && (st = job->ops->pe_enter(&job->tl, pe)) != SHMEMU_OK) {
         pe_free(me);
-        job_free(job);
+        shmemu__job_free(job);
         return shmemu__fail(NULL, st, call, "the PE could not start");
     }
     me->owns_job = 1;
     shmemu__self = me;
+    if (!atexit_done && atexit(finalize_at_exit) == 0)
+        atexit_done = 1;
     return shmemu__ok();
 }
 
@@ -367,7 +446,7 @@ int shmemu_finalize(void)
     if (me->owns_job) {
         struct shmemu__job *job = me->job;
         pe_free(me);
-        job_free(job);
+        shmemu__job_free(job);
     }
     return shmemu__ok();
 }

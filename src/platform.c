@@ -1,6 +1,9 @@
 /* platform.c - what the core asks of the machine: topology (hwloc, loaded
  * once per process) and membarrier(2). */
 #include <hwloc.h>
+#include <stdio.h>
+
+#include "config.h"
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -10,6 +13,7 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static hwloc_topology_t topo;
+static hwloc_bitmap_t avail; /* PUs this process may run on */
 static int ncpus = 1;
 
 static void load(void)
@@ -23,17 +27,44 @@ static void load(void)
     }
     /* The PUs this process may use (cgroups and affinity masks included). */
     hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo);
-    hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (set && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
-        hwloc_bitmap_and(set, set, allowed);
-        int n = hwloc_bitmap_weight(set);
-        if (n > 0)
-            ncpus = n;
-    } else {
-        int n = hwloc_bitmap_weight(allowed);
-        if (n > 0)
-            ncpus = n;
-    }
+    avail = hwloc_bitmap_alloc();
+    if (!avail)
+        return;
+    if (hwloc_get_cpubind(topo, avail, HWLOC_CPUBIND_PROCESS) == 0)
+        hwloc_bitmap_and(avail, avail, allowed);
+    else
+        hwloc_bitmap_copy(avail, allowed);
+    int n = hwloc_bitmap_weight(avail);
+    if (n > 0)
+        ncpus = n;
+}
+
+void shmemu__bind_pe(int mode, int pe, int npes, void *heap, size_t len)
+{
+    pthread_once(&once, load);
+    if (mode == SHMEMU__BIND_NONE || !topo || !avail)
+        return;
+    int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, avail, HWLOC_OBJ_CORE);
+    if (ncores <= 0 || (mode == SHMEMU__BIND_AUTO && npes > ncores))
+        return;
+    if (npes > ncores && pe == 0)
+        fprintf(stderr, "shmemu: binding %d PEs round-robin over %d cores (up to %d per "
+                        "core)\n",
+                npes, ncores, (npes + ncores - 1) / ncores);
+    hwloc_obj_t core = hwloc_get_obj_inside_cpuset_by_type(topo, avail, HWLOC_OBJ_CORE,
+                                                           (unsigned)(pe % ncores));
+    if (!core)
+        return;
+    hwloc_bitmap_t set = hwloc_bitmap_dup(core->cpuset);
+    if (!set)
+        return;
+    hwloc_bitmap_and(set, set, avail);
+    (void)hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
+    /* Pages not yet touched land on the core's node; shared pages already
+     * reserved move there. */
+    if (heap && len && core->nodeset)
+        (void)hwloc_set_area_membind(topo, heap, len, core->nodeset, HWLOC_MEMBIND_BIND,
+                                     HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_MIGRATE);
     hwloc_bitmap_free(set);
 }
 
@@ -45,8 +76,11 @@ int shmemu__topo_ncpus(void)
 
 __attribute__((destructor)) static void unload(void)
 {
+    if (avail)
+        hwloc_bitmap_free(avail);
     if (topo)
         hwloc_topology_destroy(topo);
+    avail = NULL;
     topo = NULL;
 }
 

@@ -95,4 +95,13 @@ int shmemu__membarrier(int global) SHMEMU__HIDDEN;
 /* Number of processing units this process may run on (hwloc; 1 at worst). */
 int shmemu__topo_ncpus(void) SHMEMU__HIDDEN;
 
+/*
+ * Bind the calling thread (a PE) to core pe % ncores of the cores this
+ * process may use, and [heap, heap+len) to that core's NUMA node.  mode is
+ * SHMEMU__BIND_*: auto binds only when npes fits the cores; core binds
+ * round-robin otherwise (and says so once, from PE 0).  Failure to bind is
+ * never an error: the PE runs unbound.
+ */
+void shmemu__bind_pe(int mode, int pe, int npes, void *heap, size_t len) SHMEMU__HIDDEN;
+
 #endif /* SHMEMU_PLATFORM_H */

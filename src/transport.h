@@ -55,6 +55,10 @@ struct shmemu_tl_job {
     /* Called by a process transport's job_run, in the launching process, when
      * a PE process ends (any way); may be NULL. */
     void (*pe_exited)(struct shmemu_tl_job *job, int pe, int how, int code);
+    /* Called by a process transport's job_run about every 20 ms while PEs
+     * run: returns a signal to send to every PE process still running
+     * (SIGTERM, SIGKILL, a forwarded SIGINT), or 0.  May be NULL. */
+    int (*tick)(struct shmemu_tl_job *job);
 
     /* Set by the transport. */
     void *ctl;        /* ctl_size bytes, zero-filled at creation, shared by
@@ -62,6 +66,9 @@ struct shmemu_tl_job {
     char **heap_base; /* [npes], allocated by the core: PE pe's heap as this
                          process addresses it (a device address for a GPU
                          transport) */
+    /* Set by the transport when a lifecycle call fails: one line saying what
+     * failed, with the numbers (the core prints it in its report). */
+    char why[256];
 };
 
 enum shmemu_tl_rma_op { SHMEMU_TL_PUT, SHMEMU_TL_GET };
@@ -177,9 +184,10 @@ struct shmemu_transport_ops {
                    int (*entry)(struct shmemu_tl_job *job, int pe));
     /* Release what job_create made (or job_attach mapped).  Never fails. */
     void (*job_destroy)(struct shmemu_tl_job *job);
-    /* SPMD: join a job started elsewhere, described by the environment;
-     * sets *pe_p.  NULL: no SPMD support (see SHMEMU_TL_CAP_SPMD). */
-    int (*job_attach)(struct shmemu_tl_job *job, int *pe_p);
+    /* SPMD: in a program started by shmemu-run, map the job that pe_export
+     * handed over (npes, heap_size and ctl_size are set by the core from
+     * the environment).  NULL: no SPMD support (see SHMEMU_TL_CAP_SPMD). */
+    int (*job_attach)(struct shmemu_tl_job *job, int pe);
     /* Called on the PE's own thread before it runs user code (binding,
      * first touch of its heap).  NULL: nothing to do. */
     int (*pe_enter)(struct shmemu_tl_job *job, int pe);
@@ -215,6 +223,12 @@ struct shmemu_transport_ops {
                      uint32_t expected, int64_t timeout_ns);
     /* Wake up to nwake sleepers on word.  Required. */
     void (*ctl_wake)(struct shmemu_tl_job *job, uint32_t *word, int nwake);
+
+    /* ---- added with the shm transport ---------------------------------- */
+    /* In a PE process forked by job_run that is about to exec a program
+     * which will call job_attach: make what job_attach needs survive exec
+     * (descriptors, environment variables).  NULL: no SPMD support. */
+    int (*pe_export)(struct shmemu_tl_job *job, int pe);
 };
 
 /* Does ops (built against an older table, maybe) have this member set? */

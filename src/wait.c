@@ -43,26 +43,27 @@ static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
         *used += (size_t)n;
 }
 
-static void format_wait(shmemu__pe *me, int pe, char *buf, size_t len)
+void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
 {
-    struct shmemu__ctl_pe *cp = ctl_pe(me, pe);
+    struct shmemu__ctl *c = job->tl.ctl;
+    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, pe);
     uint32_t life = atomic_load(&cp->life);
-    if (life == SHMEMU__LIFE_DEPARTED) {
-        snprintf(buf, len, "left the job (finalized or returned %d from pe_main)",
-                 cp->rc);
-        return;
-    }
-    if (life == SHMEMU__LIFE_FAILED) {
+    uint32_t state = shmemu__ws_state(atomic_load(&cp->wstate));
+    if (life == SHMEMU__LIFE_NEW) {
+        snprintf(buf, len, "has not started");
+    } else if (life == SHMEMU__LIFE_DEPARTED) {
+        snprintf(buf, len, "left the job (finalized or returned %d from pe_main)", cp->rc);
+    } else if (life == SHMEMU__LIFE_FAILED) {
         snprintf(buf, len, "failed");
-        return;
-    }
-    const struct shmemu__wait_desc *d = &cp->wait;
-    if (d->kind == SHMEMU__WAIT_SYNC) {
-        struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, d->team);
+    } else if (state == SHMEMU__WS_RUNNING || state == SHMEMU__WS_DATA_REG) {
+        snprintf(buf, len, "is running (not asleep in a shmemu call)");
+    } else if (cp->wait.kind == SHMEMU__WAIT_SYNC) {
+        const struct shmemu__wait_desc *d = &cp->wait;
+        struct shmemu__ctl_team *t = shmemu__ctl_team(c, d->team);
         snprintf(buf, len, "in %s (team slot %d of %d PEs: %u arrived)", d->call,
                  d->team, t->size, atomic_load(&t->arrived));
     } else {
-        shmemu__format_value_wait(me->job, pe, d, buf, len);
+        shmemu__format_value_wait(job, pe, &cp->wait, buf, len);
     }
 }
 
@@ -133,7 +134,7 @@ static int check_stuck(shmemu__pe *me)
                    me->npes);
         for (int p = 0; p < me->npes; p++) {
             char line[224];
-            format_wait(me, p, line, sizeof(line));
+            shmemu__describe_pe(me->job, p, line, sizeof(line));
             append(buf, len, &used, "shmemu:   PE %d/%d %s\n", p, me->npes, line);
         }
     }

@@ -1,0 +1,47 @@
+#!/bin/sh
+# stress.sh [RUNS] - crash a PE at a random point of a busy job, RUNS times
+# (default 200), and count what must never happen: a job that hangs, a
+# segment left in /dev/shm, a process left running, a report that does not
+# name the PE that crashed.  Exit status 1 if any count is not zero.
+set -u
+runs=${1:-200}
+build=${BUILD:-build}
+run="$build/shmemu-run"
+prog="$build/tests/progs/crashy"
+[ -x "$run" ] && [ -x "$prog" ] || { echo "stress: build first (make $run $prog)" >&2; exit 2; }
+ulimit -c 0
+hangs=0 leaks=0 leftovers=0 unnamed=0 wrong=0
+seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "stress: $runs runs, first seed $seed (SEED=$seed $0 $runs repeats this)"
+before=$(ls /dev/shm)
+i=0
+while [ "$i" -lt "$runs" ]; do
+    s=$((seed + i))
+    npes=$((2 + s % 7))
+    victim=$((s % npes))
+    out=$(timeout -k 2 15 "$run" -n "$npes" -- "$prog" random "$s" 2>&1)
+    rc=$?
+    case $rc in
+    124) hangs=$((hangs + 1)); echo "stress: seed $s ($npes PEs): HANG" ;;
+    3|134|137|139) ;;
+    *) wrong=$((wrong + 1)); echo "stress: seed $s ($npes PEs): exit $rc: $out" ;;
+    esac
+    if ! echo "$out" | grep -q "shmemu-run: PE $victim (pid [0-9]*) \(killed by\|exited with\)"; then
+        unnamed=$((unnamed + 1)); echo "stress: seed $s ($npes PEs): PE $victim not named: $out"
+    fi
+    after=$(ls /dev/shm)
+    if [ "$after" != "$before" ]; then
+        leaks=$((leaks + 1)); echo "stress: seed $s: /dev/shm changed: $after"
+        before=$after
+    fi
+    if pgrep -f "$prog random" >/dev/null 2>&1; then
+        sleep 0.2
+        if pgrep -f "$prog random" >/dev/null 2>&1; then
+            leftovers=$((leftovers + 1)); echo "stress: seed $s: PE processes left behind"
+            pkill -9 -f "$prog random"
+        fi
+    fi
+    i=$((i + 1))
+done
+echo "stress: $runs runs: $hangs hangs, $leaks leaked segments, $leftovers runs left processes, $unnamed reports without the PE, $wrong unexpected exits"
+[ $((hangs + leaks + leftovers + unnamed + wrong)) -eq 0 ]

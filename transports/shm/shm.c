@@ -1,0 +1,340 @@
+/*
+ * shm.c - the `shm` transport: every PE is a process; the control area and
+ * every heap live in one POSIX shared-memory segment.
+ *
+ * The segment is created with shm_open(O_CREAT|O_EXCL, 0600) under an
+ * unguessable name and unlinked at once: PEs forked by job_run inherit the
+ * mapping, and programs exec'd by shmemu-run inherit the descriptor
+ * (pe_export), so nothing is left in /dev/shm even if every process is
+ * SIGKILLed.  Its pages are reserved up front (posix_fallocate): a job that
+ * does not fit fails at start with the sizes, never with SIGBUS in a put.
+ *
+ * Each process maps the heaps into one reservation with an inaccessible gap
+ * after each, as the local transport does; the data path and the futexes
+ * (process-shared here) come from transports/common.
+ */
+#include "shm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/mapped.h"
+#include "shmemu.h"
+
+#define FD_ENV "SHMEMU_SHM_FD"
+#define SHM_DIR "/dev/shm"
+
+struct shm_job {
+    int fd;
+    void *ctl;
+    size_t ctl_len; /* page-rounded; the heaps follow it in the segment */
+    char *heaps;    /* npes * stride bytes of address space */
+    size_t stride;  /* heap + guard gap */
+    size_t seg_size;
+};
+
+static void say(struct shmemu_tl_job *job, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(struct shmemu_tl_job *job, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(job->why, sizeof(job->why), fmt, ap);
+    va_end(ap);
+}
+
+static size_t page_round(size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (n + pg - 1) / pg * pg;
+}
+
+static void human(size_t bytes, char *buf, size_t len)
+{
+    if (bytes >= ((size_t)1 << 30))
+        snprintf(buf, len, "%.1f GiB", (double)bytes / (1 << 30));
+    else
+        snprintf(buf, len, "%.1f MiB", (double)bytes / (1 << 20));
+}
+
+int shmemu_shm_segment_create(size_t size, int keep_name, char *name, size_t name_len,
+                              int *fd_p, char *why, size_t why_len)
+{
+    uint64_t rnd[2];
+    if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+        snprintf(why, why_len, "getrandom failed: %s", strerror(errno));
+        return SHMEMU_ENODEV;
+    }
+    snprintf(name, name_len, "/shmemu.%u.%d.%016llx%016llx", (unsigned)getuid(),
+             (int)getpid(), (unsigned long long)rnd[0], (unsigned long long)rnd[1]);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        snprintf(why, why_len, "shm_open(%s) failed: %s", name, strerror(errno));
+        return errno == EACCES || errno == ENOENT ? SHMEMU_ENODEV : SHMEMU_ENOMEM;
+    }
+    int err = fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)size) != 0 ? errno : 0;
+    if (!err)
+        err = posix_fallocate(fd, 0, (off_t)size);
+    if (err) {
+        struct statvfs vfs;
+        char need[32], avail[32] = "an unknown amount";
+        human(size, need, sizeof(need));
+        if (statvfs(SHM_DIR, &vfs) == 0)
+            human((size_t)vfs.f_bavail * vfs.f_frsize, avail, sizeof(avail));
+        snprintf(why, why_len,
+                 "%s has %s free but the job needs %s (%s); lower SHMEMU_HEAP_SIZE "
+                 "(or opts.heap_size) or the PE count, or enlarge %s",
+                 SHM_DIR, avail, need, strerror(err), SHM_DIR);
+        shm_unlink(name);
+        close(fd);
+        return SHMEMU_ENOMEM;
+    }
+    if (!keep_name)
+        shm_unlink(name);
+    *fd_p = fd;
+    return SHMEMU_OK;
+}
+
+static void shm_job_destroy(struct shmemu_tl_job *job)
+{
+    struct shm_job *sj = job->priv;
+    if (sj->heaps)
+        munmap(sj->heaps, sj->stride * (size_t)job->npes);
+    if (sj->ctl)
+        munmap(sj->ctl, sj->ctl_len);
+    if (sj->fd >= 0)
+        close(sj->fd);
+    sj->heaps = NULL;
+    sj->ctl = NULL;
+    sj->fd = -1;
+}
+
+static void layout(struct shmemu_tl_job *job, struct shm_job *sj)
+{
+    sj->ctl_len = page_round(job->ctl_size);
+    sj->stride = job->heap_size + SHMEMU_TL_HEAP_ALIGN;
+    sj->seg_size = sj->ctl_len + job->heap_size * (size_t)job->npes;
+}
+
+/* Map the control area and every heap of the segment behind sj->fd. */
+static int map_segment(struct shmemu_tl_job *job, struct shm_job *sj)
+{
+    sj->ctl = mmap(NULL, sj->ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, sj->fd, 0);
+    if (sj->ctl == MAP_FAILED) {
+        sj->ctl = NULL;
+        say(job, "mmap of the %zu-byte control area failed: %s", sj->ctl_len,
+            strerror(errno));
+        return SHMEMU_ENOMEM;
+    }
+    sj->heaps = shmemu_mapped_reserve(sj->stride * (size_t)job->npes,
+                                      SHMEMU_TL_HEAP_ALIGN, PROT_NONE);
+    if (!sj->heaps) {
+        say(job, "reserving %zu bytes of address space failed",
+            sj->stride * (size_t)job->npes);
+        return SHMEMU_ENOMEM;
+    }
+    for (int pe = 0; pe < job->npes; pe++) {
+        char *at = sj->heaps + (size_t)pe * sj->stride;
+        if (mmap(at, job->heap_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                 sj->fd, (off_t)(sj->ctl_len + (size_t)pe * job->heap_size)) == MAP_FAILED) {
+            say(job, "mmap of PE %d's heap failed: %s", pe, strerror(errno));
+            return SHMEMU_ENOMEM;
+        }
+        job->heap_base[pe] = at;
+    }
+    job->ctl = sj->ctl;
+    return SHMEMU_OK;
+}
+
+static int shm_job_create(struct shmemu_tl_job *job)
+{
+    struct shm_job *sj = job->priv;
+    char name[96];
+    layout(job, sj);
+    sj->fd = -1;
+    int st = shmemu_shm_segment_create(sj->seg_size, 0, name, sizeof(name), &sj->fd,
+                                       job->why, sizeof(job->why));
+    if (st == SHMEMU_OK && (st = map_segment(job, sj)) != SHMEMU_OK)
+        shm_job_destroy(job);
+    return st;
+}
+
+/* ----------------------------------------------------------- processes */
+
+static int pidfd_open_(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+static int shm_job_run(struct shmemu_tl_job *job,
+                       int (*entry)(struct shmemu_tl_job *job, int pe))
+{
+    int n = job->npes;
+    pid_t *pid = calloc((size_t)n, sizeof(pid_t));
+    struct pollfd *pfd = calloc((size_t)n, sizeof(struct pollfd));
+    if (!pid || !pfd) {
+        free(pid);
+        free(pfd);
+        return SHMEMU_ENOMEM;
+    }
+    pid_t parent = getpid();
+    fflush(NULL); /* children must not inherit unwritten output */
+    int live = 0;
+    for (int pe = 0; pe < n; pe++) {
+        pid[pe] = fork();
+        if (pid[pe] == 0) {
+            /* A PE never outlives whoever launched it. */
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent)
+                _exit(127);
+            int rc = entry(job, pe);
+            fflush(NULL);
+            _exit(rc == 0 ? 0 : 1);
+        }
+        if (pid[pe] < 0) {
+            int err = errno;
+            for (int q = pe; q < n; q++) {
+                pid[q] = 0;
+                pfd[q].fd = -1;
+                if (job->pe_exited)
+                    job->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, err);
+            }
+            break;
+        }
+        pfd[pe].fd = pidfd_open_(pid[pe]);
+        pfd[pe].events = POLLIN;
+        live++;
+    }
+    while (live > 0) {
+        if (poll(pfd, (nfds_t)n, 20) < 0 && errno != EINTR) {
+            struct timespec ts = {0, 5000000};
+            nanosleep(&ts, NULL); /* no pidfds: fall back to polling */
+        }
+        for (int pe = 0; pe < n; pe++) {
+            int status;
+            if (pid[pe] <= 0 || waitpid(pid[pe], &status, WNOHANG) != pid[pe])
+                continue;
+            pid[pe] = 0;
+            if (pfd[pe].fd >= 0)
+                close(pfd[pe].fd);
+            pfd[pe].fd = -1;
+            live--;
+            if (job->pe_exited) {
+                if (WIFSIGNALED(status))
+                    job->pe_exited(job, pe, SHMEMU_TL_EXIT_SIGNAL, WTERMSIG(status));
+                else
+                    job->pe_exited(job, pe, SHMEMU_TL_EXIT_CODE, WEXITSTATUS(status));
+            }
+        }
+        int sig = job->tick ? job->tick(job) : 0;
+        for (int pe = 0; sig && pe < n; pe++)
+            if (pid[pe] > 0)
+                kill(pid[pe], sig);
+    }
+    free(pid);
+    free(pfd);
+    return SHMEMU_OK;
+}
+
+/* ------------------------------------------------------------- SPMD */
+
+static int shm_pe_export(struct shmemu_tl_job *job, int pe)
+{
+    (void)pe;
+    struct shm_job *sj = job->priv;
+    char v[16];
+    snprintf(v, sizeof(v), "%d", sj->fd);
+    if (fcntl(sj->fd, F_SETFD, 0) != 0 || setenv(FD_ENV, v, 1) != 0) {
+        say(job, "handing the segment to the program failed: %s", strerror(errno));
+        return SHMEMU_EINVAL;
+    }
+    return SHMEMU_OK;
+}
+
+static int shm_job_attach(struct shmemu_tl_job *job, int pe)
+{
+    struct shm_job *sj = job->priv;
+    const char *v = getenv(FD_ENV);
+    char *end;
+    long fd = v ? strtol(v, &end, 10) : -1;
+    sj->fd = -1;
+    if (!v || !*v || *end || fd < 0 || fd > 1 << 20) {
+        say(job, "%s='%s' is not a descriptor number (this program was started by "
+                 "shmemu-run with a damaged environment)",
+            FD_ENV, v ? v : "");
+        return SHMEMU_EINVAL;
+    }
+    layout(job, sj);
+    struct stat st;
+    if (fstat((int)fd, &st) != 0) {
+        say(job, "%s=%ld is not an open descriptor: %s", FD_ENV, fd, strerror(errno));
+        return SHMEMU_EINVAL;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 0777) != 0600 ||
+        (size_t)st.st_size != sj->seg_size) {
+        say(job, "%s=%ld is not this job's segment (mode %o, owner %u, %lld bytes; "
+                 "expected mode 600, owner %u, %zu bytes for PE %d of %d)",
+            FD_ENV, fd, (unsigned)(st.st_mode & 0777), (unsigned)st.st_uid,
+            (long long)st.st_size, (unsigned)getuid(), sj->seg_size, pe, job->npes);
+        return SHMEMU_EINVAL;
+    }
+    sj->fd = (int)fd;
+    fcntl(sj->fd, F_SETFD, FD_CLOEXEC); /* the program's own children do not get it */
+    unsetenv(FD_ENV);
+    int rc = map_segment(job, sj);
+    if (rc != SHMEMU_OK)
+        shm_job_destroy(job);
+    return rc;
+}
+
+static int shm_probe(char *why, size_t why_len)
+{
+    if (access(SHM_DIR, W_OK | X_OK) != 0) {
+        snprintf(why, why_len, "POSIX shared memory (%s) is not writable: %s", SHM_DIR,
+                 strerror(errno));
+        return SHMEMU_ENODEV;
+    }
+    return SHMEMU_OK;
+}
+
+const struct shmemu_transport_ops shmemu_shm_ops = {
+    .size = sizeof(struct shmemu_transport_ops),
+    .name = "shm",
+    .caps = SHMEMU_TL_CAP_LOAD_STORE | SHMEMU_TL_CAP_CPU_ATOMICS |
+            SHMEMU_TL_CAP_PROCESSES | SHMEMU_TL_CAP_SPMD,
+    .job_priv_size = sizeof(struct shm_job),
+    .probe = shm_probe,
+    .job_create = shm_job_create,
+    .job_run = shm_job_run,
+    .job_destroy = shm_job_destroy,
+    .job_attach = shm_job_attach,
+    .pe_enter = NULL,
+    .rma = shmemu_mapped_rma,
+    .amo = shmemu_mapped_amo,
+    .ptr = shmemu_mapped_ptr,
+    .quiet = NULL,
+    .fence = NULL,
+    .ctl_wait = shmemu_mapped_wait_shared,
+    .ctl_wake = shmemu_mapped_wake_shared,
+    .pe_export = shm_pe_export,
+};
