@@ -7,7 +7,7 @@
  * against single-thread memcpy in the same repetitions), sync (remote
  * fetch_add, p + wait_until and put_signal + signal_wait_until ping-pong,
  * one way), ring (a token around 128 PEs), barrier (2, 4, 8, 64 PEs).
- * Default: all.  Each figure is the median of REPS repetitions
+ * Default: all.  -n 2,8,64 sets the PE counts of the barrier test.  Each figure is the median of REPS repetitions
  * (default 7) with the min and max; A-vs-B comparisons (put vs memcpy) are
  * interleaved within each repetition so that placement changes of the VM's
  * vCPUs hit both alike.
@@ -21,70 +21,7 @@
 
 #include "shmemu.h"
 
-#define MAX_REPS 64
-
-static int reps = 7;
-static int csv;
-static const char *transport = "local";
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-struct stats {
-    double med, min, max;
-};
-
-static struct stats summarize(const double *v, int n)
-{
-    double s[MAX_REPS];
-    memcpy(s, v, (size_t)n * sizeof(double));
-    qsort(s, (size_t)n, sizeof(double), cmp_double);
-    struct stats st = {n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2, s[0], s[n - 1]};
-    return st;
-}
-
-/* One output row.  base: what ratio compares with (NULL: no ratio); the
- * ratio is the median over repetitions of (this / base) in the same
- * repetition, so a change of VM placement between repetitions cancels. */
-static void row(const char *test, int npes, size_t size, struct stats st,
-                const char *unit, double ratio, const char *base)
-{
-    if (csv) {
-        printf("%s,%s,%d,%zu,%.4g,%.4g,%.4g,%s,", test, transport, npes, size, st.med,
-               st.min, st.max, unit);
-        if (base)
-            printf("%.3f,%s", ratio, base);
-        else
-            printf(",");
-        printf("\n");
-    } else {
-        printf("%-18s %5d %10zu %10.3f %10.3f %10.3f  %-5s", test, npes, size, st.med,
-               st.min, st.max, unit);
-        if (base)
-            printf(" %7.3f  %s", ratio, base);
-        printf("\n");
-    }
-    fflush(stdout);
-}
-
-/* Median of a[r] / b[r]. */
-static double ratio_med(const double *a, const double *b, int n)
-{
-    double r[MAX_REPS];
-    for (int i = 0; i < n; i++)
-        r[i] = a[i] / b[i];
-    return summarize(r, n).med;
-}
+#include "common.h"
 
 /* ------------------------------------------------------------- latency */
 
@@ -367,6 +304,9 @@ static int wants(int argc, char **argv, int first, const char *name)
     return 0;
 }
 
+static int barrier_npes[16] = {2, 4, 8, 64};
+static int n_barrier = 4;
+
 int main(int argc, char **argv)
 {
     int i = 1;
@@ -377,8 +317,15 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--csv") == 0)
             csv = 1;
+        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+            n_barrier = 0;
+            for (char *tok = strtok(argv[++i], ","); tok && n_barrier < 16;
+                 tok = strtok(NULL, ","))
+                if ((barrier_npes[n_barrier] = atoi(tok)) > 0)
+                    n_barrier++;
+        }
         else {
-            fprintf(stderr, "usage: shmemu-bench [-t TRANSPORT] [-r REPS] [--csv] "
+            fprintf(stderr, "usage: shmemu-bench [-t TRANSPORT] [-r REPS] [-n NPES,...] [--csv] "
                             "[lat] [bw] [sync] [ring] [barrier]\n");
             return 2;
         }
@@ -398,10 +345,13 @@ int main(int argc, char **argv)
     if (wants(argc, argv, i, "ring"))
         rc |= launch(128, (size_t)2 << 20, pe_ring, NULL);
     if (wants(argc, argv, i, "barrier")) {
-        const int npes[] = {2, 4, 8, 64};
-        const long iters[] = {200000, 50000, 20000, 1000};
-        for (int k = 0; k < 4; k++)
-            rc |= launch(npes[k], (size_t)2 << 20, pe_barrier, (void *)&iters[k]);
+        for (int k = 0; k < n_barrier; k++) {
+            /* about 0.1-0.2 s a repetition whatever the PE count */
+            long iters = barrier_npes[k] <= 2 ? 200000 : 200000 / barrier_npes[k] / barrier_npes[k] * 4;
+            if (iters < 200)
+                iters = 200;
+            rc |= launch(barrier_npes[k], (size_t)2 << 20, pe_barrier, &iters);
+        }
     }
     return rc ? 1 : 0;
 }

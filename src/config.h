@@ -22,9 +22,10 @@
     X(SPIN_NS, INT, "-1",                                                      \
       "ns a waiting PE spins before it sleeps; -1: 20000 when the PEs fit "    \
       "the cores, 0 when they do not")                                         \
-    X(YIELDS, INT, "-1",                                                       \
-      "sched_yield calls between spinning and sleeping; -1: 16 when the PEs "  \
-      "outnumber the cores, 0 otherwise")                                      \
+    X(YIELD_NS, INT, "-1",                                                     \
+      "ns a waiting PE yields its core (to PEs that have work) before it "     \
+      "sleeps; -1: 16000 per PE up to 2000000 when the PEs outnumber the "    \
+      "cores, 0 otherwise")                                                    \
     X(BIND, BIND, "auto",                                                      \
       "bind each PE to a core (and its heap to the core's NUMA node): core, "  \
       "none, or auto (core when the PEs fit the cores)")
@@ -44,7 +45,7 @@ struct shmemu__params {
     size_t HEAP_SIZE;
     int ERRORS;
     int64_t SPIN_NS;
-    int64_t YIELDS;
+    int64_t YIELD_NS;
     int BIND; /* SHMEMU__BIND_* */
 };
 

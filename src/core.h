@@ -30,7 +30,7 @@ struct shmemu__job {
     int (*pe_main)(void *arg);
     void *arg;
     int64_t spin_ns; /* waiting policy, fixed at job start */
-    int64_t yields;
+    int64_t yield_ns;
     /* Value waiters pay a membarrier before sleeping so that updaters need
      * no fence (see shmemu__notify).  Decided when the job is created;
      * every process of the job registers for it. */

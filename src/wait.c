@@ -209,10 +209,13 @@ static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
             }
         }
     }
-    for (int64_t y = 0; y < job->yields; y++) {
-        sched_yield();
-        if (ready(me, arg))
-            return 1;
+    if (job->yield_ns > 0) {
+        int64_t deadline = shmemu__now_ns() + job->yield_ns;
+        do {
+            sched_yield();
+            if (ready(me, arg))
+                return 1;
+        } while (shmemu__now_ns() < deadline);
     }
     return 0;
 }
@@ -312,10 +315,13 @@ static int sync_spin(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen)
                 break;
         }
     }
-    for (int64_t y = 0; y < job->yields; y++) {
-        sched_yield();
-        if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
-            return 1;
+    if (job->yield_ns > 0) {
+        int64_t deadline = shmemu__now_ns() + job->yield_ns;
+        do {
+            sched_yield();
+            if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
+                return 1;
+        } while (shmemu__now_ns() < deadline);
     }
     return 0;
 }
