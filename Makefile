@@ -1,7 +1,8 @@
 # shmemu - build, test, install.
 #
 #   make            libraries and tools in build/
-#   make run        the quick-start demo on 4 local PEs
+#   make run        shmemu-verify: every built-in collective, default matrix
+#   make demo       examples/ring.c on 4 local PEs
 #   make test       the cmocka suite on every transport built
 #   make asan       the suite under AddressSanitizer + UBSan (build-asan/)
 #   make tsan       the suite under ThreadSanitizer, local transport (build-tsan/)
@@ -23,7 +24,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wpointer-arith -Wformat=2
 CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc
 CFLAGS_ALL   := $(WARN) $(OPT) -g -pthread -fPIC -fvisibility=default $(CFLAGS)
-LDLIBS_ALL    = -pthread $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
+LDLIBS_ALL    = -pthread $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc) -lm
 
 ifeq ($(SAN),asan)
   CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -45,7 +46,7 @@ endif
 
 VERSION := $(shell sed -n 's/^\#define SHMEMU_VERSION_STRING "\(.*\)"/\1/p' include/shmemu.h)
 
-LIB_SRC   := $(wildcard src/*.c) $(wildcard transports/common/*.c) \
+LIB_SRC   := $(wildcard src/*.c) $(wildcard src/coll/*.c) $(wildcard transports/common/*.c) \
              $(wildcard transports/local/*.c) $(wildcard transports/shm/*.c)
 LIB_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 TEST_SRC  := $(wildcard tests/test_*.c)
@@ -55,13 +56,15 @@ TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/
 DEPS_LIB  := $(BUILD)/.deps-lib
 DEPS_TEST := $(BUILD)/.deps-test
 
-.PHONY: all lib test asan tsan valgrind run bench install clean stress
+.PHONY: all lib test asan tsan valgrind run demo bench install clean stress
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info
+TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info $(BUILD)/shmemu-verify
+EXAMPLE_LIBS := $(BUILD)/examples/libmy_allreduce.so $(BUILD)/examples/libmy_allreduce_buggy.so
 
-all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/examples/ring $(BUILD)/examples/hello_spmd
+all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/examples/ring $(BUILD)/examples/hello_spmd \
+     $(EXAMPLE_LIBS)
 lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so
 
 $(DEPS_LIB):
@@ -77,6 +80,11 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_LIB)
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+# The collectives see the public header alone: they are built on the public
+# API, as users' own algorithms are.  Their kernels want vectorizing.
+$(BUILD)/obj/src/coll/%.o: CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude
+$(BUILD)/obj/src/coll/ops.o: OPT := -O3
 
 $(BUILD)/libshmemu.a: $(LIB_OBJ)
 	@rm -f $@
@@ -104,7 +112,7 @@ $(BUILD)/tests/progs/%: $(BUILD)/obj/tests/progs/%.o $(BUILD)/libshmemu.a
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd
+test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
 	@scripts/run-tests.sh $(TEST_BIN)
 
 asan:
@@ -113,7 +121,7 @@ asan:
 tsan:
 	SHMEMU_TEST_TRANSPORTS=local $(MAKE) BUILD=build-tsan SAN=tsan OPT=-O1 test
 
-valgrind: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd
+valgrind: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
 	SHMEMU_TEST_TRANSPORTS=local SHMEMU_TEST_QUICK=1 \
 	  scripts/run-tests.sh --valgrind $(TEST_BIN)
 
@@ -123,9 +131,18 @@ stress: $(TOOLS) $(TEST_PROG)
 	BUILD=$(BUILD) scripts/stress.sh $(STRESS_RUNS)
 
 # --------------------------------------------------------- tools and demo
+# The tools carry the whole library and export it: a user's algorithm that
+# shmemu-verify loads (--lib) resolves every shmemu_* symbol against it.
 $(BUILD)/shmemu-%: $(BUILD)/obj/tools/shmemu-%.o $(BUILD)/libshmemu.a
 	$(say) LD $@
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -rdynamic -o $@ $< \
+	  -Wl,--whole-archive $(BUILD)/libshmemu.a -Wl,--no-whole-archive $(LDLIBS_ALL) -ldl
+
+# A user's algorithm, as a shared object for shmemu-verify --lib.
+$(BUILD)/examples/lib%.so: examples/%.c include/shmemu.h | $(DEPS_LIB)
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -shared -o $@ $<
 
 $(BUILD)/shmemu-bench: $(BUILD)/obj/bench/shmemu-bench.o $(BUILD)/libshmemu.a
 	$(say) LD $@
@@ -136,7 +153,12 @@ $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(BUILD)/libshmemu.a
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-run: $(BUILD)/examples/ring
+# The main job: every built-in collective through the verifier's default
+# matrix on the local transport.
+run: $(BUILD)/shmemu-verify
+	$(BUILD)/shmemu-verify --transport local
+
+demo: $(BUILD)/examples/ring
 	$(BUILD)/examples/ring 4
 
 bench: $(BUILD)/shmemu-bench

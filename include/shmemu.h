@@ -106,6 +106,14 @@ int shmemu_set_error_mode(int mode);
 int shmemu_last_status(void);
 
 /**
+ * Report an error the way shmemu's own calls do, for libraries built on it:
+ * prints "shmemu: PE p/n call: message", records status for
+ * shmemu_last_status(), and in ABORT mode ends the job.  Returns status.
+ */
+int shmemu_error(int status, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/**
  * Describe compiled-in transport number index (0-based, in priority order).
  * Sets *name_p and *usable_p (1 if it can run here), and writes why it cannot
  * into why (may be NULL).  Returns SHMEMU_OK, or SHMEMU_EINVAL past the end.
@@ -442,6 +450,242 @@ int shmemu_team_sync(shmemu_team_t team);
 /** Collective over team: release it.  WORLD and SHARED cannot be destroyed;
  *  SHMEMU_TEAM_INVALID is ignored. */
 void shmemu_team_destroy(shmemu_team_t team);
+
+/*
+ * Every team has a symmetric workspace of SHMEMU_TEAM_WORKSPACE_BYTES for
+ * writing collectives without allocating: signal words and scratch at the
+ * same symmetric address on every member, zeroed when the team is created.
+ * shmemu's own collectives use the first SHMEMU_TEAM_WORKSPACE_BYTES / 2
+ * bytes; the second half is the user's.  It lives outside the bytes asked
+ * for with heap_size.
+ */
+#define SHMEMU_TEAM_WORKSPACE_BYTES 16384
+/** team's workspace on this PE (a member), or NULL. */
+void *shmemu_team_workspace(shmemu_team_t team);
+
+/* ------------------------------------------------------------- collectives */
+
+/* Element types of the generic collectives.  FLOAT16 (IEEE binary16) and
+ * BFLOAT16 are stored as uint16_t, reduced in float and rounded to nearest
+ * even, as GPU libraries do. */
+typedef enum {
+    SHMEMU_INT8, SHMEMU_INT16, SHMEMU_INT32, SHMEMU_INT64,
+    SHMEMU_UINT8, SHMEMU_UINT16, SHMEMU_UINT32, SHMEMU_UINT64,
+    SHMEMU_FLOAT, SHMEMU_DOUBLE, SHMEMU_FLOAT16, SHMEMU_BFLOAT16,
+    SHMEMU_DTYPE_COUNT
+} shmemu_dtype_t;
+
+/* Reductions; the bitwise ones apply to integer types only. */
+typedef enum {
+    SHMEMU_SUM, SHMEMU_PROD, SHMEMU_MIN, SHMEMU_MAX,
+    SHMEMU_BAND, SHMEMU_BOR, SHMEMU_BXOR,
+    SHMEMU_OP_COUNT
+} shmemu_op_t;
+
+/** Bytes per element (0 for an invalid dtype). */
+size_t shmemu_dtype_size(shmemu_dtype_t dtype);
+/** "int32", "float16", ...; "invalid" otherwise. */
+const char *shmemu_dtype_name(shmemu_dtype_t dtype);
+/** "sum", "band", ...; "invalid" otherwise. */
+const char *shmemu_op_name(shmemu_op_t op);
+/** 1 if op applies to dtype. */
+int shmemu_op_valid(shmemu_op_t op, shmemu_dtype_t dtype);
+/** dst[i] = a[i] op b[i] for i < n, as shmemu's collectives compute it (dst
+ *  may be a or b).  Local memory; not collective.  SHMEMU_EINVAL when op
+ *  does not apply to dtype. */
+int shmemu_reduce_local(shmemu_dtype_t dtype, shmemu_op_t op, void *dst, const void *a,
+                        const void *b, size_t n);
+
+/*
+ * Generic collectives, all collective over team; dest and src are symmetric
+ * (the same arguments on every member; root is a team PE number).
+ *   allreduce       dest[count] = op over members of src[count]
+ *   reduce          the same, defined at root only (elsewhere dest is
+ *                   scratch, its contents unspecified on return)
+ *   reduce_scatter  dest[recvcount] = member i's slice of op over members of
+ *                   src[npes * recvcount]
+ *   allgather       dest[npes * sendcount] = every member's src[sendcount]
+ *   broadcast       dest[count] = root's src[count]
+ *   alltoall        dest block j[count] = member j's src block me[count]
+ * dest == src works for allreduce, reduce and broadcast.  Which algorithm
+ * the generic call runs is chosen by $SHMEMU_<COLLECTIVE>_ALGO (see each
+ * list below), default auto (by size and PE count).  Returns SHMEMU_OK or
+ * the failure's status (SHMEMU_EINVAL: bad team, dtype, op, root or buffer).
+ */
+int shmemu_allreduce(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, shmemu_op_t op);
+int shmemu_reduce(shmemu_team_t team, void *dest, const void *src, size_t count,
+                  shmemu_dtype_t dtype, shmemu_op_t op, int root);
+int shmemu_reduce_scatter(shmemu_team_t team, void *dest, const void *src,
+                          size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op);
+int shmemu_allgather(shmemu_team_t team, void *dest, const void *src, size_t sendcount,
+                     shmemu_dtype_t dtype);
+int shmemu_broadcast(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, int root);
+int shmemu_alltoall(shmemu_team_t team, void *dest, const void *src, size_t count,
+                    shmemu_dtype_t dtype);
+
+/* The algorithms by name, with the generic signatures.
+ * SHMEMU_ALLREDUCE_ALGO=ring|rd|rabenseifner|tree|auto */
+int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_t count,
+                          shmemu_dtype_t dtype, shmemu_op_t op);
+int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t count,
+                        shmemu_dtype_t dtype, shmemu_op_t op);
+int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *src,
+                                  size_t count, shmemu_dtype_t dtype, shmemu_op_t op);
+int shmemu_allreduce_tree(shmemu_team_t team, void *dest, const void *src, size_t count,
+                          shmemu_dtype_t dtype, shmemu_op_t op);
+/* SHMEMU_REDUCE_SCATTER_ALGO=ring|rhalving|auto */
+int shmemu_reduce_scatter_ring(shmemu_team_t team, void *dest, const void *src,
+                               size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op);
+int shmemu_reduce_scatter_rhalving(shmemu_team_t team, void *dest, const void *src,
+                                   size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op);
+/* SHMEMU_ALLGATHER_ALGO=ring|bruck|rd|auto */
+int shmemu_allgather_ring(shmemu_team_t team, void *dest, const void *src,
+                          size_t sendcount, shmemu_dtype_t dtype);
+int shmemu_allgather_bruck(shmemu_team_t team, void *dest, const void *src,
+                           size_t sendcount, shmemu_dtype_t dtype);
+int shmemu_allgather_rd(shmemu_team_t team, void *dest, const void *src, size_t sendcount,
+                        shmemu_dtype_t dtype);
+/* SHMEMU_BROADCAST_ALGO=tree|chain|auto */
+int shmemu_broadcast_tree(shmemu_team_t team, void *dest, const void *src, size_t count,
+                          shmemu_dtype_t dtype, int root);
+int shmemu_broadcast_chain(shmemu_team_t team, void *dest, const void *src, size_t count,
+                           shmemu_dtype_t dtype, int root);
+/* SHMEMU_ALLTOALL_ALGO=pairwise|auto */
+int shmemu_alltoall_pairwise(shmemu_team_t team, void *dest, const void *src, size_t count,
+                             shmemu_dtype_t dtype);
+/* SHMEMU_REDUCE_ALGO=tree|auto */
+int shmemu_reduce_tree(shmemu_team_t team, void *dest, const void *src, size_t count,
+                       shmemu_dtype_t dtype, shmemu_op_t op, int root);
+/** A dissemination barrier on signals over team (arrival only). */
+int shmemu_barrier_dissemination(shmemu_team_t team);
+
+/* The OpenSHMEM 1.5 team forms, in bytes (nelems) or TYPE elements. */
+int shmemu_broadcastmem(shmemu_team_t team, void *dest, const void *source, size_t nelems,
+                        int PE_root);
+int shmemu_fcollectmem(shmemu_team_t team, void *dest, const void *source, size_t nelems);
+/** Like fcollect, but each member may contribute a different nelems; dest
+ *  holds the contributions in team order. */
+int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t nelems);
+int shmemu_alltoallmem(shmemu_team_t team, void *dest, const void *source, size_t nelems);
+
+/* shmemu_NAME_OP_reduce(team, dest, source, nreduce) for the OpenSHMEM 1.5
+ * reduction types: X(NAME, TYPE, DTYPE, SUM_PROD_MIN_MAX, BITWISE). */
+#define SHMEMU_REDUCE_TYPES(X)                                                 \
+    X(char, char, SHMEMU_INT8, 1, 0)                                           \
+    X(schar, signed char, SHMEMU_INT8, 1, 0)                                   \
+    X(short, short, SHMEMU_INT16, 1, 0)                                        \
+    X(int, int, SHMEMU_INT32, 1, 0)                                            \
+    X(long, long, SHMEMU_INT64, 1, 0)                                          \
+    X(longlong, long long, SHMEMU_INT64, 1, 0)                                 \
+    X(ptrdiff, ptrdiff_t, SHMEMU_INT64, 1, 0)                                  \
+    X(uchar, unsigned char, SHMEMU_UINT8, 1, 1)                                \
+    X(ushort, unsigned short, SHMEMU_UINT16, 1, 1)                             \
+    X(uint, unsigned int, SHMEMU_UINT32, 1, 1)                                 \
+    X(ulong, unsigned long, SHMEMU_UINT64, 1, 1)                               \
+    X(ulonglong, unsigned long long, SHMEMU_UINT64, 1, 1)                      \
+    X(int8, int8_t, SHMEMU_INT8, 1, 1)                                         \
+    X(int16, int16_t, SHMEMU_INT16, 1, 1)                                      \
+    X(int32, int32_t, SHMEMU_INT32, 1, 1)                                      \
+    X(int64, int64_t, SHMEMU_INT64, 1, 1)                                      \
+    X(uint8, uint8_t, SHMEMU_UINT8, 1, 1)                                      \
+    X(uint16, uint16_t, SHMEMU_UINT16, 1, 1)                                   \
+    X(uint32, uint32_t, SHMEMU_UINT32, 1, 1)                                   \
+    X(uint64, uint64_t, SHMEMU_UINT64, 1, 1)                                   \
+    X(size, size_t, SHMEMU_UINT64, 1, 1)                                       \
+    X(float, float, SHMEMU_FLOAT, 1, 0)                                        \
+    X(double, double, SHMEMU_DOUBLE, 1, 0)
+
+#define SHMEMU_X_RED_ARITH(NAME, TYPE)                                         \
+    int shmemu_##NAME##_sum_reduce(shmemu_team_t team, TYPE *dest,            \
+                                   const TYPE *source, size_t nreduce);        \
+    int shmemu_##NAME##_prod_reduce(shmemu_team_t team, TYPE *dest,           \
+                                    const TYPE *source, size_t nreduce);       \
+    int shmemu_##NAME##_min_reduce(shmemu_team_t team, TYPE *dest,            \
+                                   const TYPE *source, size_t nreduce);        \
+    int shmemu_##NAME##_max_reduce(shmemu_team_t team, TYPE *dest,            \
+                                   const TYPE *source, size_t nreduce);
+#define SHMEMU_X_RED_BIT(NAME, TYPE)                                           \
+    int shmemu_##NAME##_and_reduce(shmemu_team_t team, TYPE *dest,            \
+                                   const TYPE *source, size_t nreduce);        \
+    int shmemu_##NAME##_or_reduce(shmemu_team_t team, TYPE *dest,             \
+                                  const TYPE *source, size_t nreduce);         \
+    int shmemu_##NAME##_xor_reduce(shmemu_team_t team, TYPE *dest,            \
+                                   const TYPE *source, size_t nreduce);
+#define SHMEMU_X_RED_DECL(NAME, TYPE, DTYPE, ARITH, BIT)                       \
+    SHMEMU_X_RED_ARITH(NAME, TYPE) SHMEMU_X_RED_BIT_##BIT(NAME, TYPE)
+#define SHMEMU_X_RED_BIT_0(NAME, TYPE)
+#define SHMEMU_X_RED_BIT_1(NAME, TYPE) SHMEMU_X_RED_BIT(NAME, TYPE)
+SHMEMU_REDUCE_TYPES(SHMEMU_X_RED_DECL)
+#undef SHMEMU_X_RED_DECL
+#undef SHMEMU_X_RED_BIT_0
+#undef SHMEMU_X_RED_BIT_1
+#undef SHMEMU_X_RED_ARITH
+#undef SHMEMU_X_RED_BIT
+
+/* ---------------------------------------------------------------- verifier */
+
+typedef enum {
+    SHMEMU_COLL_ALLREDUCE, SHMEMU_COLL_REDUCE, SHMEMU_COLL_REDUCE_SCATTER,
+    SHMEMU_COLL_ALLGATHER, SHMEMU_COLL_BROADCAST, SHMEMU_COLL_ALLTOALL,
+    SHMEMU_COLL_COUNT
+} shmemu_coll_t;
+
+/* The generic signatures, by collective. */
+typedef int (*shmemu_allreduce_fn)(shmemu_team_t team, void *dest, const void *src,
+                                   size_t count, shmemu_dtype_t dtype, shmemu_op_t op);
+typedef int (*shmemu_reduce_fn)(shmemu_team_t team, void *dest, const void *src,
+                                size_t count, shmemu_dtype_t dtype, shmemu_op_t op, int root);
+typedef shmemu_allreduce_fn shmemu_reduce_scatter_fn;
+typedef int (*shmemu_allgather_fn)(shmemu_team_t team, void *dest, const void *src,
+                                   size_t count, shmemu_dtype_t dtype);
+typedef int (*shmemu_broadcast_fn)(shmemu_team_t team, void *dest, const void *src,
+                                   size_t count, shmemu_dtype_t dtype, int root);
+typedef shmemu_allgather_fn shmemu_alltoall_fn;
+
+enum { SHMEMU_VERIFY_WORLD = 0, SHMEMU_VERIFY_STRIDED = 1 };
+enum { SHMEMU_VERIFY_EXACT = 0, SHMEMU_VERIFY_RANDOM = 1 };
+
+/* One case: an algorithm on one point of the test matrix. */
+typedef struct shmemu_verify_case {
+    shmemu_coll_t coll;
+    const char *algo;      /* its name, for reports */
+    void (*fn)(void);      /* the algorithm, cast to the collective's _fn type */
+    const char *transport; /* NULL: local */
+    int npes;
+    size_t count;          /* count, recvcount or sendcount, as the collective has it */
+    shmemu_dtype_t dtype;
+    shmemu_op_t op;        /* reductions only */
+    int in_place;          /* dest == src (allreduce, reduce, broadcast) */
+    int team;              /* SHMEMU_VERIFY_WORLD or _STRIDED (world PEs 0, 2, 4, ...) */
+    int root;              /* reduce, broadcast: a team PE number */
+    uint64_t seed;         /* inputs are a function of (seed, PE, index) */
+    int inputs;            /* SHMEMU_VERIFY_EXACT or _RANDOM (see docs/VERIFY.md) */
+} shmemu_verify_case;
+
+typedef struct shmemu_verify_result {
+    int passed;
+    int status;        /* what the job returned (SHMEMU_EDEADLOCK, a PE's error...) */
+    char reason[512];  /* one line: what was wrong */
+    int pe;            /* first difference: team PE (-1: none) */
+    size_t index;      /* element of dest, counted from 0; guard bytes: byte offset */
+    char expected[48];
+    char got[48];
+    double seconds;
+} shmemu_verify_result;
+
+/** Run one case (a job of vc->npes PEs) and judge it.  Returns SHMEMU_OK
+ *  when the case could be run (whatever the verdict, in res), or
+ *  SHMEMU_EINVAL for a case that makes no sense. */
+int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res);
+
+/** Name of a collective ("allreduce"), or NULL. */
+const char *shmemu_coll_name(shmemu_coll_t coll);
+/** The built-in algorithm number i of coll: sets *name_p and *fn_p;
+ *  SHMEMU_EINVAL past the last. */
+int shmemu_verify_builtin(shmemu_coll_t coll, int i, const char **name_p,
+                          void (**fn_p)(void));
 
 #ifdef __cplusplus
 }

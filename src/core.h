@@ -184,6 +184,10 @@ void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
  * SHMEMU__LIFE_DEPARTED or SHMEMU__LIFE_FAILED. */
 void shmemu__depart(shmemu__pe *me, int life, int rc) SHMEMU__HIDDEN;
 
+/* Copy src_or_null (NULL: zeros) over n bytes at off of this PE's own heap. */
+void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, size_t n)
+    SHMEMU__HIDDEN;
+
 /* Kinds of control collective (struct shmemu__rec.kind). */
 enum {
     REC_ALLOC = 1,

@@ -19,11 +19,14 @@
 #include <stdint.h>
 
 #include "platform.h"
+#include "shmemu.h"
 
 #define SHMEMU__CTL_MAGIC 0x73686d75u /* "shmu" */
 #define SHMEMU__CTL_LAYOUT 1u
 #define SHMEMU__TEAMS_MAX 64 /* team slots per job, world included */
 #define SHMEMU__CALL_LEN 48
+/* Every heap ends with one SHMEMU_TEAM_WORKSPACE_BYTES area per team slot. */
+#define SHMEMU__WORKSPACE_TOTAL ((size_t)SHMEMU__TEAMS_MAX * SHMEMU_TEAM_WORKSPACE_BYTES)
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2,
                "control words must be lock-free to be process-shared");

@@ -118,3 +118,13 @@ int shmemu__collective_fail(shmemu__pe *me, int reporter, int status, const char
     va_end(ap);
     return shmemu__fail(me, status, call, "%s", msg);
 }
+
+int shmemu_error(int status, const char *call, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return shmemu__fail(shmemu__self, status, call ? call : "?", "%s", msg);
+}

@@ -5,15 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int shmemu__heap_init(struct shmemu__heap *h, size_t size)
+int shmemu__heap_init(struct shmemu__heap *h, size_t size, size_t reserved)
 {
     memset(h, 0, sizeof(*h));
     h->cap = 16;
     h->v = malloc(h->cap * sizeof(*h->v));
     if (!h->v)
         return -1;
-    h->v[0] = (struct shmemu__blk){.off = 0, .len = size, .req = 0, .used = 0};
+    h->v[0] = (struct shmemu__blk){.off = 0, .len = size - reserved, .req = 0, .used = 0};
     h->n = 1;
+    if (reserved)
+        h->v[h->n++] = (struct shmemu__blk){.off = size - reserved, .len = reserved,
+                                            .req = reserved, .used = 1};
     h->size = size;
     return 0;
 }

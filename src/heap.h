@@ -31,8 +31,10 @@ struct shmemu__heap {
     size_t size;
 };
 
-/* 0, or -1 when out of (private) memory. */
-int shmemu__heap_init(struct shmemu__heap *h, size_t size) SHMEMU__HIDDEN;
+/* 0, or -1 when out of (private) memory.  The last `reserved` bytes form a
+ * block that is always in use (the team workspaces). */
+int shmemu__heap_init(struct shmemu__heap *h, size_t size, size_t reserved)
+    SHMEMU__HIDDEN;
 void shmemu__heap_fini(struct shmemu__heap *h) SHMEMU__HIDDEN;
 
 /* Best fit.  align: a power of two.  Returns 0 and sets *off_p, or -1 when no

@@ -104,8 +104,10 @@ static void pick_wait_policy(struct shmemu__job *job)
 
 /* What creating and joining a job share: parameters, transport, sizes and
  * the process-local job object, with nothing created or mapped yet. */
-static int job_prepare(const char *transport, int npes, size_t heap, const char *call,
-                       struct shmemu__job **job_p)
+/* heap: what the user asked for (0: the default), or with exact, the full
+ * per-PE size a launcher already computed. */
+static int job_prepare(const char *transport, int npes, size_t heap, int exact,
+                       const char *call, struct shmemu__job **job_p)
 {
     char why[512];
     *job_p = NULL;
@@ -139,7 +141,9 @@ static int job_prepare(const char *transport, int npes, size_t heap, const char 
     }
     job->who = "shmemu";
     job->tl.npes = npes;
-    job->tl.heap_size = SHMEMU__ROUND_UP(heap, SHMEMU_TL_HEAP_ALIGN);
+    /* The team workspaces come on top of what the user asked for. */
+    job->tl.heap_size =
+        exact ? heap : SHMEMU__ROUND_UP(heap + SHMEMU__WORKSPACE_TOTAL, SHMEMU_TL_HEAP_ALIGN);
     job->tl.ctl_size = shmemu__ctl_size(npes);
     job->tl.core = job;
     job->tl.priv = calloc(1, job->ops->job_priv_size ? job->ops->job_priv_size : 1);
@@ -164,7 +168,7 @@ int shmemu__job_create(const shmemu_opts *opts, const char *call,
                             "opts->npes is %d (must be 1..%d)", opts->npes,
                             SHMEMU__NPES_MAX);
     struct shmemu__job *job;
-    int st = job_prepare(opts->transport, opts->npes, opts->heap_size, call, &job);
+    int st = job_prepare(opts->transport, opts->npes, opts->heap_size, 0, call, &job);
     if (st)
         return st;
     if ((st = job->ops->job_create(&job->tl)) != SHMEMU_OK) {
@@ -219,7 +223,7 @@ static int job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_
     if (!transport || !*transport)
         return shmemu__fail(NULL, SHMEMU_EINVAL, call, "SHMEMU_RUN_TRANSPORT is not set");
     struct shmemu__job *job;
-    if ((st = job_prepare(transport, (int)npes, heap, call, &job)))
+    if ((st = job_prepare(transport, (int)npes, heap, 1, call, &job)))
         return st;
     if (!(job->ops->caps & SHMEMU_TL_CAP_SPMD) || !SHMEMU_TL_HAS(job->ops, job_attach)) {
         shmemu__job_free(job);
@@ -259,7 +263,7 @@ static void pe_free(shmemu__pe *me)
 static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
 {
     shmemu__pe *me = calloc(1, sizeof(*me));
-    if (!me || shmemu__heap_init(&me->alloc, job->tl.heap_size) != 0) {
+    if (!me || shmemu__heap_init(&me->alloc, job->tl.heap_size, SHMEMU__WORKSPACE_TOTAL) != 0) {
         free(me);
         return NULL;
     }

@@ -136,9 +136,7 @@ static int barrier_all(shmemu__pe *me, const char *call)
     return shmemu__team_sync(me, 0, call);
 }
 
-/* Copy or clear bytes within this PE's own heap. */
-static void own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null,
-                          size_t n)
+void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, size_t n)
 {
     const struct shmemu_transport_ops *ops = me->job->ops;
     if (ops->caps & SHMEMU_TL_CAP_LOAD_STORE) {
@@ -188,11 +186,12 @@ static void *alloc_common(const char *call, size_t size, size_t align, int zero)
                              "no room for %zu bytes (heap %zu bytes, %zu free, largest "
                              "free block %zu); raise SHMEMU_HEAP_SIZE or "
                              "opts.heap_size",
-                             size, me->heap_size, free_b, largest);
+                             size, me->heap_size - SHMEMU__WORKSPACE_TOTAL, free_b,
+                             largest);
     } else if (size) {
         p = me->heap + off;
         if (zero)
-            own_heap_fill(me, off, NULL, size);
+            shmemu__own_heap_fill(me, off, NULL, size);
     }
     int bst = barrier_all(me, call);
     if (st || bst) {
@@ -289,7 +288,7 @@ void *shmemu_realloc(void *ptr, size_t size)
         p = ptr;
     } else if (shmemu__heap_alloc(&me->alloc, size, SHMEMU__HEAP_GRAIN, &noff) == 0) {
         size_t old = shmemu__heap_find(&me->alloc, off)->req;
-        own_heap_fill(me, noff, me->heap + off, old < size ? old : size);
+        shmemu__own_heap_fill(me, noff, me->heap + off, old < size ? old : size);
         shmemu__heap_free(&me->alloc, off);
         p = me->heap + noff;
     } else {

@@ -74,6 +74,22 @@ static int member_view(shmemu__pe *me, const char *call, shmemu_team_t team,
     return SHMEMU_OK;
 }
 
+static size_t workspace_off(const shmemu__pe *me, int slot)
+{
+    return me->heap_size - SHMEMU__WORKSPACE_TOTAL + (size_t)slot * SHMEMU_TEAM_WORKSPACE_BYTES;
+}
+
+void *shmemu_team_workspace(shmemu_team_t team)
+{
+    static const char call[] = "shmemu_team_workspace";
+    SHMEMU__ENTER(me, call, NULL);
+    struct team_view v;
+    if (member_view(me, call, team, &v))
+        return NULL;
+    shmemu__ok();
+    return me->heap + workspace_off(me, v.slot);
+}
+
 /* Claim a free slot for a new team and fill it; -1 when all are in use. */
 static int claim_slot(shmemu__pe *me, int start, int stride, int size,
                       const shmemu_team_config_t *config, long mask)
@@ -145,6 +161,8 @@ static int create_teams(shmemu__pe *me, const char *call, const struct team_view
             continue;
         }
         *out[k] = encode(shmemu__ctl_team(me->ctl, slot), slot);
+        /* A reused slot's workspace still holds the last team's words. */
+        shmemu__own_heap_fill(me, workspace_off(me, slot), NULL, SHMEMU_TEAM_WORKSPACE_BYTES);
     }
     if ((st = shmemu__team_sync(me, pv->slot, call)))
         return st;

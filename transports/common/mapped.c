@@ -20,6 +20,8 @@
     do {                                                                       \
         uintptr_t a_ = (uintptr_t)(dst) | (uintptr_t)(src);                    \
         switch (n) {                                                           \
+        case 0: /* nothing to move; src may legally be NULL */                 \
+            return 1;                                                          \
         case 1:                                                                \
             __atomic_store_n((uint8_t *)(dst),                                 \
                              __atomic_load_n((const uint8_t *)(src), load_order), \

@@ -1,0 +1,140 @@
+/* allgather.c - allgather by ring, Bruck and recursive doubling. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+static int begin(struct coll *c, const char *call, shmemu_team_t team, void *dest,
+                 const void *src, size_t sendcount, shmemu_dtype_t dtype)
+{
+    int n = shmemu_team_n_pes(team);
+    size_t total = n > 0 && sendcount <= SIZE_MAX / (size_t)n ? sendcount * (size_t)n : 0;
+    return coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, total, src, sendcount);
+}
+
+/* Every variant starts with the caller's block in its own place. */
+static void own_block(struct coll *c, void *dest, const void *src, size_t count)
+{
+    memmove(elem(dest, c, (size_t)c->me * count), src, count * c->esize);
+}
+
+/* Ring: at step s, fetch block me-1-s from my left neighbour, which holds
+ * it from its previous step (or owns it). */
+int shmemu_allgather_ring(shmemu_team_t team, void *dest, const void *src, size_t sendcount,
+                          shmemu_dtype_t dtype)
+{
+    struct coll c;
+    int st = begin(&c, "shmemu_allgather_ring", team, dest, src, sendcount, dtype);
+    if (st)
+        return st;
+    int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
+    own_block(&c, dest, src, sendcount);
+    if (n > 1 && sendcount) {
+        st = coll_sync(&c);
+        for (int s = 0; s < n - 1 && !st; s++) {
+            size_t at = (size_t)((me + 2 * n - 1 - s) % n) * sendcount;
+            if (s > 0)
+                st = coll_wait(&c, W_PROD, (uint64_t)s - 1);
+            if (!st)
+                st = coll_pull(&c, elem(dest, &c, at), elem(dest, &c, at), sendcount, left);
+            if (!st)
+                st = coll_signal(&c, right, W_PROD, (uint64_t)s);
+        }
+        if (!st)
+            st = coll_sync(&c);
+    }
+    coll_end(&c);
+    return st;
+}
+
+/* Bruck: in dest rotated so that slot i holds block me+i, at distance k fetch
+ * the partner me+k's first min(k, n-k) slots; ceil(log2 n) rounds for any n.
+ * A final local rotation puts the blocks in place, once nobody reads mine. */
+int shmemu_allgather_bruck(shmemu_team_t team, void *dest, const void *src,
+                           size_t sendcount, shmemu_dtype_t dtype)
+{
+    struct coll c;
+    int st = begin(&c, "shmemu_allgather_bruck", team, dest, src, sendcount, dtype);
+    if (st)
+        return st;
+    int n = c.n, me = c.me;
+    if (n == 1 || !sendcount) {
+        own_block(&c, dest, src, sendcount);
+        coll_end(&c);
+        return SHMEMU_OK;
+    }
+    size_t bytes = sendcount * c.esize;
+    memmove(dest, src, bytes); /* slot 0: my own block */
+    st = coll_sync(&c);
+    int r = 0;
+    for (int k = 1; k < n && !st; k *= 2, r++) {
+        int partner = (me + k) % n, take = k < n - k ? k : n - k;
+        if (r > 0)
+            st = coll_wait(&c, W_ROUND + r - 1, 0); /* partner has its first k slots */
+        if (!st)
+            st = coll_pull(&c, (char *)dest + (size_t)k * bytes, dest,
+                           (size_t)take * sendcount, partner);
+        if (!st && k * 2 < n) /* whoever fetches from me next round may */
+            st = coll_signal(&c, (me + n - 2 * k % n) % n, W_ROUND + r, 0);
+    }
+    char *tmp = st ? NULL : malloc((size_t)n * bytes);
+    if (!st && !tmp)
+        st = shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory");
+    if (!st && !(st = coll_sync(&c))) {
+        memcpy(tmp, dest, (size_t)n * bytes);
+        for (int i = 0; i < n; i++)
+            memcpy((char *)dest + (size_t)((me + i) % n) * bytes, tmp + (size_t)i * bytes,
+                   bytes);
+    }
+    free(tmp);
+    if (!st)
+        st = coll_sync(&c);
+    coll_end(&c);
+    return st;
+}
+
+/* Recursive doubling over the folded power of two: each round swaps the
+ * blocks gathered so far with the partner's group. */
+int shmemu_allgather_rd(shmemu_team_t team, void *dest, const void *src, size_t sendcount,
+                        shmemu_dtype_t dtype)
+{
+    struct coll c;
+    int st = begin(&c, "shmemu_allgather_rd", team, dest, src, sendcount, dtype);
+    if (st)
+        return st;
+    int n = c.n, me = c.me;
+    own_block(&c, dest, src, sendcount);
+    if (n == 1 || !sendcount) {
+        coll_end(&c);
+        return SHMEMU_OK;
+    }
+    struct fold f = fold_of(n, me);
+    st = coll_sync(&c);
+    if (!st && me < 2 * f.rem && f.newrank >= 0) /* fold in the even partner's block */
+        st = coll_pull(&c, elem(dest, &c, (size_t)(me - 1) * sendcount),
+                       elem(dest, &c, (size_t)(me - 1) * sendcount), sendcount, me - 1);
+    int lo = f.newrank, hi = f.newrank + 1; /* newranks whose blocks I hold */
+    for (int r = 0; (1 << r) < f.p2 && f.newrank >= 0 && !st; r++) {
+        int dist = 1 << r, pnr = f.newrank ^ dist, partner = fold_real(&f, pnr);
+        int plo = pnr & ~(dist - 1), phi = plo + dist; /* the partner's group */
+        size_t from = (size_t)fold_lo(&f, plo) * sendcount,
+               len = (size_t)fold_lo(&f, phi) * sendcount - from;
+        if (!(st = coll_signal(&c, partner, W_ROUND + r, 0)) &&
+            !(st = coll_wait(&c, W_ROUND + r, 0)))
+            st = coll_pull(&c, elem(dest, &c, from), elem(dest, &c, from), len, partner);
+        lo = lo < plo ? lo : plo;
+        hi = hi > phi ? hi : phi;
+    }
+    (void)lo;
+    (void)hi;
+    if (!st && me < 2 * f.rem) { /* fold out: the whole vector to the even PE */
+        if (f.newrank >= 0)
+            st = coll_signal(&c, me - 1, W_DOWN, 0);
+        else if (!(st = coll_wait(&c, W_DOWN, 0)))
+            st = coll_pull(&c, dest, dest, (size_t)n * sendcount, me + 1);
+    }
+    if (!st)
+        st = coll_sync(&c);
+    coll_end(&c);
+    return st;
+}

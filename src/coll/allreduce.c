@@ -1,0 +1,298 @@
+/*
+ * allreduce.c - allreduce four ways, reduce, and the binomial tree they
+ * share with broadcast.
+ *
+ * All of them pull: a PE reads its peer's data (straight out of the peer's
+ * memory where the transport maps it) once the peer's signal says it is
+ * ready, so no PE ever needs a landing buffer of its own.  Every call
+ * starts and ends with a sync of the team: at entry every member's buffers
+ * are ready, at exit nobody still reads anyone's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+/* Pipeline granule of the ring: enough to amortise a signal, small enough
+ * that the next PE starts early. */
+#define RING_PIPE_BYTES ((size_t)256 << 10)
+
+int coll_copy_in(struct coll *c, void *dest, const void *src, size_t count)
+{
+    if (dest != src && count)
+        memmove(dest, src, count * c->esize);
+    return SHMEMU_OK;
+}
+
+/* ------------------------------------------------------------------ ring */
+
+int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_t count,
+                          shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    struct coll c;
+    int st = coll_begin(&c, "shmemu_allreduce_ring", team, dtype, op, 1, dest, count, src,
+                        count);
+    if (st)
+        return st;
+    int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
+    if (n == 1 || !count) {
+        coll_copy_in(&c, dest, src, count);
+        coll_end(&c);
+        return SHMEMU_OK;
+    }
+    size_t pipe = RING_PIPE_BYTES / c.esize, maxlen = (count + (size_t)n - 1) / (size_t)n;
+    uint64_t subs = (maxlen + pipe - 1) / pipe; /* steps per ring step: same on all PEs */
+    if ((st = coll_sync(&c)))
+        goto out;
+
+    /* Reduce-scatter: at step s, chunk me-2-s: my left neighbour's partial
+     * (its src at step 0) OP my src, into my dest.  After n-1 steps, my dest
+     * holds the finished chunk me.  A chunk is written once per PE, so in
+     * place works: the chunk my right neighbour reads at its step 0 (me-1) is
+     * one I never write. */
+    for (int s = 0; s < n - 1 && !st; s++) {
+        int ch = (me + 2 * n - 2 - s) % n;
+        size_t off = chunk_off(count, n, ch), len = chunk_off(count, n, ch + 1) - off;
+        for (uint64_t k = 0; k * pipe < len && !st; k++) {
+            size_t o = off + k * pipe, l = len - k * pipe < pipe ? len - k * pipe : pipe;
+            const void *from = s == 0 ? src : dest;
+            if (s > 0)
+                st = coll_wait(&c, W_PROD, (uint64_t)(s - 1) * subs + k);
+            if (!st)
+                st = coll_pull_reduce(&c, elem(dest, &c, o), elem((void *)(uintptr_t)src, &c, o),
+                                      elem((void *)(uintptr_t)from, &c, o), l, left);
+            if (!st)
+                st = coll_signal(&c, right, W_PROD, (uint64_t)s * subs + k);
+        }
+    }
+    /* Every partial has been read: the allgather may overwrite them. */
+    if (st || (st = coll_sync(&c)))
+        goto out;
+    /* Allgather: push the chunk I finished (then each one I received) to my
+     * right neighbour with a signal, granule by granule. */
+    for (int s = 0; s < n && !st; s++) {
+        int ch = (me + n - s) % n;
+        size_t off = chunk_off(count, n, ch), len = chunk_off(count, n, ch + 1) - off;
+        for (uint64_t k = 0; k * pipe < len && !st; k++) {
+            size_t o = off + k * pipe, l = len - k * pipe < pipe ? len - k * pipe : pipe;
+            if (s > 0)
+                st = coll_wait(&c, W_PUSH, (uint64_t)(s - 1) * subs + k);
+            if (!st && s < n - 1)
+                st = coll_push(&c, right, elem(dest, &c, o), elem(dest, &c, o), l * c.esize,
+                               W_PUSH, (uint64_t)s * subs + k);
+        }
+    }
+    if (!st)
+        st = coll_sync(&c);
+out:
+    coll_end(&c);
+    return st;
+}
+
+/* ------------------------------------------------- folding to a power of 2 */
+
+/* Fold in: the even PE of a pair signals, the odd one adds its data. */
+static int fold_in(struct coll *c, void *dest, size_t count, const struct fold *f)
+{
+    if (c->me >= 2 * f->rem)
+        return SHMEMU_OK;
+    if (f->newrank < 0)
+        return coll_signal(c, c->me + 1, W_UP, 0);
+    int st = coll_wait(c, W_UP, 0);
+    return st ? st : coll_pull_reduce(c, dest, dest, dest, count, c->me - 1);
+}
+
+/* Fold out: the odd PE of a pair hands the result to the even one. */
+static int fold_out(struct coll *c, void *dest, size_t lo, size_t count, const struct fold *f)
+{
+    if (c->me >= 2 * f->rem)
+        return SHMEMU_OK;
+    if (f->newrank >= 0)
+        return coll_signal(c, c->me - 1, W_DOWN, 0);
+    int st = coll_wait(c, W_DOWN, 0);
+    return st ? st : coll_pull(c, elem(dest, c, lo), elem(dest, c, lo), count, c->me + 1);
+}
+
+/* ------------------------------------------------------ recursive doubling */
+
+int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t count,
+                        shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    struct coll c;
+    int st = coll_begin(&c, "shmemu_allreduce_rd", team, dtype, op, 1, dest, count, src,
+                        count);
+    if (st)
+        return st;
+    if (c.n == 1 || !count) {
+        coll_copy_in(&c, dest, src, count);
+        coll_end(&c);
+        return SHMEMU_OK;
+    }
+    void *tmp = malloc(count * c.esize);
+    if (!tmp) {
+        coll_end(&c);
+        return shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory for %zu bytes",
+                            count * c.esize);
+    }
+    struct fold f = fold_of(c.n, c.me);
+    coll_copy_in(&c, dest, src, count);
+    st = coll_sync(&c);
+    if (!st)
+        st = fold_in(&c, dest, count, &f);
+    /* Each round: tell the partner my dest is ready, copy its dest, tell it
+     * I have, wait until it has mine, and only then combine into my dest. */
+    for (int r = 0; (1 << r) < f.p2 && f.newrank >= 0 && !st; r++) {
+        int partner = fold_real(&f, f.newrank ^ (1 << r));
+        if (!(st = coll_signal(&c, partner, W_ROUND + r, 0)) &&
+            !(st = coll_wait(&c, W_ROUND + r, 0)) &&
+            !(st = coll_pull(&c, tmp, dest, count, partner)) &&
+            !(st = coll_signal(&c, partner, W_ROUND2 + r, 0)) &&
+            !(st = coll_wait(&c, W_ROUND2 + r, 0)))
+            c.reduce(dest, tmp, dest, count);
+    }
+    if (!st)
+        st = fold_out(&c, dest, 0, count, &f);
+    if (!st)
+        st = coll_sync(&c);
+    free(tmp);
+    coll_end(&c);
+    return st;
+}
+
+/* ------------------------------------------------------------- Rabenseifner */
+
+int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *src,
+                                  size_t count, shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    struct coll c;
+    int st = coll_begin(&c, "shmemu_allreduce_rabenseifner", team, dtype, op, 1, dest, count,
+                        src, count);
+    if (st)
+        return st;
+    if (c.n == 1 || !count) {
+        coll_copy_in(&c, dest, src, count);
+        coll_end(&c);
+        return SHMEMU_OK;
+    }
+    struct fold f = fold_of(c.n, c.me);
+    coll_copy_in(&c, dest, src, count);
+    st = coll_sync(&c);
+    if (!st)
+        st = fold_in(&c, dest, count, &f);
+    int rounds = 0;
+    while ((1 << rounds) < f.p2)
+        rounds++;
+    size_t lo = 0, hi = count;
+    size_t los[COLL_MAX_ROUNDS], his[COLL_MAX_ROUNDS];
+    /* Reduce-scatter by recursive halving: keep one half of the segment,
+     * adding the partner's copy of it; the partner keeps the other half. */
+    for (int r = 0; r < rounds && f.newrank >= 0 && !st; r++) {
+        int dist = f.p2 >> (r + 1), partner = fold_real(&f, f.newrank ^ dist);
+        size_t mid = lo + (hi - lo) / 2;
+        los[r] = lo;
+        his[r] = hi;
+        if (f.newrank & dist)
+            lo = mid;
+        else
+            hi = mid;
+        if (!(st = coll_signal(&c, partner, W_ROUND + r, 0)) &&
+            !(st = coll_wait(&c, W_ROUND + r, 0)))
+            st = coll_pull_reduce(&c, elem(dest, &c, lo), elem(dest, &c, lo),
+                                  elem(dest, &c, lo), hi - lo, partner);
+    }
+    /* Allgather by recursive doubling, in the reverse order: fetch the half
+     * the partner finished. */
+    for (int r = rounds - 1; r >= 0 && f.newrank >= 0 && !st; r--) {
+        int dist = f.p2 >> (r + 1), partner = fold_real(&f, f.newrank ^ dist);
+        size_t plo = lo == los[r] ? hi : los[r], phi = lo == los[r] ? his[r] : lo;
+        if (!(st = coll_signal(&c, partner, W_ROUND2 + r, 0)) &&
+            !(st = coll_wait(&c, W_ROUND2 + r, 0)))
+            st = coll_pull(&c, elem(dest, &c, plo), elem(dest, &c, plo), phi - plo, partner);
+        lo = los[r];
+        hi = his[r];
+    }
+    if (!st)
+        st = fold_out(&c, dest, 0, count, &f);
+    if (!st)
+        st = coll_sync(&c);
+    coll_end(&c);
+    return st;
+}
+
+/* ----------------------------------------------------------- binomial tree */
+
+/* Reduce every member's dest into root's along a binomial tree; a child
+ * signals its parent once its subtree's sum is in its dest. */
+int coll_tree_reduce(struct coll *c, void *dest, size_t count, int root)
+{
+    int n = c->n, v = (c->me - root + n) % n, st = SHMEMU_OK;
+    for (int bit = 0; (1 << bit) < n && !st; bit++) {
+        int mask = 1 << bit;
+        if (v & mask)
+            return coll_signal(c, (v - mask + root) % n, W_UP + bit, 0);
+        if (v + mask < n && !(st = coll_wait(c, W_UP + bit, 0)))
+            st = coll_pull_reduce(c, dest, dest, dest, count, (v + mask + root) % n);
+    }
+    return st;
+}
+
+/* Broadcast root's dest along a binomial tree: each PE pulls from its parent
+ * once told, then tells its children. */
+int coll_tree_bcast(struct coll *c, void *dest, size_t count, int root)
+{
+    int n = c->n, v = (c->me - root + n) % n, st = SHMEMU_OK, top = 1;
+    if (v) {
+        while (top * 2 <= v)
+            top *= 2;
+        if ((st = coll_wait(c, W_DOWN, 1)) ||
+            (st = coll_pull(c, dest, dest, count, (v - top + root) % n)))
+            return st;
+        top *= 2;
+    }
+    for (int mask = top; v + mask < n && !st; mask *= 2)
+        st = coll_signal(c, (v + mask + root) % n, W_DOWN, 1);
+    return st;
+}
+
+int shmemu_allreduce_tree(shmemu_team_t team, void *dest, const void *src, size_t count,
+                          shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    struct coll c;
+    int st = coll_begin(&c, "shmemu_allreduce_tree", team, dtype, op, 1, dest, count, src,
+                        count);
+    if (st)
+        return st;
+    coll_copy_in(&c, dest, src, count);
+    if (c.n > 1 && count) {
+        if (!(st = coll_sync(&c)) && !(st = coll_tree_reduce(&c, dest, count, 0)))
+            st = coll_tree_bcast(&c, dest, count, 0);
+        if (!st)
+            st = coll_sync(&c);
+    }
+    coll_end(&c);
+    return st;
+}
+
+int shmemu_reduce_tree(shmemu_team_t team, void *dest, const void *src, size_t count,
+                       shmemu_dtype_t dtype, shmemu_op_t op, int root)
+{
+    struct coll c;
+    int st = coll_begin(&c, "shmemu_reduce_tree", team, dtype, op, 1, dest, count, src,
+                        count);
+    if (st)
+        return st;
+    if (root < 0 || root >= c.n) {
+        coll_end(&c);
+        return shmemu_error(SHMEMU_EINVAL, c.call, "root %d is not a PE of the team (0..%d)",
+                            root, c.n - 1);
+    }
+    coll_copy_in(&c, dest, src, count);
+    if (c.n > 1 && count) {
+        if (!(st = coll_sync(&c)))
+            st = coll_tree_reduce(&c, dest, count, root);
+        if (!st)
+            st = coll_sync(&c);
+    }
+    coll_end(&c);
+    return st;
+}

@@ -1,0 +1,144 @@
+/*
+ * coll.h - what shmemu's reference collectives share.  Like every file in
+ * src/coll, it uses the public API alone (shmemu.h): the collectives run on
+ * any transport and double as worked examples.
+ *
+ * Each call takes the next sequence number of its team (word 0 of the
+ * team's workspace, which only its owner touches); every signal a call sets
+ * is (sequence << 32) | (step + 1), so signal words grow monotonically across
+ * calls and never need resetting, and waits compare with >=.
+ */
+#ifndef SHMEMU_COLL_H
+#define SHMEMU_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shmemu.h"
+
+typedef void (*shmemu__reduce_fn)(void *dst, const void *a, const void *b, size_t n);
+
+/* dst[i] = a[i] OP b[i] for the pair, or NULL if op does not apply. */
+shmemu__reduce_fn shmemu__reduce_kernel(shmemu_dtype_t dtype, shmemu_op_t op)
+    __attribute__((visibility("hidden")));
+float shmemu__half_to_float(uint16_t h) __attribute__((visibility("hidden")));
+uint16_t shmemu__float_to_half(float f) __attribute__((visibility("hidden")));
+float shmemu__bf16_to_float(uint16_t h) __attribute__((visibility("hidden")));
+uint16_t shmemu__float_to_bf16(float f) __attribute__((visibility("hidden")));
+
+/* Words of a team's workspace (uint64_t units); shmemu's half ends at
+ * SHMEMU_TEAM_WORKSPACE_BYTES / 2. */
+enum {
+    W_SEQ = 0,   /* this PE's count of collective calls on the team */
+    W_PROD = 1,  /* my left neighbour finished a step (ring) */
+    W_CONS = 2,  /* my right neighbour finished reading my step (ring) */
+    W_PUSH = 3,  /* data pushed to me with a signal (ring allgather, chain) */
+    W_UP = 4,    /* tree: a child finished (one word per child, 4..35) */
+    W_DOWN = 36, /* tree: my parent has the result */
+    W_ROUND = 40, /* per-round words (recursive doubling, Bruck, barrier): 40..103 */
+    W_ROUND2 = 104, /* a second set: 104..167 */
+    W_SCRATCH = 256 /* from here to the end of shmemu's half: scratch bytes */
+};
+#define COLL_SCRATCH_BYTES (SHMEMU_TEAM_WORKSPACE_BYTES / 2 - W_SCRATCH * 8)
+#define COLL_MAX_ROUNDS 64
+
+struct coll {
+    const char *call;
+    shmemu_team_t team;
+    int n, me;             /* team size, my team PE */
+    int *pe;               /* world PE of each team PE */
+    uint64_t *ws;          /* the team's workspace */
+    uint64_t seq;          /* this call's sequence number */
+    shmemu_dtype_t dtype;
+    size_t esize;
+    shmemu_op_t op;
+    shmemu__reduce_fn reduce;
+};
+
+/* Check the team, dtype, op (need_op) and buffers, and enter the call.
+ * Returns SHMEMU_OK, or a reported failure. */
+int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
+               shmemu_op_t op, int need_op, const void *dest, size_t dest_elems,
+               const void *src, size_t src_elems) __attribute__((visibility("hidden")));
+void coll_end(struct coll *c) __attribute__((visibility("hidden")));
+
+/* quiet, then a sync of the team: what was put before is delivered. */
+int coll_sync(struct coll *c) __attribute__((visibility("hidden")));
+
+static inline uint64_t coll_tag(const struct coll *c, uint64_t step)
+{
+    return (c->seq << 32) | (step + 1);
+}
+
+/* Set word of member's workspace to this call's tag for step. */
+int coll_signal(struct coll *c, int member, int word, uint64_t step)
+    __attribute__((visibility("hidden")));
+/* Wait until my word reaches this call's tag for step. */
+int coll_wait(struct coll *c, int word, uint64_t step) __attribute__((visibility("hidden")));
+/* Put nbytes to member's dest, then set its word: data before signal. */
+int coll_push(struct coll *c, int member, void *dest, const void *src, size_t nbytes,
+              int word, uint64_t step) __attribute__((visibility("hidden")));
+
+/* Copy nelems elements of member's symmetric sym into local dst: a direct
+ * load where the transport maps peers, a get otherwise. */
+int coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems, int member)
+    __attribute__((visibility("hidden")));
+/* dst = member's sym OP mine, elementwise (dst may be mine). */
+int coll_pull_reduce(struct coll *c, void *dst, const void *mine, const void *sym,
+                     size_t nelems, int member) __attribute__((visibility("hidden")));
+
+/* Split count elements into n near-equal chunks: chunk i starts at
+ * chunk_off(count, n, i) and has chunk_off(.., i + 1) - chunk_off(.., i). */
+static inline size_t chunk_off(size_t count, int n, int i)
+{
+    size_t base = count / (size_t)n, rem = count % (size_t)n;
+    return base * (size_t)i + ((size_t)i < rem ? (size_t)i : rem);
+}
+
+static inline char *elem(void *p, const struct coll *c, size_t i)
+{
+    return (char *)p + i * c->esize;
+}
+
+/*
+ * Recursive doubling and halving want a power of two: with n = p2 + rem,
+ * the first 2*rem PEs pair up, the even one of each pair folding its data
+ * into the odd one, which then stands for both as newrank i/2; PEs from
+ * 2*rem on are newrank i - rem.  Newrank r stands for the real ranks
+ * [fold_lo(r), fold_lo(r + 1)).
+ */
+struct fold {
+    int p2, rem, newrank; /* newrank -1: folded away */
+};
+
+static inline struct fold fold_of(int n, int me)
+{
+    struct fold f = {1, 0, 0};
+    while (f.p2 * 2 <= n)
+        f.p2 *= 2;
+    f.rem = n - f.p2;
+    f.newrank = me < 2 * f.rem ? (me % 2 ? me / 2 : -1) : me - f.rem;
+    return f;
+}
+
+/* The PE that acts for newrank nr. */
+static inline int fold_real(const struct fold *f, int nr)
+{
+    return nr < f->rem ? 2 * nr + 1 : nr + f->rem;
+}
+
+static inline int fold_lo(const struct fold *f, int nr)
+{
+    return nr < f->rem ? 2 * nr : nr + f->rem;
+}
+
+/* dest = src (elements), unless they are the same buffer. */
+int coll_copy_in(struct coll *c, void *dest, const void *src, size_t count)
+    __attribute__((visibility("hidden")));
+/* Binomial trees over the team, rooted at team PE root, on dest. */
+int coll_tree_reduce(struct coll *c, void *dest, size_t count, int root)
+    __attribute__((visibility("hidden")));
+int coll_tree_bcast(struct coll *c, void *dest, size_t count, int root)
+    __attribute__((visibility("hidden")));
+
+#endif

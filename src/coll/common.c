@@ -1,0 +1,121 @@
+/* common.c - the machinery every reference collective uses (coll.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+/* An element range [p, p + bytes) must be symmetric: in this PE's heap. */
+static int sym_ok(const void *p, size_t bytes)
+{
+    int me = shmemu_my_pe();
+    return !bytes || (p && shmemu_addr_accessible(p, me) &&
+                      shmemu_addr_accessible((const char *)p + bytes - 1, me));
+}
+
+int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
+               shmemu_op_t op, int need_op, const void *dest, size_t dest_elems,
+               const void *src, size_t src_elems)
+{
+    memset(c, 0, sizeof(*c));
+    c->call = call;
+    c->team = team;
+    c->dtype = dtype;
+    c->op = op;
+    c->esize = shmemu_dtype_size(dtype);
+    if (!c->esize)
+        return shmemu_error(SHMEMU_EINVAL, call, "dtype %d is not a shmemu_dtype_t", dtype);
+    if (need_op && !(c->reduce = shmemu__reduce_kernel(dtype, op)))
+        return shmemu_error(SHMEMU_EINVAL, call, "op %s (%d) does not apply to %s",
+                            shmemu_op_name(op), op, shmemu_dtype_name(dtype));
+    c->n = shmemu_team_n_pes(team);
+    c->me = shmemu_team_my_pe(team);
+    if (c->n < 1 || c->me < 0)
+        return shmemu_error(SHMEMU_EINVAL, call, "team %d is not a team of this PE", team);
+    if (dest_elems > SIZE_MAX / c->esize || src_elems > SIZE_MAX / c->esize)
+        return shmemu_error(SHMEMU_EINVAL, call, "the element count overflows size_t");
+    if (!sym_ok(dest, dest_elems * c->esize))
+        return shmemu_error(SHMEMU_ERANGE, call,
+                            "dest %p+%zu is not symmetric (not in the symmetric heap)", dest,
+                            dest_elems * c->esize);
+    if (!sym_ok(src, src_elems * c->esize))
+        return shmemu_error(SHMEMU_ERANGE, call,
+                            "src %p+%zu is not symmetric (not in the symmetric heap)", src,
+                            src_elems * c->esize);
+    c->pe = malloc((size_t)c->n * sizeof(int));
+    if (!c->pe)
+        return shmemu_error(SHMEMU_ENOMEM, call, "out of memory");
+    for (int i = 0; i < c->n; i++)
+        c->pe[i] = shmemu_team_translate_pe(team, i, SHMEMU_TEAM_WORLD);
+    c->ws = shmemu_team_workspace(team);
+    c->seq = ++c->ws[W_SEQ];
+    return SHMEMU_OK;
+}
+
+void coll_end(struct coll *c)
+{
+    free(c->pe);
+    c->pe = NULL;
+}
+
+int coll_sync(struct coll *c)
+{
+    int st = shmemu_quiet();
+    return st ? st : shmemu_team_sync(c->team);
+}
+
+int coll_signal(struct coll *c, int member, int word, uint64_t step)
+{
+    return shmemu_putmem_signal(NULL, NULL, 0, &c->ws[word], coll_tag(c, step),
+                                SHMEMU_SIGNAL_SET, c->pe[member]);
+}
+
+int coll_wait(struct coll *c, int word, uint64_t step)
+{
+    shmemu_signal_wait_until(&c->ws[word], SHMEMU_CMP_GE, coll_tag(c, step));
+    return shmemu_last_status();
+}
+
+int coll_push(struct coll *c, int member, void *dest, const void *src, size_t nbytes,
+              int word, uint64_t step)
+{
+    return shmemu_putmem_signal(dest, src, nbytes, &c->ws[word], coll_tag(c, step),
+                                SHMEMU_SIGNAL_SET, c->pe[member]);
+}
+
+int coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems, int member)
+{
+    size_t bytes = nelems * c->esize;
+    if (!bytes)
+        return SHMEMU_OK;
+    const void *peer = shmemu_ptr(sym, c->pe[member]);
+    if (peer) {
+        memmove(dst, peer, bytes);
+        return SHMEMU_OK;
+    }
+    return shmemu_getmem(dst, sym, bytes, c->pe[member]);
+}
+
+int coll_pull_reduce(struct coll *c, void *dst, const void *mine, const void *sym,
+                     size_t nelems, int member)
+{
+    if (!nelems)
+        return SHMEMU_OK;
+    const void *peer = shmemu_ptr(sym, c->pe[member]);
+    if (peer) { /* straight out of the peer's memory: no copy */
+        c->reduce(dst, peer, mine, nelems);
+        return SHMEMU_OK;
+    }
+    /* No direct access: stage through private memory, a block at a time. */
+    char buf[16384];
+    size_t per = sizeof(buf) / c->esize;
+    for (size_t done = 0; done < nelems; done += per) {
+        size_t k = nelems - done < per ? nelems - done : per;
+        int st = shmemu_getmem(buf, (const char *)sym + done * c->esize, k * c->esize,
+                               c->pe[member]);
+        if (st)
+            return st;
+        c->reduce((char *)dst + done * c->esize, buf, (const char *)mine + done * c->esize,
+                  k);
+    }
+    return SHMEMU_OK;
+}

@@ -1,0 +1,103 @@
+/*
+ * select.c - the generic collectives: run the algorithm $SHMEMU_<NAME>_ALGO
+ * names, or pick one by size and PE count ("auto", the default).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+static const char *algo(const char *var)
+{
+    const char *v = getenv(var);
+    return v && *v ? v : "auto";
+}
+
+static int is_pow2(int n) { return n > 0 && !(n & (n - 1)); }
+
+static int unknown(const char *call, const char *var, const char *v, const char *known)
+{
+    return shmemu_error(SHMEMU_EINVAL, call, "%s='%s' is not one of %s", var, v, known);
+}
+
+int shmemu_allreduce(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    const char *a = algo("SHMEMU_ALLREDUCE_ALGO");
+    if (!strcmp(a, "auto")) {
+        /* Small vectors are latency-bound: log2 n rounds.  Large ones are
+         * bandwidth-bound: the ring moves 2(n-1)/n of the data per PE;
+         * Rabenseifner does too in fewer steps when n is a power of two. */
+        int n = shmemu_team_n_pes(team);
+        size_t bytes = count * shmemu_dtype_size(dtype);
+        a = bytes <= 16384 ? "rd" : is_pow2(n) && n > 8 ? "rabenseifner" : "ring";
+    }
+    if (!strcmp(a, "ring"))
+        return shmemu_allreduce_ring(team, dest, src, count, dtype, op);
+    if (!strcmp(a, "rd"))
+        return shmemu_allreduce_rd(team, dest, src, count, dtype, op);
+    if (!strcmp(a, "rabenseifner"))
+        return shmemu_allreduce_rabenseifner(team, dest, src, count, dtype, op);
+    if (!strcmp(a, "tree"))
+        return shmemu_allreduce_tree(team, dest, src, count, dtype, op);
+    return unknown("shmemu_allreduce", "SHMEMU_ALLREDUCE_ALGO", a,
+                   "ring, rd, rabenseifner, tree, auto");
+}
+
+int shmemu_reduce(shmemu_team_t team, void *dest, const void *src, size_t count,
+                  shmemu_dtype_t dtype, shmemu_op_t op, int root)
+{
+    const char *a = algo("SHMEMU_REDUCE_ALGO");
+    if (!strcmp(a, "auto") || !strcmp(a, "tree"))
+        return shmemu_reduce_tree(team, dest, src, count, dtype, op, root);
+    return unknown("shmemu_reduce", "SHMEMU_REDUCE_ALGO", a, "tree, auto");
+}
+
+int shmemu_reduce_scatter(shmemu_team_t team, void *dest, const void *src,
+                          size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    const char *a = algo("SHMEMU_REDUCE_SCATTER_ALGO");
+    if (!strcmp(a, "auto") || !strcmp(a, "ring"))
+        return shmemu_reduce_scatter_ring(team, dest, src, recvcount, dtype, op);
+    if (!strcmp(a, "rhalving"))
+        return shmemu_reduce_scatter_rhalving(team, dest, src, recvcount, dtype, op);
+    return unknown("shmemu_reduce_scatter", "SHMEMU_REDUCE_SCATTER_ALGO", a,
+                   "ring, rhalving, auto");
+}
+
+int shmemu_allgather(shmemu_team_t team, void *dest, const void *src, size_t sendcount,
+                     shmemu_dtype_t dtype)
+{
+    const char *a = algo("SHMEMU_ALLGATHER_ALGO");
+    if (!strcmp(a, "auto"))
+        a = sendcount * shmemu_dtype_size(dtype) <= 4096 ? "bruck" : "ring";
+    if (!strcmp(a, "ring"))
+        return shmemu_allgather_ring(team, dest, src, sendcount, dtype);
+    if (!strcmp(a, "bruck"))
+        return shmemu_allgather_bruck(team, dest, src, sendcount, dtype);
+    if (!strcmp(a, "rd"))
+        return shmemu_allgather_rd(team, dest, src, sendcount, dtype);
+    return unknown("shmemu_allgather", "SHMEMU_ALLGATHER_ALGO", a, "ring, bruck, rd, auto");
+}
+
+int shmemu_broadcast(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, int root)
+{
+    const char *a = algo("SHMEMU_BROADCAST_ALGO");
+    if (!strcmp(a, "auto"))
+        a = count * shmemu_dtype_size(dtype) <= 65536 ? "tree" : "chain";
+    if (!strcmp(a, "tree"))
+        return shmemu_broadcast_tree(team, dest, src, count, dtype, root);
+    if (!strcmp(a, "chain"))
+        return shmemu_broadcast_chain(team, dest, src, count, dtype, root);
+    return unknown("shmemu_broadcast", "SHMEMU_BROADCAST_ALGO", a, "tree, chain, auto");
+}
+
+int shmemu_alltoall(shmemu_team_t team, void *dest, const void *src, size_t count,
+                    shmemu_dtype_t dtype)
+{
+    const char *a = algo("SHMEMU_ALLTOALL_ALGO");
+    if (!strcmp(a, "auto") || !strcmp(a, "pairwise"))
+        return shmemu_alltoall_pairwise(team, dest, src, count, dtype);
+    return unknown("shmemu_alltoall", "SHMEMU_ALLTOALL_ALGO", a, "pairwise, auto");
+}

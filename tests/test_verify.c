@@ -1,0 +1,275 @@
+/* test_verify.c - the verifier catches planted bugs, each with the report
+ * that names it; the shmemu-verify tool end to end. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* ----------------------------------------------------- planted algorithms */
+
+/* Correct reference point: pull every src, reduce locally. */
+static int sum_all(shmemu_team_t team, void *dest, const void *src, size_t count,
+                   shmemu_dtype_t dtype, shmemu_op_t op, int skip_last_elem)
+{
+    int n = shmemu_team_n_pes(team);
+    size_t es = shmemu_dtype_size(dtype);
+    char *acc = malloc(count * es + 1), *tmp = malloc(count * es + 1);
+    shmemu_quiet();
+    shmemu_team_sync(team);
+    memcpy(acc, src, count * es);
+    for (int p = 0; p < n; p++) {
+        if (p == shmemu_team_my_pe(team))
+            continue;
+        shmemu_getmem(tmp, src, count * es, shmemu_team_translate_pe(team, p, SHMEMU_TEAM_WORLD));
+        shmemu_reduce_local(dtype, op, acc, acc, tmp, count);
+    }
+    shmemu_team_sync(team);
+    memcpy(dest, acc, (count - (skip_last_elem && count)) * es);
+    shmemu_team_sync(team);
+    free(acc);
+    free(tmp);
+    return 0;
+}
+
+static int wrong_op(shmemu_team_t team, void *dest, const void *src, size_t count,
+                    shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    (void)op; /* BUG: always max */
+    return sum_all(team, dest, src, count, dtype, SHMEMU_MAX, 0);
+}
+
+static int off_by_one(shmemu_team_t team, void *dest, const void *src, size_t count,
+                      shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    return sum_all(team, dest, src, count, dtype, op, 1); /* BUG: last element */
+}
+
+/* Allgather that writes one element too many into every dest. */
+static int past_dest(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype)
+{
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    size_t es = shmemu_dtype_size(dtype);
+    shmemu_quiet();
+    shmemu_team_sync(team);
+    for (int p = 0; p < n; p++) {
+        int pe = shmemu_team_translate_pe(team, p, SHMEMU_TEAM_WORLD);
+        size_t extra = me == n - 1 ? 1 : 0; /* BUG: the last block spills */
+        shmemu_putmem((char *)dest + (size_t)me * count * es, src, (count + extra) * es, pe);
+    }
+    shmemu_quiet();
+    shmemu_team_sync(team);
+    return 0;
+}
+
+/* Broadcast that waits for a signal no PE ever sends. */
+static int missing_signal(shmemu_team_t team, void *dest, const void *src, size_t count,
+                          shmemu_dtype_t dtype, int root)
+{
+    uint64_t *ws = shmemu_team_workspace(team);
+    uint64_t *flag = &ws[SHMEMU_TEAM_WORKSPACE_BYTES / 16]; /* the user's half */
+    size_t es = shmemu_dtype_size(dtype);
+    if (shmemu_team_my_pe(team) == root)
+        memcpy(dest, src, count * es);
+    /* BUG: the root never signals; everyone else waits forever */
+    if (shmemu_team_my_pe(team) != root)
+        shmemu_signal_wait_until(flag, SHMEMU_CMP_EQ, 1);
+    shmemu_team_sync(team);
+    return shmemu_last_status();
+}
+
+/* Broadcast that ignores root and always sends PE 0's data. */
+static int wrong_root(shmemu_team_t team, void *dest, const void *src, size_t count,
+                      shmemu_dtype_t dtype, int root)
+{
+    (void)root;
+    return shmemu_broadcast_tree(team, dest, src, count, dtype, 0); /* BUG */
+}
+
+/* Allreduce that scribbles on its src. */
+static int touches_src(shmemu_team_t team, void *dest, const void *src, size_t count,
+                       shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    int st = shmemu_allreduce_ring(team, dest, src, count, dtype, op);
+    if (count && shmemu_team_my_pe(team) == 0)
+        memset((void *)(uintptr_t)src, 0, 1); /* BUG */
+    return st;
+}
+
+/* ------------------------------------------------------------------ cases */
+
+static shmemu_verify_result judge(shmemu_coll_t coll, void (*fn)(void), int npes, size_t count,
+                                  shmemu_dtype_t dtype, int root)
+{
+    shmemu_verify_case vc = {.coll = coll, .algo = "planted", .fn = fn, .npes = npes,
+                             .count = count, .dtype = dtype, .op = SHMEMU_SUM, .root = root,
+                             .seed = 5};
+    shmemu_verify_result r;
+    th_capture_start(); /* the library's own report goes to stderr */
+    int st = shmemu_verify_run(&vc, &r);
+    free(th_capture_stop());
+    assert_int_equal(st, SHMEMU_OK);
+    return r;
+}
+
+#define FN(f) ((void (*)(void))(f))
+
+static void test_wrong_op(void **state)
+{
+    (void)state;
+    shmemu_verify_result r = judge(SHMEMU_COLL_ALLREDUCE, FN(wrong_op), 3, 7, SHMEMU_INT32, 0);
+    assert_false(r.passed);
+    assert_non_null(strstr(r.reason, "wrong result: PE "));
+    assert_true(r.pe >= 0);
+    assert_string_not_equal(r.expected, r.got);
+}
+
+static void test_off_by_one(void **state)
+{
+    (void)state;
+    shmemu_verify_result r = judge(SHMEMU_COLL_ALLREDUCE, FN(off_by_one), 4, 17, SHMEMU_DOUBLE, 0);
+    assert_false(r.passed);
+    assert_int_equal(r.index, 16);
+    assert_string_equal(r.got, "(never written)");
+}
+
+static void test_past_dest(void **state)
+{
+    (void)state;
+    shmemu_verify_result r = judge(SHMEMU_COLL_ALLGATHER, FN(past_dest), 3, 5, SHMEMU_INT16, 0);
+    assert_false(r.passed);
+    assert_non_null(strstr(r.reason, "wrote dest past the end of its buffer"));
+}
+
+static void test_deadlock(void **state)
+{
+    (void)state;
+    shmemu_verify_result r = judge(SHMEMU_COLL_BROADCAST, FN(missing_signal), 3, 4,
+                                   SHMEMU_UINT8, 1);
+    assert_false(r.passed);
+    assert_int_equal(r.status, SHMEMU_EDEADLOCK);
+    assert_non_null(strstr(r.reason, "deadlock"));
+}
+
+static void test_wrong_root(void **state)
+{
+    (void)state;
+    shmemu_verify_result ok = judge(SHMEMU_COLL_BROADCAST, FN(wrong_root), 4, 9, SHMEMU_FLOAT, 0);
+    assert_true(ok.passed); /* root 0: the bug does not show */
+    shmemu_verify_result r = judge(SHMEMU_COLL_BROADCAST, FN(wrong_root), 4, 9, SHMEMU_FLOAT, 2);
+    assert_false(r.passed);
+    assert_non_null(strstr(r.reason, "wrong result"));
+}
+
+static void test_src_changed(void **state)
+{
+    (void)state;
+    shmemu_verify_result r = judge(SHMEMU_COLL_ALLREDUCE, FN(touches_src), 2, 8, SHMEMU_INT64, 0);
+    assert_false(r.passed);
+    assert_non_null(strstr(r.reason, "PE 0: src changed"));
+}
+
+static void test_invalid_case(void **state)
+{
+    (void)state;
+    shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLGATHER, .fn = FN(past_dest), .npes = 2,
+                             .count = 1, .dtype = SHMEMU_INT8, .in_place = 1};
+    shmemu_verify_result r;
+    assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_EINVAL); /* in place allgather */
+    vc.in_place = 0;
+    vc.coll = SHMEMU_COLL_ALLREDUCE;
+    vc.dtype = SHMEMU_FLOAT;
+    vc.op = SHMEMU_BAND;
+    assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_EINVAL);
+}
+
+/* ------------------------------------------------------------- the tool */
+
+static char build_dir[1024];
+
+static int run_tool(const char *args, char *out, size_t len)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd), "cd %s/.. && %s/shmemu-verify %s 2>&1", build_dir, build_dir, args);
+    FILE *p = popen(cmd, "r");
+    size_t got = p ? fread(out, 1, len - 1, p) : 0;
+    out[got] = '\0';
+    int st = p ? pclose(p) : -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_tool(void **state)
+{
+    (void)state;
+    static char out[1 << 20];
+    char args[4096];
+    snprintf(args, sizeof(args), "--lib %s/examples/libmy_allreduce.so --symbol my_allreduce "
+                                 "--collective allreduce --quick",
+             build_dir);
+    assert_int_equal(run_tool(args, out, sizeof(out)), 0);
+    assert_non_null(strstr(out, " passed, 0 failed\n"));
+
+    snprintf(args, sizeof(args), "--lib %s/examples/libmy_allreduce_buggy.so --symbol "
+                                 "my_allreduce_buggy --collective allreduce --quick --json %s/v.json",
+             build_dir, build_dir);
+    assert_int_equal(run_tool(args, out, sizeof(out)), 1);
+    assert_non_null(strstr(out, "first failure: wrong result: PE "));
+    assert_non_null(strstr(out, "first difference: PE "));
+    char *repro = strstr(out, "reproduce: shmemu-verify --lib ");
+    assert_non_null(repro);
+    /* the reproducer reproduces */
+    char line[4096];
+    snprintf(line, sizeof(line), "%s", repro + strlen("reproduce: shmemu-verify "));
+    line[strcspn(line, "\n")] = '\0';
+    assert_int_equal(run_tool(line, out, sizeof(out)), 1);
+    assert_non_null(strstr(out, "0 passed, 1 failed"));
+    char json[PATH_MAX];
+    snprintf(json, sizeof(json), "%s/v.json", build_dir);
+    FILE *f = fopen(json, "r");
+    assert_non_null(f);
+    size_t n = fread(out, 1, sizeof(out) - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    unlink(json);
+    assert_non_null(strstr(out, "\"failed\": "));
+    assert_non_null(strstr(out, "\"reason\": \"wrong result: PE "));
+
+    assert_int_equal(run_tool("--collective allgather --algo bruck --npes 5 --count 3 --dtype "
+                              "int16 --team strided",
+                              out, sizeof(out)),
+                     0);
+    assert_non_null(strstr(out, "allgather      bruck"));
+    assert_int_equal(run_tool("--collective nope", out, sizeof(out)), 2);
+    assert_non_null(strstr(out, "unknown collective 'nope'"));
+    assert_int_equal(run_tool("--dtype float128", out, sizeof(out)), 2);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    *strrchr(exe, '/') = '\0';
+    *strrchr(exe, '/') = '\0';
+    if (strlen(exe) >= sizeof(build_dir))
+        return -1;
+    memcpy(build_dir, exe, strlen(exe) + 1);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wrong_op),   cmocka_unit_test(test_off_by_one),
+        cmocka_unit_test(test_past_dest),  cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_wrong_root), cmocka_unit_test(test_src_changed),
+        cmocka_unit_test(test_invalid_case), cmocka_unit_test(test_tool),
+    };
+    return cmocka_run_group_tests_name("verify", tests, setup, NULL);
+}

@@ -1,0 +1,644 @@
+/*
+ * shmemu-verify - check collective algorithms over a matrix of PE counts,
+ * sizes, types, operations, in-place, teams and transports.
+ *
+ *   shmemu-verify                          every built-in, default matrix
+ *   shmemu-verify --collective allreduce --algo ring
+ *   shmemu-verify --lib ./libmy.so --symbol my_allreduce --collective allreduce
+ *   shmemu-verify --algo ring --npes 5 --count 17 --dtype float --op sum --seed 42
+ *
+ * The default matrix covers every pair of axis values at least once (a
+ * pairwise covering design, built greedily and deterministically) plus the
+ * edge cases (1 PE, count 0, count < PEs); --quick is smaller, --thorough
+ * is the full cross product.  Options narrow or set each axis.  Prints a row
+ * per case, "N passed, M failed", and for the first failure a command that
+ * reproduces it and the first element that differs.  Exit status 0 iff all
+ * passed.  docs/VERIFY.md has the details.
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shmemu.h"
+
+#define MAXV 32 /* values per axis */
+
+enum { A_NPES, A_COUNT, A_DTYPE, A_OP, A_INPLACE, A_TEAM, A_TRANSPORT, NAXES };
+static const char *const axis_names[NAXES] = {"npes",     "count", "dtype",    "op",
+                                              "in-place", "team",  "transport"};
+
+struct axis {
+    int n;
+    long long v[MAXV];
+};
+
+static struct axis ax[NAXES];
+static const char *transports[8] = {"local"};
+static int ntransports = 1;
+static uint64_t seed = 1;
+static int inputs = SHMEMU_VERIFY_EXACT;
+/* Per-PE buffer limits: the largest count (1 Mi) is tested, but not scaled by
+ * 16 PEs for the collectives whose buffers grow with the PE count. */
+static size_t max_bytes = (size_t)8 << 20;
+static size_t max_elems = (size_t)1 << 20;
+static int verbose;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "shmemu-verify: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(2);
+}
+
+/* ------------------------------------------------------------- the axes */
+
+static void set_axis(int a, const long long *v, int n)
+{
+    ax[a].n = n;
+    memcpy(ax[a].v, v, (size_t)n * sizeof(*v));
+}
+
+static void default_axes(int quick)
+{
+    static const long long npes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16};
+    static const long long counts[] = {0, 1, 2, 3, 7, 64, 1000, 4097, 1 << 20};
+    static const long long qnpes[] = {1, 2, 3, 5, 8};
+    static const long long qcounts[] = {0, 1, 7, 1000};
+    long long dt[SHMEMU_DTYPE_COUNT], ops[SHMEMU_OP_COUNT];
+    for (int i = 0; i < SHMEMU_DTYPE_COUNT; i++)
+        dt[i] = i;
+    for (int i = 0; i < SHMEMU_OP_COUNT; i++)
+        ops[i] = i;
+    static const long long qdt[] = {SHMEMU_INT32, SHMEMU_UINT8, SHMEMU_FLOAT, SHMEMU_FLOAT16};
+    static const long long qops[] = {SHMEMU_SUM, SHMEMU_MAX, SHMEMU_BXOR};
+    static const long long two[] = {0, 1};
+    if (quick) {
+        set_axis(A_NPES, qnpes, 5);
+        set_axis(A_COUNT, qcounts, 4);
+        set_axis(A_DTYPE, qdt, 4);
+        set_axis(A_OP, qops, 3);
+    } else {
+        set_axis(A_NPES, npes, 11);
+        set_axis(A_COUNT, counts, 9);
+        set_axis(A_DTYPE, dt, SHMEMU_DTYPE_COUNT);
+        set_axis(A_OP, ops, SHMEMU_OP_COUNT);
+    }
+    set_axis(A_INPLACE, two, 2);
+    set_axis(A_TEAM, two, 2);
+    long long t = 0;
+    set_axis(A_TRANSPORT, &t, 1);
+}
+
+/* "5", "2-9", "1,3,7", "all"... into an axis of integers. */
+static void parse_ints(int a, const char *s)
+{
+    long long v[MAXV];
+    int n = 0;
+    char *copy = strdup(s), *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *end;
+        long long lo = strtoll(tok, &end, 10), hi = lo;
+        if (*end == '-')
+            hi = strtoll(end + 1, &end, 10);
+        if (*end == 'K' || *end == 'k')
+            lo *= 1024, hi *= 1024, end++;
+        else if (*end == 'M' || *end == 'm' || !strcmp(end, "Mi"))
+            lo <<= 20, hi <<= 20, end += strlen(end);
+        if (*end || lo < 0 || hi < lo || hi - lo > MAXV)
+            die("--%s: '%s' is not a number or a range", axis_names[a], tok);
+        for (long long x = lo; x <= hi && n < MAXV; x++)
+            v[n++] = x;
+    }
+    free(copy);
+    if (!n)
+        die("--%s needs a value", axis_names[a]);
+    set_axis(a, v, n);
+}
+
+static int lookup(const char *s, const char *(*name)(int), int count, const char *what)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(s, name(i)))
+            return i;
+    die("unknown %s '%s'", what, s);
+}
+
+static const char *dtype_name(int i) { return shmemu_dtype_name((shmemu_dtype_t)i); }
+static const char *op_name(int i) { return shmemu_op_name((shmemu_op_t)i); }
+static const char *coll_name(int i) { return shmemu_coll_name((shmemu_coll_t)i); }
+
+static void parse_names(int a, const char *s, const char *(*name)(int), int count)
+{
+    if (!strcmp(s, "all")) {
+        long long v[MAXV];
+        for (int i = 0; i < count; i++)
+            v[i] = i;
+        set_axis(a, v, count);
+        return;
+    }
+    long long v[MAXV];
+    int n = 0;
+    char *copy = strdup(s), *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok && n < MAXV; tok = strtok_r(NULL, ",", &save))
+        v[n++] = lookup(tok, name, count, axis_names[a]);
+    free(copy);
+    set_axis(a, v, n);
+}
+
+static void parse_yesno(int a, const char *s, const char *yes, const char *no)
+{
+    long long v[2];
+    int n = 0;
+    if (!strcmp(s, "all") || !strcmp(s, "both")) {
+        v[n++] = 0;
+        v[n++] = 1;
+    } else if (!strcmp(s, yes)) {
+        v[n++] = 1;
+    } else if (!strcmp(s, no)) {
+        v[n++] = 0;
+    } else {
+        die("--%s takes %s, %s or all, not '%s'", axis_names[a], yes, no, s);
+    }
+    set_axis(a, v, n);
+}
+
+/* ------------------------------------------------------------- the cases */
+
+struct algo {
+    shmemu_coll_t coll;
+    const char *name;
+    void (*fn)(void);
+};
+
+typedef int point[NAXES]; /* an index into each axis */
+
+static int valid(const struct algo *al, const point p)
+{
+    shmemu_coll_t c = al->coll;
+    int reduction = c == SHMEMU_COLL_ALLREDUCE || c == SHMEMU_COLL_REDUCE ||
+                    c == SHMEMU_COLL_REDUCE_SCATTER;
+    shmemu_dtype_t dt = (shmemu_dtype_t)ax[A_DTYPE].v[p[A_DTYPE]];
+    shmemu_op_t op = (shmemu_op_t)ax[A_OP].v[p[A_OP]];
+    if (reduction ? !shmemu_op_valid(op, dt) : op != (shmemu_op_t)ax[A_OP].v[0])
+        return 0; /* op is meaningless for data movement: keep one value */
+    int inplace = (int)ax[A_INPLACE].v[p[A_INPLACE]];
+    if (inplace && !(c == SHMEMU_COLL_ALLREDUCE || c == SHMEMU_COLL_REDUCE ||
+                     c == SHMEMU_COLL_BROADCAST))
+        return 0;
+    long long npes = ax[A_NPES].v[p[A_NPES]], count = ax[A_COUNT].v[p[A_COUNT]];
+    int n = ax[A_TEAM].v[p[A_TEAM]] ? (int)(npes + 1) / 2 : (int)npes;
+    long long per = count * (c == SHMEMU_COLL_ALLREDUCE || c == SHMEMU_COLL_REDUCE ||
+                                     c == SHMEMU_COLL_BROADCAST
+                                 ? 1
+                                 : n);
+    return (size_t)per <= max_elems && (size_t)per * shmemu_dtype_size(dt) <= max_bytes;
+}
+
+/* Greedy pairwise covering: while some pair of axis values that a valid
+ * case can hold is uncovered, take one, fill the other axes one at a time
+ * with the value covering most uncovered pairs, and keep the case. */
+struct cover {
+    unsigned char *seen; /* [a][va][b][vb] covered */
+    unsigned char *possible;
+};
+
+static size_t pidx(int a, int va, int b, int vb)
+{
+    return (((size_t)a * MAXV + (size_t)va) * NAXES + (size_t)b) * MAXV + (size_t)vb;
+}
+
+/* How many coverable pairs of p are not covered yet. */
+static int gain(const struct cover *cv, const point p)
+{
+    int g = 0;
+    for (int a = 0; a < NAXES; a++)
+        for (int b = a + 1; b < NAXES; b++)
+            g += cv->possible[pidx(a, p[a], b, p[b])] && !cv->seen[pidx(a, p[a], b, p[b])];
+    return g;
+}
+
+static void mark(struct cover *cv, const point p)
+{
+    for (int a = 0; a < NAXES; a++)
+        for (int b = a + 1; b < NAXES; b++)
+            cv->seen[pidx(a, p[a], b, p[b])] = 1;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Random valid point with axes a and b fixed. */
+static int random_point(const struct algo *al, point p, int a, int va, int b, int vb,
+                        uint64_t *s)
+{
+    for (int tries = 0; tries < 200; tries++) {
+        for (int k = 0; k < NAXES; k++)
+            p[k] = (int)(rnd(s) % (uint64_t)ax[k].n);
+        if (a >= 0) {
+            p[a] = va;
+            p[b] = vb;
+        }
+        if (valid(al, p))
+            return 1;
+    }
+    return 0;
+}
+
+/* Append the covering design's points for al to *out (realloc'd). */
+static int covering(const struct algo *al, point **out, int *nout)
+{
+    struct cover cv;
+    size_t sz = (size_t)NAXES * MAXV * NAXES * MAXV;
+    cv.seen = calloc(sz, 1);
+    cv.possible = calloc(sz, 1);
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    /* which pairs can be covered at all (by sampling valid points) */
+    point p;
+    for (int a = 0; a < NAXES; a++)
+        for (int b = a + 1; b < NAXES; b++)
+            for (int va = 0; va < ax[a].n; va++)
+                for (int vb = 0; vb < ax[b].n; vb++)
+                    if (random_point(al, p, a, va, b, vb, &s))
+                        cv.possible[pidx(a, va, b, vb)] = 1;
+    int cap = 64, n = 0;
+    point *pts = malloc((size_t)cap * sizeof(point));
+    for (;;) {
+        int fa = -1, fb = -1, fva = 0, fvb = 0;
+        for (int a = 0; a < NAXES && fa < 0; a++)
+            for (int b = a + 1; b < NAXES && fa < 0; b++)
+                for (int va = 0; va < ax[a].n && fa < 0; va++)
+                    for (int vb = 0; vb < ax[b].n && fa < 0; vb++)
+                        if (cv.possible[pidx(a, va, b, vb)] && !cv.seen[pidx(a, va, b, vb)])
+                            fa = a, fb = b, fva = va, fvb = vb;
+        if (fa < 0)
+            break;
+        point best;
+        int bestg = -1;
+        for (int tries = 0; tries < 24; tries++) {
+            if (!random_point(al, p, fa, fva, fb, fvb, &s))
+                continue;
+            /* improve greedily, one axis at a time */
+            for (int k = 0; k < NAXES; k++) {
+                if (k == fa || k == fb)
+                    continue;
+                int keep = p[k], g0 = -1;
+                for (int v = 0; v < ax[k].n; v++) {
+                    p[k] = v;
+                    int g = valid(al, p) ? gain(&cv, p) : -1;
+                    if (g > g0) {
+                        g0 = g;
+                        keep = v;
+                    }
+                }
+                p[k] = keep;
+            }
+            int g = gain(&cv, p);
+            if (g > bestg) {
+                bestg = g;
+                memcpy(best, p, sizeof(point));
+            }
+        }
+        if (bestg < 0) { /* cannot be done after all */
+            cv.possible[pidx(fa, fva, fb, fvb)] = 0;
+            continue;
+        }
+        if (n == cap)
+            pts = realloc(pts, (size_t)(cap *= 2) * sizeof(point));
+        memcpy(pts[n++], best, sizeof(point));
+        mark(&cv, best);
+    }
+    free(cv.seen);
+    free(cv.possible);
+    *out = pts;
+    *nout = n;
+    return n;
+}
+
+/* ---------------------------------------------------------------- output */
+
+struct row {
+    shmemu_verify_case vc;
+    shmemu_verify_result r;
+};
+
+static void fill_case(shmemu_verify_case *vc, const struct algo *al, const point p)
+{
+    memset(vc, 0, sizeof(*vc));
+    vc->coll = al->coll;
+    vc->algo = al->name;
+    vc->fn = al->fn;
+    vc->npes = (int)ax[A_NPES].v[p[A_NPES]];
+    vc->count = (size_t)ax[A_COUNT].v[p[A_COUNT]];
+    vc->dtype = (shmemu_dtype_t)ax[A_DTYPE].v[p[A_DTYPE]];
+    vc->op = (shmemu_op_t)ax[A_OP].v[p[A_OP]];
+    vc->in_place = (int)ax[A_INPLACE].v[p[A_INPLACE]];
+    vc->team = (int)ax[A_TEAM].v[p[A_TEAM]];
+    vc->transport = transports[ax[A_TRANSPORT].v[p[A_TRANSPORT]]];
+    int n = vc->team ? (vc->npes + 1) / 2 : vc->npes;
+    vc->root = (int)((seed + (uint64_t)vc->npes + vc->count) % (uint64_t)n);
+    vc->seed = seed;
+    vc->inputs = inputs;
+}
+
+static void reproducer(FILE *f, const struct row *w, const char *lib, const char *sym)
+{
+    const shmemu_verify_case *c = &w->vc;
+    fprintf(f, "shmemu-verify");
+    if (lib)
+        fprintf(f, " --lib %s --symbol %s", lib, sym);
+    else
+        fprintf(f, " --algo %s", c->algo);
+    fprintf(f, " --collective %s --npes %d --count %zu --dtype %s", shmemu_coll_name(c->coll),
+            c->npes, c->count, shmemu_dtype_name(c->dtype));
+    if (c->coll == SHMEMU_COLL_ALLREDUCE || c->coll == SHMEMU_COLL_REDUCE ||
+        c->coll == SHMEMU_COLL_REDUCE_SCATTER)
+        fprintf(f, " --op %s", shmemu_op_name(c->op));
+    fprintf(f, " --in-place %s --team %s --transport %s --seed %llu%s\n",
+            c->in_place ? "yes" : "no", c->team ? "strided" : "world",
+            c->transport ? c->transport : "local", (unsigned long long)c->seed,
+            c->inputs ? " --inputs random" : "");
+}
+
+static void print_row(const struct row *w)
+{
+    const shmemu_verify_case *c = &w->vc;
+    printf("%-14s %-12s %-6s %4d %8zu %-8s %-5s %-3s %-7s %-4s %8.3f%s%s\n",
+           shmemu_coll_name(c->coll), c->algo, c->transport ? c->transport : "local", c->npes,
+           c->count, shmemu_dtype_name(c->dtype),
+           c->coll == SHMEMU_COLL_ALLREDUCE || c->coll == SHMEMU_COLL_REDUCE ||
+                   c->coll == SHMEMU_COLL_REDUCE_SCATTER
+               ? shmemu_op_name(c->op)
+               : "-",
+           c->in_place ? "yes" : "no", c->team ? "strided" : "world",
+           w->r.passed ? "ok" : "FAIL", w->r.seconds, w->r.passed ? "" : "  ",
+           w->r.passed ? "" : w->r.reason);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void write_json(const char *path, const struct row *rows, int n, int failed)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("cannot write %s", path);
+    fprintf(f, "{\"passed\": %d, \"failed\": %d, \"seed\": %llu, \"cases\": [\n", n - failed,
+            failed, (unsigned long long)seed);
+    for (int i = 0; i < n; i++) {
+        const shmemu_verify_case *c = &rows[i].vc;
+        const shmemu_verify_result *r = &rows[i].r;
+        fprintf(f, "  {\"collective\": \"%s\", \"algo\": ", shmemu_coll_name(c->coll));
+        json_string(f, c->algo);
+        fprintf(f, ", \"transport\": \"%s\", \"npes\": %d, \"count\": %zu, \"dtype\": \"%s\", "
+                   "\"op\": \"%s\", \"in_place\": %s, \"team\": \"%s\", \"root\": %d, "
+                   "\"passed\": %s, \"seconds\": %.6f",
+                c->transport ? c->transport : "local", c->npes, c->count,
+                shmemu_dtype_name(c->dtype), shmemu_op_name(c->op),
+                c->in_place ? "true" : "false", c->team ? "strided" : "world", c->root,
+                r->passed ? "true" : "false", r->seconds);
+        if (!r->passed) {
+            fprintf(f, ", \"reason\": ");
+            json_string(f, r->reason);
+            fprintf(f, ", \"pe\": %d, \"index\": %zu, \"expected\": ", r->pe, r->index);
+            json_string(f, r->expected);
+            fprintf(f, ", \"got\": ");
+            json_string(f, r->got);
+        }
+        fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: shmemu-verify [--collective NAME|all] [--algo NAME|all]\n"
+            "                     [--lib FILE.so --symbol NAME --collective NAME]\n"
+            "                     [--npes 5|2-9|1,3] [--count 17|0,1,4097] [--dtype NAME|all]\n"
+            "                     [--op NAME|all] [--in-place yes|no|all] [--team world|strided|all]\n"
+            "                     [--transport local,shm] [--seed N] [--inputs exact|random]\n"
+            "                     [--quick | --thorough] [--max-bytes SIZE] [--json FILE] [-v]\n"
+            "collectives: allreduce reduce reduce_scatter allgather broadcast alltoall\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *coll_opt = "all", *algo_opt = "all", *lib = NULL, *sym = NULL, *json = NULL;
+    int quick = 0, thorough = 0;
+    const char *axis_opt[NAXES] = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--quick")) { quick = 1; continue; }
+        if (!strcmp(a, "--thorough")) {
+            thorough = 1;
+            max_bytes = (size_t)256 << 20;
+            max_elems = (size_t)64 << 20;
+            continue;
+        }
+        if (!strcmp(a, "-v")) { verbose = 1; continue; }
+        if (!v)
+            die("%s needs a value (see --help)", a);
+        i++;
+        if (!strcmp(a, "--collective")) coll_opt = v;
+        else if (!strcmp(a, "--algo")) algo_opt = v;
+        else if (!strcmp(a, "--lib")) lib = v;
+        else if (!strcmp(a, "--symbol")) sym = v;
+        else if (!strcmp(a, "--json")) json = v;
+        else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--max-bytes")) {
+            max_bytes = (size_t)strtoull(v, NULL, 10) << (strchr(v, 'M') ? 20 : 0);
+            max_elems = max_bytes;
+        }
+        else if (!strcmp(a, "--inputs")) {
+            if (strcmp(v, "exact") && strcmp(v, "random"))
+                die("--inputs takes exact or random");
+            inputs = !strcmp(v, "random");
+        }
+        else if (!strcmp(a, "--npes")) axis_opt[A_NPES] = v;
+        else if (!strcmp(a, "--count")) axis_opt[A_COUNT] = v;
+        else if (!strcmp(a, "--dtype")) axis_opt[A_DTYPE] = v;
+        else if (!strcmp(a, "--op")) axis_opt[A_OP] = v;
+        else if (!strcmp(a, "--in-place")) axis_opt[A_INPLACE] = v;
+        else if (!strcmp(a, "--team")) axis_opt[A_TEAM] = v;
+        else if (!strcmp(a, "--transport")) axis_opt[A_TRANSPORT] = v;
+        else die("unknown option '%s' (see --help)", a);
+    }
+    default_axes(quick);
+    if (axis_opt[A_NPES]) parse_ints(A_NPES, axis_opt[A_NPES]);
+    if (axis_opt[A_COUNT]) parse_ints(A_COUNT, axis_opt[A_COUNT]);
+    if (axis_opt[A_DTYPE]) parse_names(A_DTYPE, axis_opt[A_DTYPE], dtype_name, SHMEMU_DTYPE_COUNT);
+    if (axis_opt[A_OP]) parse_names(A_OP, axis_opt[A_OP], op_name, SHMEMU_OP_COUNT);
+    if (axis_opt[A_INPLACE]) parse_yesno(A_INPLACE, axis_opt[A_INPLACE], "yes", "no");
+    if (axis_opt[A_TEAM]) parse_yesno(A_TEAM, axis_opt[A_TEAM], "strided", "world");
+    if (axis_opt[A_TRANSPORT]) {
+        char *copy = strdup(axis_opt[A_TRANSPORT]), *save = NULL;
+        long long v[8];
+        ntransports = 0;
+        for (char *t = strtok_r(copy, ",", &save); t && ntransports < 8; t = strtok_r(NULL, ",", &save)) {
+            transports[ntransports] = strdup(t);
+            v[ntransports] = ntransports;
+            ntransports++;
+        }
+        free(copy);
+        set_axis(A_TRANSPORT, v, ntransports);
+    }
+
+    /* the algorithms under test */
+    struct algo algos[64];
+    int nalgos = 0;
+    if (lib) {
+        if (!sym || !strcmp(coll_opt, "all"))
+            die("--lib needs --symbol and --collective");
+        void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            die("cannot load %s: %s", lib, dlerror());
+        void *f = dlsym(h, sym);
+        if (!f)
+            die("%s has no symbol %s", lib, sym);
+        algos[nalgos].coll = (shmemu_coll_t)lookup(coll_opt, coll_name, SHMEMU_COLL_COUNT, "collective");
+        algos[nalgos].name = sym;
+        memcpy(&algos[nalgos].fn, &f, sizeof(f));
+        nalgos++;
+    } else {
+        for (int c = 0; c < SHMEMU_COLL_COUNT; c++) {
+            if (strcmp(coll_opt, "all") && strcmp(coll_opt, shmemu_coll_name((shmemu_coll_t)c)))
+                continue;
+            const char *name;
+            void (*fn)(void);
+            for (int k = 0; shmemu_verify_builtin((shmemu_coll_t)c, k, &name, &fn) == 0; k++)
+                if (!strcmp(algo_opt, "all") || !strcmp(algo_opt, name)) {
+                    algos[nalgos].coll = (shmemu_coll_t)c;
+                    algos[nalgos].name = name;
+                    algos[nalgos].fn = fn;
+                    nalgos++;
+                }
+        }
+        if (strcmp(coll_opt, "all"))
+            (void)lookup(coll_opt, coll_name, SHMEMU_COLL_COUNT, "collective");
+        if (!nalgos)
+            die("no algorithm '%s' for collective '%s'", algo_opt, coll_opt);
+    }
+
+    /* the cases */
+    int cap = 1024, n = 0;
+    struct row *rows = calloc((size_t)cap, sizeof(*rows));
+    for (int k = 0; k < nalgos; k++) {
+        point *pts;
+        int npts = 0;
+        if (thorough) {
+            long long total = 1;
+            for (int a = 0; a < NAXES; a++)
+                total *= ax[a].n;
+            pts = malloc((size_t)total * sizeof(point));
+            for (long long x = 0; x < total; x++) {
+                long long y = x;
+                point p;
+                for (int a = 0; a < NAXES; a++) {
+                    p[a] = (int)(y % ax[a].n);
+                    y /= ax[a].n;
+                }
+                if (valid(&algos[k], p))
+                    memcpy(pts[npts++], p, sizeof(point));
+            }
+        } else {
+            covering(&algos[k], &pts, &npts);
+        }
+        /* edge cases: 1 PE, count 0, count < PEs */
+        int extra[3][2] = {{1, 5}, {3, 0}, {7, 3}};
+        for (int e = 0; e < 3 && !thorough; e++) {
+            point p = {0};
+            p[A_DTYPE] = 0;
+            long long want_npes = extra[e][0], want_count = extra[e][1];
+            int ok = 0;
+            for (int i = 0; i < ax[A_NPES].n; i++)
+                if (ax[A_NPES].v[i] == want_npes)
+                    p[A_NPES] = i, ok++;
+            for (int i = 0; i < ax[A_COUNT].n; i++)
+                if (ax[A_COUNT].v[i] == want_count)
+                    p[A_COUNT] = i, ok++;
+            for (int i = 0; i < ax[A_OP].n && ok == 2; i++) {
+                p[A_OP] = i;
+                if (valid(&algos[k], p)) {
+                    pts = realloc(pts, (size_t)(npts + 1) * sizeof(point));
+                    memcpy(pts[npts++], p, sizeof(point));
+                    break;
+                }
+            }
+        }
+        for (int i = 0; i < npts; i++) {
+            if (n == cap)
+                rows = realloc(rows, (size_t)(cap *= 2) * sizeof(*rows));
+            fill_case(&rows[n++].vc, &algos[k], pts[i]);
+        }
+        free(pts);
+    }
+
+    printf("# shmemu-verify %s: %d cases, seed %llu, inputs %s\n", SHMEMU_VERSION_STRING, n,
+           (unsigned long long)seed, inputs ? "random" : "exact");
+    printf("%-14s %-12s %-6s %4s %8s %-8s %-5s %-3s %-7s %-4s %8s\n", "# collective", "algo",
+           "tport", "npes", "count", "dtype", "op", "in", "team", "res", "seconds");
+    int failed = 0, first_fail = -1, tty = isatty(STDERR_FILENO);
+    for (int i = 0; i < n; i++) {
+        if (tty)
+            fprintf(stderr, "\r[%d/%d] %s %s npes %d count %zu   ", i + 1, n,
+                    shmemu_coll_name(rows[i].vc.coll), rows[i].vc.algo, rows[i].vc.npes,
+                    rows[i].vc.count);
+        if (shmemu_verify_run(&rows[i].vc, &rows[i].r) != SHMEMU_OK) {
+            rows[i].r.passed = 0;
+            snprintf(rows[i].r.reason, sizeof(rows[i].r.reason), "the case is not valid");
+        }
+        if (tty)
+            fprintf(stderr, "\r%60s\r", "");
+        if (!rows[i].r.passed) {
+            failed++;
+            if (first_fail < 0)
+                first_fail = i;
+        }
+        print_row(&rows[i]);
+        fflush(stdout);
+    }
+    printf("%d passed, %d failed\n", n - failed, failed);
+    if (first_fail >= 0) {
+        const struct row *w = &rows[first_fail];
+        printf("first failure: %s\n", w->r.reason);
+        if (w->r.pe >= 0 && w->r.expected[0])
+            printf("first difference: PE %d, index %zu: expected %s, got %s\n", w->r.pe,
+                   w->r.index, w->r.expected, w->r.got);
+        printf("reproduce: ");
+        reproducer(stdout, w, lib, sym);
+    }
+    if (json)
+        write_json(json, rows, n, failed);
+    free(rows);
+    return failed ? 1 : 0;
+}
