@@ -63,8 +63,12 @@ DEPS_TEST := $(BUILD)/.deps-test
 TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info $(BUILD)/shmemu-verify
 EXAMPLE_LIBS := $(BUILD)/examples/libmy_allreduce.so $(BUILD)/examples/libmy_allreduce_buggy.so
 
-all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/examples/ring $(BUILD)/examples/hello_spmd \
-     $(EXAMPLE_LIBS)
+# shmemu-bench coll runs Open MPI's collectives beside ours where mpicc is.
+MPICC     := $(shell command -v mpicc 2>/dev/null)
+MPI_BENCH := $(if $(MPICC),$(BUILD)/mpi-coll-bench)
+
+all: lib $(TOOLS) $(BUILD)/shmemu-bench $(MPI_BENCH) $(BUILD)/examples/ring \
+     $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
 lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so
 
 $(DEPS_LIB):
@@ -144,9 +148,15 @@ $(BUILD)/examples/lib%.so: examples/%.c include/shmemu.h | $(DEPS_LIB)
 	$(say) CC $@
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -shared -o $@ $<
 
-$(BUILD)/shmemu-bench: $(BUILD)/obj/bench/shmemu-bench.o $(BUILD)/libshmemu.a
+$(BUILD)/shmemu-bench: $(BUILD)/obj/bench/shmemu-bench.o $(BUILD)/obj/bench/coll.o \
+                       $(BUILD)/libshmemu.a
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL) -lm
+
+$(BUILD)/mpi-coll-bench: bench/mpi-coll.c bench/common.h
+	@mkdir -p $(@D)
+	$(say) MPICC $@
+	$(Q)$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o $@ $<
 
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(BUILD)/libshmemu.a
 	@mkdir -p $(@D)
@@ -161,7 +171,7 @@ run: $(BUILD)/shmemu-verify
 demo: $(BUILD)/examples/ring
 	$(BUILD)/examples/ring 4
 
-bench: $(BUILD)/shmemu-bench
+bench: $(BUILD)/shmemu-bench $(MPI_BENCH)
 	$(BUILD)/shmemu-bench
 
 # ----------------------------------------------------------------- install

@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_REPS 64
 
-static int reps = 7;
-static int csv;
-static const char *transport = "local";
+/* Not every program uses all three. */
+static int reps __attribute__((unused)) = 7;
+static int csv __attribute__((unused));
+static const char *transport __attribute__((unused)) = "local";
 
 static inline double now_ns(void)
 {
@@ -74,6 +76,27 @@ static inline double ratio_med(const double *a, const double *b, int n)
     for (int i = 0; i < n; i++)
         r[i] = a[i] / b[i];
     return summarize(r, n).med;
+}
+
+/* "# machine: <CPU model>, <n> online CPUs" */
+static inline void print_machine(void)
+{
+    char model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof(line), f))
+            if (strncmp(line, "model name", 10) == 0) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    snprintf(model, sizeof(model), "%s", c + 2);
+                    model[strcspn(model, "\n")] = '\0';
+                }
+                break;
+            }
+        fclose(f);
+    }
+    printf("# machine: %s, %ld online CPUs\n", model, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 #endif

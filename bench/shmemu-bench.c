@@ -3,6 +3,8 @@
  *
  *   shmemu-bench [-t TRANSPORT] [-r REPS] [--csv] [TEST...]
  *
+ *   shmemu-bench coll [OPTIONS]   (a collective over sizes: see bench/coll.c)
+ *
  * TESTS: lat (8-byte put+quiet, get), bw (put/get bandwidth 4 KiB..64 MiB
  * against single-thread memcpy in the same repetitions), sync (remote
  * fetch_add, p + wait_until and put_signal + signal_wait_until ping-pong,
@@ -21,6 +23,7 @@
 
 #include "shmemu.h"
 
+#include "bench.h"
 #include "common.h"
 
 /* ------------------------------------------------------------- latency */
@@ -268,25 +271,10 @@ static int launch(int npes, size_t heap, int (*fn)(void *), void *arg)
 
 static void machine(void)
 {
-    char model[256] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof(line), f))
-            if (strncmp(line, "model name", 10) == 0) {
-                char *c = strchr(line, ':');
-                if (c) {
-                    snprintf(model, sizeof(model), "%s", c + 2);
-                    model[strcspn(model, "\n")] = '\0';
-                }
-                break;
-            }
-        fclose(f);
-    }
     printf("# shmemu-bench %s: transport %s, %d repetitions per figure "
            "(median, min, max)\n",
            SHMEMU_VERSION_STRING, transport, reps);
-    printf("# machine: %s, %ld online CPUs\n", model, sysconf(_SC_NPROCESSORS_ONLN));
+    print_machine();
     if (!csv)
         printf("%-18s %5s %10s %10s %10s %10s  %-5s %7s  %s\n", "# test", "npes",
                "bytes", "median", "min", "max", "unit", "ratio", "(same repetition)");
@@ -309,6 +297,8 @@ static int n_barrier = 4;
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "coll") == 0)
+        return coll_main(argc - 1, argv + 1);
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)

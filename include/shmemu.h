@@ -147,6 +147,11 @@ void *shmemu_ptr(const void *dest, int pe);
 /** 1 if addr is a symmetric address that PE pe can be reached at, else 0. */
 int shmemu_addr_accessible(const void *addr, int pe);
 
+/** Bytes from addr to the end of the symmetric object (the shmemu_malloc'd
+ *  block) that holds it, or 0 if addr is in none: [addr, addr + n) is one
+ *  symmetric object iff n <= shmemu_sym_extent(addr). */
+size_t shmemu_sym_extent(const void *addr);
+
 /* --------------------------------------------------------------------- RMA */
 
 /*
@@ -526,7 +531,9 @@ int shmemu_alltoall(shmemu_team_t team, void *dest, const void *src, size_t coun
                     shmemu_dtype_t dtype);
 
 /* The algorithms by name, with the generic signatures.
- * SHMEMU_ALLREDUCE_ALGO=ring|rd|rabenseifner|tree|auto */
+ * SHMEMU_ALLREDUCE_ALGO=oneshot|ring|rd|rabenseifner|tree|auto */
+int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, size_t count,
+                             shmemu_dtype_t dtype, shmemu_op_t op);
 int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_t count,
                           shmemu_dtype_t dtype, shmemu_op_t op);
 int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t count,

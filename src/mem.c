@@ -327,6 +327,17 @@ void *shmemu_ptr(const void *dest, int pe)
     return ops->ptr(me->tlj, pe, off);
 }
 
+size_t shmemu_sym_extent(const void *addr)
+{
+    SHMEMU__ENTER(me, "shmemu_sym_extent", 0);
+    size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
+    shmemu__ok();
+    if (!addr || off >= me->heap_size)
+        return 0;
+    const struct shmemu__blk *b = shmemu__heap_find(&me->alloc, off);
+    return b->used && off < b->off + b->req ? b->off + b->req - off : 0;
+}
+
 int shmemu_addr_accessible(const void *addr, int pe)
 {
     SHMEMU__ENTER(me, "shmemu_addr_accessible", 0);

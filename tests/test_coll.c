@@ -3,6 +3,7 @@
  * forms, algorithm selection, and argument errors. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -158,6 +159,12 @@ static int body_select(void *arg)
     int stack[4];
     PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_WORLD, stack, v, 1, SHMEMU_INT32, SHMEMU_SUM),
                 SHMEMU_ERANGE);
+    /* a count past the end of v, though w lies right behind it in the heap */
+    PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_WORLD, w, v, 5, SHMEMU_INT32, SHMEMU_SUM),
+                SHMEMU_ERANGE);
+    PE_CHECK_EQ(shmemu_sym_extent(v), 4 * sizeof(int));
+    PE_CHECK_EQ(shmemu_sym_extent(v + 3), sizeof(int));
+    PE_CHECK_EQ(shmemu_sym_extent(stack), 0);
     PE_CHECK_EQ(shmemu_broadcast(SHMEMU_TEAM_WORLD, w, v, 1, SHMEMU_INT32, np), SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_INVALID, w, v, 1, SHMEMU_INT32, SHMEMU_SUM),
                 SHMEMU_EINVAL);
@@ -170,9 +177,9 @@ static int body_select(void *arg)
 static void test_select(void **state)
 {
     (void)state;
-    static const char *algos[] = {"ring", "rd", "rabenseifner", "tree", "auto"};
+    static const char *algos[] = {"oneshot", "ring", "rd", "rabenseifner", "tree", "auto"};
     th_capture_start();
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         setenv("SHMEMU_ALLREDUCE_ALGO", algos[i], 1);
         th_run(body_select, NULL, TH_NPES(1, 3, 4), 0);
     }
@@ -182,11 +189,71 @@ static void test_select(void **state)
     char *err = th_capture_stop();
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(err, "shmemu_allreduce: SHMEMU_ALLREDUCE_ALGO='bogo' is not one of "
-                                "ring, rd, rabenseifner, tree, auto"));
+                                "oneshot, ring, rd, rabenseifner, tree, auto"));
     assert_non_null(strstr(err, "shmemu_allreduce_ring: op bxor (6) does not apply to float"));
     assert_non_null(strstr(err, "is not symmetric"));
     assert_non_null(strstr(err, "root 3 is not a PE of the team (0..2)"));
     free(err);
+}
+
+/* Back-to-back calls with no sync between them, PEs drifting apart (PE 0
+ * naps now and then): the one-shot allreduce's two slot sets must keep a
+ * fast PE from overwriting what a slow one still reads, and the calls that
+ * share the scratch (reduce-scatter by halving, collect) must stay apart
+ * from it.  Exact values every call. */
+static int body_back_to_back(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), n = shmemu_n_pes();
+    size_t max = 700; /* several one-shot blocks at 8 PEs and more */
+    int64_t *src = shmemu_malloc(max * (size_t)n * sizeof(int64_t));
+    int64_t *dst = shmemu_malloc(max * (size_t)n * sizeof(int64_t));
+    PE_CHECK(src && dst);
+    long iters = th_iters(300, 4);
+    for (long it = 0; it < iters; it++) {
+        size_t count = (size_t[]){1, 7, 100, max, 0, 33}[it % 6];
+        for (size_t j = 0; j < count; j++)
+            src[j] = me * (it + 1) + (int64_t)j;
+        if (me == 0 && it % 17 == 0)
+            nanosleep(&(struct timespec){0, 200000}, NULL);
+        int in_place = it % 4 == 3;
+        PE_CHECK_OK(shmemu_allreduce_oneshot(SHMEMU_TEAM_WORLD, in_place ? src : dst, src,
+                                             count, SHMEMU_INT64, SHMEMU_SUM));
+        int64_t *out = in_place ? src : dst;
+        for (size_t j = 0; j < count; j++)
+            PE_CHECK_EQ(out[j], (it + 1) * n * (n - 1) / 2 + n * (int64_t)j);
+        if (it % 5 == 4) {
+            for (size_t j = 0; j < 3 * (size_t)n; j++)
+                src[j] = me + (int64_t)j;
+            PE_CHECK_OK(shmemu_reduce_scatter_rhalving(SHMEMU_TEAM_WORLD, dst, src, 3,
+                                                       SHMEMU_INT64, SHMEMU_SUM));
+            for (size_t j = 0; j < 3; j++)
+                PE_CHECK_EQ(dst[j], n * (n - 1) / 2 + n * (int64_t)(3 * (size_t)me + j));
+        }
+        if (it % 7 == 6) {
+            src[0] = me;
+            PE_CHECK_OK(shmemu_collectmem(SHMEMU_TEAM_WORLD, dst, src,
+                                          (size_t)(me % 2) * sizeof(int64_t)));
+            size_t at = 0;
+            for (int p = 0; p < n; p++)
+                if (p % 2) {
+                    int64_t v;
+                    memcpy(&v, (char *)dst + at, sizeof(v));
+                    PE_CHECK_EQ(v, p);
+                    at += sizeof(v);
+                }
+        }
+    }
+    shmemu_barrier_all();
+    shmemu_free(dst);
+    shmemu_free(src);
+    return 0;
+}
+
+static void test_back_to_back(void **state)
+{
+    (void)state;
+    th_run(body_back_to_back, NULL, TH_NPES(2, 3, 8, 13), 0);
 }
 
 /* 16-bit floats: conversions round to nearest even and keep specials. */
@@ -225,7 +292,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_algorithm), cmocka_unit_test(test_large_allreduce),
         cmocka_unit_test(test_forms),           cmocka_unit_test(test_select),
-        cmocka_unit_test(test_half),
+        cmocka_unit_test(test_half),            cmocka_unit_test(test_back_to_back),
     };
     return cmocka_run_group_tests_name("coll", tests, NULL, NULL);
 }

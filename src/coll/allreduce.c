@@ -1,12 +1,12 @@
 /*
- * allreduce.c - allreduce four ways, reduce, and the binomial tree they
+ * allreduce.c - allreduce five ways, reduce, and the binomial tree they
  * share with broadcast.
  *
  * All of them pull: a PE reads its peer's data (straight out of the peer's
  * memory where the transport maps it) once the peer's signal says it is
- * ready, so no PE ever needs a landing buffer of its own.  Every call
- * starts and ends with a sync of the team: at entry every member's buffers
- * are ready, at exit nobody still reads anyone's.
+ * ready, so no PE ever needs a landing buffer of its own.  Every call but
+ * the one-shot starts and ends with a sync of the team: at entry every
+ * member's buffers are ready, at exit nobody still reads anyone's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +85,69 @@ int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_
     if (!st)
         st = coll_sync(&c);
 out:
+    coll_end(&c);
+    return st;
+}
+
+/* --------------------------------------------------------------- one-shot */
+
+/*
+ * For small vectors the fixed costs dominate: one round, no syncs.  Every
+ * PE puts its src into a slot of every peer's team scratch with a
+ * signal-add, waits for n-1 arrivals and reduces all n slots in team order,
+ * so that every PE computes the same bits.  Vectors larger than a slot go
+ * block by block.
+ *
+ * With no sync at entry, a fast PE may write block k+1 while a slow one
+ * still reads block k: so the slots alternate between two sets (parity of
+ * the block count), and a PE can never get two blocks ahead, since block
+ * k+1 needs data every peer sends only after finishing block k.  The calls
+ * that use the scratch otherwise all begin and end with a sync, which
+ * keeps them apart from these.
+ */
+int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, size_t count,
+                             shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    struct coll c;
+    int st = coll_begin(&c, "shmemu_allreduce_oneshot", team, dtype, op, 1, dest, count, src,
+                        count);
+    if (st)
+        return st;
+    int n = c.n, me = c.me;
+    size_t slot = coll_oneshot_slot(n), per = slot / c.esize;
+    if (n == 1 || !count || !per) {
+        coll_end(&c);
+        if (n == 1 || !count)
+            return coll_copy_in(&c, dest, src, count);
+        /* beyond ~380 PEs a slot holds nothing: no one-shot possible */
+        return shmemu_allreduce_rd(team, dest, src, count, dtype, op);
+    }
+    char *scratch = (char *)&c.ws[W_SCRATCH];
+    for (size_t at = 0; at < count && !st; at += per) {
+        size_t k = count - at < per ? count - at : per, bytes = k * c.esize;
+        uint64_t blk = ++c.ws[W_ONESHOT_N];
+        int parity = (int)(blk & 1);
+        char *set = scratch + (size_t)parity * (size_t)n * slot;
+        const char *mine = (const char *)src + at * c.esize;
+        /* my own slot too: in place, dest overwrites src as it goes */
+        memcpy(set + (size_t)me * slot, mine, bytes);
+        for (int i = 1; i < n && !st; i++) {
+            int p = (me + i) % n; /* spread the arrivals */
+            st = shmemu_putmem_signal(set + (size_t)me * slot, mine, bytes,
+                                      &c.ws[W_ONESHOT + parity], 1, SHMEMU_SIGNAL_ADD,
+                                      c.pe[p]);
+        }
+        if (st)
+            break;
+        shmemu_signal_wait_until(&c.ws[W_ONESHOT + parity], SHMEMU_CMP_GE,
+                                 (blk + 1) / 2 * (uint64_t)(n - 1));
+        if ((st = shmemu_last_status()))
+            break;
+        char *out = (char *)dest + at * c.esize;
+        c.reduce(out, set, set + slot, k);
+        for (int p = 2; p < n; p++)
+            c.reduce(out, out, set + (size_t)p * slot, k);
+    }
     coll_end(&c);
     return st;
 }

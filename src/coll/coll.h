@@ -37,10 +37,19 @@ enum {
     W_DOWN = 36, /* tree: my parent has the result */
     W_ROUND = 40, /* per-round words (recursive doubling, Bruck, barrier): 40..103 */
     W_ROUND2 = 104, /* a second set: 104..167 */
+    W_ONESHOT = 168, /* one-shot allreduce: data arrived, per parity (168, 169) */
+    W_ONESHOT_N = 170, /* this PE's count of one-shot blocks on the team (owner only) */
     W_SCRATCH = 256 /* from here to the end of shmemu's half: scratch bytes */
 };
 #define COLL_SCRATCH_BYTES (SHMEMU_TEAM_WORKSPACE_BYTES / 2 - W_SCRATCH * 8)
 #define COLL_MAX_ROUNDS 64
+
+/* Bytes of one one-shot allreduce slot for n PEs (two sets of n slots in
+ * the scratch; a multiple of 8 so that any dtype is aligned). */
+static inline size_t coll_oneshot_slot(int n)
+{
+    return COLL_SCRATCH_BYTES / (2 * (size_t)n) / 8 * 8;
+}
 
 struct coll {
     const char *call;

@@ -4,12 +4,11 @@
 
 #include "coll.h"
 
-/* An element range [p, p + bytes) must be symmetric: in this PE's heap. */
+/* An element range [p, p + bytes) must be symmetric: inside one object of
+ * the symmetric heap, so that a wrong count cannot spill into the next. */
 static int sym_ok(const void *p, size_t bytes)
 {
-    int me = shmemu_my_pe();
-    return !bytes || (p && shmemu_addr_accessible(p, me) &&
-                      shmemu_addr_accessible((const char *)p + bytes - 1, me));
+    return !bytes || shmemu_sym_extent(p) >= bytes;
 }
 
 int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
@@ -35,12 +34,12 @@ int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtyp
         return shmemu_error(SHMEMU_EINVAL, call, "the element count overflows size_t");
     if (!sym_ok(dest, dest_elems * c->esize))
         return shmemu_error(SHMEMU_ERANGE, call,
-                            "dest %p+%zu is not symmetric (not in the symmetric heap)", dest,
-                            dest_elems * c->esize);
+                            "dest %p+%zu is not symmetric (not inside one shmemu_malloc'd "
+                            "block)", dest, dest_elems * c->esize);
     if (!sym_ok(src, src_elems * c->esize))
         return shmemu_error(SHMEMU_ERANGE, call,
-                            "src %p+%zu is not symmetric (not in the symmetric heap)", src,
-                            src_elems * c->esize);
+                            "src %p+%zu is not symmetric (not inside one shmemu_malloc'd "
+                            "block)", src, src_elems * c->esize);
     c->pe = malloc((size_t)c->n * sizeof(int));
     if (!c->pe)
         return shmemu_error(SHMEMU_ENOMEM, call, "out of memory");

@@ -43,8 +43,10 @@ int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t
     size_t total = 0, at = 0;
     for (int p = 0; p < c.n; p++)
         total += sizes[p];
-    if (!st && total && !shmemu_addr_accessible((const char *)dest + total - 1, shmemu_my_pe()))
-        st = shmemu_error(SHMEMU_ERANGE, c.call, "dest %p+%zu is not symmetric", dest, total);
+    if (!st && total && shmemu_sym_extent(dest) < total)
+        st = shmemu_error(SHMEMU_ERANGE, c.call,
+                          "dest %p+%zu is not symmetric (not inside one shmemu_malloc'd block)",
+                          dest, total);
     for (int p = 0; p < c.n && !st; p++) {
         st = coll_pull(&c, (char *)dest + at, source, sizes[p], p);
         at += sizes[p];

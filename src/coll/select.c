@@ -13,8 +13,6 @@ static const char *algo(const char *var)
     return v && *v ? v : "auto";
 }
 
-static int is_pow2(int n) { return n > 0 && !(n & (n - 1)); }
-
 static int unknown(const char *call, const char *var, const char *v, const char *known)
 {
     return shmemu_error(SHMEMU_EINVAL, call, "%s='%s' is not one of %s", var, v, known);
@@ -25,13 +23,23 @@ int shmemu_allreduce(shmemu_team_t team, void *dest, const void *src, size_t cou
 {
     const char *a = algo("SHMEMU_ALLREDUCE_ALGO");
     if (!strcmp(a, "auto")) {
-        /* Small vectors are latency-bound: log2 n rounds.  Large ones are
-         * bandwidth-bound: the ring moves 2(n-1)/n of the data per PE;
-         * Rabenseifner does too in fewer steps when n is a power of two. */
+        /* Measured on 2 cores (docs/PERFORMANCE.md): while each PE's
+         * vector fits a scratch slot, one round of puts wins; past that,
+         * with 2 PEs the ring (half the data each way, read straight from
+         * the peer) wins from 1 KiB; with more, recursive doubling while
+         * the vector is short (Rabenseifner from 8 PEs, whose rounds move
+         * less), then the ring, whose 2(n-1)/n of the data per PE is the
+         * least any allreduce moves. */
         int n = shmemu_team_n_pes(team);
         size_t bytes = count * shmemu_dtype_size(dtype);
-        a = bytes <= 16384 ? "rd" : is_pow2(n) && n > 8 ? "rabenseifner" : "ring";
+        a = n > 0 && bytes <= coll_oneshot_slot(n) ? "oneshot"
+            : n == 2                               ? "ring"
+            : n >= 8 && bytes <= 16384             ? "rabenseifner"
+            : bytes <= 2048                        ? "rd"
+                                                   : "ring";
     }
+    if (!strcmp(a, "oneshot"))
+        return shmemu_allreduce_oneshot(team, dest, src, count, dtype, op);
     if (!strcmp(a, "ring"))
         return shmemu_allreduce_ring(team, dest, src, count, dtype, op);
     if (!strcmp(a, "rd"))
@@ -41,7 +49,7 @@ int shmemu_allreduce(shmemu_team_t team, void *dest, const void *src, size_t cou
     if (!strcmp(a, "tree"))
         return shmemu_allreduce_tree(team, dest, src, count, dtype, op);
     return unknown("shmemu_allreduce", "SHMEMU_ALLREDUCE_ALGO", a,
-                   "ring, rd, rabenseifner, tree, auto");
+                   "oneshot, ring, rd, rabenseifner, tree, auto");
 }
 
 int shmemu_reduce(shmemu_team_t team, void *dest, const void *src, size_t count,

@@ -488,6 +488,7 @@ static const struct {
     const char *name;
     void (*fn)(void);
 } builtins[] = {
+    {SHMEMU_COLL_ALLREDUCE, "oneshot", FN(shmemu_allreduce_oneshot)},
     {SHMEMU_COLL_ALLREDUCE, "ring", FN(shmemu_allreduce_ring)},
     {SHMEMU_COLL_ALLREDUCE, "rd", FN(shmemu_allreduce_rd)},
     {SHMEMU_COLL_ALLREDUCE, "rabenseifner", FN(shmemu_allreduce_rabenseifner)},
