@@ -88,7 +88,7 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_LIB)
 # The collectives see the public header alone: they are built on the public
 # API, as users' own algorithms are.  Their kernels want vectorizing.
 $(BUILD)/obj/src/coll/%.o: CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude
-$(BUILD)/obj/src/coll/ops.o: OPT := -O3
+$(BUILD)/obj/src/coll/ops.o: CFLAGS_ALL += -O3
 
 $(BUILD)/libshmemu.a: $(LIB_OBJ)
 	@rm -f $@

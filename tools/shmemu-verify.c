@@ -613,6 +613,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "\r[%d/%d] %s %s npes %d count %zu   ", i + 1, n,
                     shmemu_coll_name(rows[i].vc.coll), rows[i].vc.algo, rows[i].vc.npes,
                     rows[i].vc.count);
+        if (verbose) { /* before the case: the line to rerun it, should it hang */
+            printf("# case %d/%d: ", i + 1, n);
+            reproducer(stdout, &rows[i], lib, sym);
+            fflush(stdout);
+        }
         if (shmemu_verify_run(&rows[i].vc, &rows[i].r) != SHMEMU_OK) {
             rows[i].r.passed = 0;
             snprintf(rows[i].r.reason, sizeof(rows[i].r.reason), "the case is not valid");

@@ -14,6 +14,7 @@
  * value (u: the type's unit roundoff), the bound for any summation order.
  */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +168,8 @@ static void format_elem(shmemu_dtype_t d, const void *p, char *buf, size_t len)
 /* What every PE of the job shares (a MAP_SHARED mapping, so forked PEs see
  * it too): the verdict, and the reference of a reduction. */
 struct shared {
-    int failed;       /* set once, by the first PE that finds a fault */
+    int lock;         /* guards the fault fields (PEs may be processes) */
+    int failed;       /* a PE found a fault: the lowest PE's is kept */
     int pe;
     size_t index;
     char reason[256];
@@ -183,16 +185,26 @@ struct job {
     struct shared *sh;
 };
 
+/* Keep the fault of the lowest PE (then the lowest index): the report must
+ * not depend on which PE happened to check first, or a reproducer would
+ * print a different line than the run that found the bug. */
 static void fault(struct shared *sh, int pe, size_t index, const char *reason,
                   const char *expected, const char *got)
 {
-    if (__atomic_exchange_n(&sh->failed, 1, __ATOMIC_ACQ_REL))
+    while (__atomic_exchange_n(&sh->lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+    int keep = sh->failed && (sh->pe < pe || (sh->pe == pe && sh->index <= index));
+    if (keep) {
+        __atomic_store_n(&sh->lock, 0, __ATOMIC_RELEASE);
         return;
+    }
+    sh->failed = 1;
     sh->pe = pe;
     sh->index = index;
     snprintf(sh->reason, sizeof(sh->reason), "%s", reason);
     snprintf(sh->expected, sizeof(sh->expected), "%s", expected ? expected : "");
     snprintf(sh->got, sizeof(sh->got), "%s", got ? got : "");
+    __atomic_store_n(&sh->lock, 0, __ATOMIC_RELEASE);
 }
 
 static int team_size(const shmemu_verify_case *vc)
