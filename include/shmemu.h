@@ -59,6 +59,8 @@ typedef struct shmemu_opts {
     int npes;              /* >= 1 */
     const char *transport; /* NULL: $SHMEMU_TRANSPORT, else "local" */
     size_t heap_size;      /* per-PE bytes; 0: $SHMEMU_HEAP_SIZE (K/M/G), else 64 MiB */
+    const char *check;     /* checker mode as $SHMEMU_CHECK takes it ("fuzz:7",
+                              "race", "fuzz:7,race", "off"); NULL: $SHMEMU_CHECK */
 } shmemu_opts;             /* new fields are only ever appended */
 
 /**
@@ -151,6 +153,29 @@ int shmemu_addr_accessible(const void *addr, int pe);
  *  block) that holds it, or 0 if addr is in none: [addr, addr + n) is one
  *  symmetric object iff n <= shmemu_sym_extent(addr). */
 size_t shmemu_sym_extent(const void *addr);
+
+/* ------------------------------------------------------------ checker mode */
+
+/*
+ * With SHMEMU_CHECK=fuzz[:SEED] (or opts.check) puts, non-fetching AMOs and
+ * nonblocking gets are held and delivered later, in a seeded order, as late
+ * as OpenSHMEM allows; library calls are perturbed with seeded yields and
+ * sleeps; shmemu_ptr returns NULL.  With SHMEMU_CHECK=race, conflicting
+ * accesses (two PEs writing the same bytes, or one writing what another
+ * gets, with no synchronisation ordering them) are reported.  docs/CHECK.md
+ * has the model.
+ */
+
+/** 1 if the calling PE runs in checker mode, else 0. */
+int shmemu_check_enabled(void);
+
+/**
+ * The checker's notes so far in this job, one line each, as text in buf
+ * (at most len bytes, NUL-terminated): likely causes of a wrong result,
+ * such as a flag that overtook the data it announces.  Returns the number
+ * of notes (0 outside checker mode).  Any PE may call it at any time.
+ */
+int shmemu_check_notes(char *buf, size_t len);
 
 /* --------------------------------------------------------------------- RMA */
 

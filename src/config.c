@@ -68,6 +68,55 @@ static int parse_int(const char *s, int64_t *out)
     return 0;
 }
 
+int shmemu__parse_check(const char *s, struct shmemu__check_cfg *out)
+{
+    struct shmemu__check_cfg c = {0, 0, 1};
+    if (!s)
+        return -1;
+    if (!*s || strcasecmp(s, "off") == 0 || strcmp(s, "0") == 0) {
+        *out = c;
+        return 0;
+    }
+    char buf[128];
+    if (strlen(s) >= sizeof(buf))
+        return -1;
+    strcpy(buf, s);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':');
+        if (colon) {
+            char *end;
+            errno = 0;
+            unsigned long long seed = strtoull(colon + 1, &end, 10);
+            if (errno || end == colon + 1 || *end || colon[1] == '-')
+                return -1;
+            c.seed = seed;
+            *colon = '\0';
+        }
+        if (strcasecmp(tok, "fuzz") == 0)
+            c.fuzz = 1;
+        else if (strcasecmp(tok, "race") == 0)
+            c.race = 1;
+        else if (strcasecmp(tok, "all") == 0)
+            c.fuzz = c.race = 1;
+        else
+            return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || v != v || (v < 0 && v != -1))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static int parse_one(struct shmemu__params *p, const struct shmemu__param_info *info,
                      void *field, const char *text)
 {
@@ -79,6 +128,10 @@ static int parse_one(struct shmemu__params *p, const struct shmemu__param_info *
         return shmemu__parse_size(text, (size_t *)field);
     case SHMEMU__PARAM_INT:
         return parse_int(text, (int64_t *)field);
+    case SHMEMU__PARAM_CHECK:
+        return shmemu__parse_check(text, (struct shmemu__check_cfg *)field);
+    case SHMEMU__PARAM_SECONDS:
+        return parse_seconds(text, (double *)field);
     case SHMEMU__PARAM_BIND:
         if (strcasecmp(text, "auto") == 0)
             p->BIND = SHMEMU__BIND_AUTO;

@@ -28,14 +28,30 @@
       "cores, 0 otherwise")                                                    \
     X(BIND, BIND, "auto",                                                      \
       "bind each PE to a core (and its heap to the core's NUMA node): core, "  \
-      "none, or auto (core when the PEs fit the cores)")
+      "none, or auto (core when the PEs fit the cores)")                       \
+    X(CHECK, CHECK, "off",                                                     \
+      "checker mode: off, fuzz[:SEED] (delivery fuzzing and schedule "         \
+      "perturbation), race (conflicting-access detection), or both as "        \
+      "fuzz:SEED,race; see docs/CHECK.md")                                     \
+    X(TIMEOUT, SECONDS, "-1",                                                  \
+      "end a launched job that runs longer than this many seconds, saying "    \
+      "where each PE is; 0: never; -1: 300 in checker mode, never otherwise")
 
 enum shmemu__param_kind {
     SHMEMU__PARAM_STRING,
     SHMEMU__PARAM_SIZE,
     SHMEMU__PARAM_ERRMODE,
     SHMEMU__PARAM_INT,
-    SHMEMU__PARAM_BIND
+    SHMEMU__PARAM_BIND,
+    SHMEMU__PARAM_CHECK,
+    SHMEMU__PARAM_SECONDS
+};
+
+/* What SHMEMU_CHECK (or shmemu_opts.check) asks for. */
+struct shmemu__check_cfg {
+    int fuzz;      /* delivery fuzzing and schedule perturbation */
+    int race;      /* conflicting-access detection */
+    uint64_t seed; /* fuzz:SEED; 0 when none was given: then 1 */
 };
 
 enum { SHMEMU__BIND_AUTO = -1, SHMEMU__BIND_NONE = 0, SHMEMU__BIND_CORE = 1 };
@@ -47,7 +63,12 @@ struct shmemu__params {
     int64_t SPIN_NS;
     int64_t YIELD_NS;
     int BIND; /* SHMEMU__BIND_* */
+    struct shmemu__check_cfg CHECK;
+    double TIMEOUT; /* seconds; < 0: the default */
 };
+
+/* Parse a SHMEMU_CHECK value ("fuzz:7,race"); 0, or -1 if malformed. */
+int shmemu__parse_check(const char *s, struct shmemu__check_cfg *out) SHMEMU__HIDDEN;
 
 struct shmemu__param_info {
     const char *name; /* "SHMEMU_HEAP_SIZE" */

@@ -46,6 +46,11 @@ struct shmemu__job {
     int first_failure;       /* exit status for shmemu-run: the first PE's */
     char *const *argv;       /* shmemu-run: the program each PE runs */
     int tag_output;          /* shmemu-run --tag-output */
+
+    /* Checker mode (check.c): what was asked for, and where its part of
+     * the control area starts (0: none). */
+    struct shmemu__check_cfg check;
+    size_t check_ctl_off;
 };
 
 typedef struct shmemu__pe {
@@ -66,6 +71,7 @@ typedef struct shmemu__pe {
     int notify_light; /* copy of job->notify_light */
     int direct;       /* heaps are load/store here (SHMEMU_TL_CAP_LOAD_STORE) */
     int cpu_amo;      /* the core applies AMOs itself (SHMEMU_TL_CAP_CPU_ATOMICS) */
+    struct shmemu__chk *chk; /* checker mode state (check.c); NULL when off */
 
     struct shmemu__job *job;
     struct shmemu__heap alloc;
@@ -115,6 +121,10 @@ static inline int shmemu__aborted(const shmemu__pe *me)
     return atomic_load_explicit(&me->ctl->abort_status, memory_order_relaxed);
 }
 
+/* Checker mode, on entry to every call: note the call and its call site
+ * (for reports), deliver what is due, perturb the schedule. */
+void shmemu__check_enter(shmemu__pe *me, const char *call, void *site) SHMEMU__HIDDEN;
+
 /* Every public call starts with this; failret is what it returns when the
  * caller is not a live PE or the job has been aborted. */
 #define SHMEMU__ENTER(me, call, failret)                                       \
@@ -122,7 +132,9 @@ static inline int shmemu__aborted(const shmemu__pe *me)
     if (SHMEMU__UNLIKELY(!me || shmemu__aborted(me))) {                        \
         (void)shmemu__enter_fail(me, call);                                    \
         return failret;                                                        \
-    }
+    }                                                                          \
+    if (SHMEMU__UNLIKELY(me->chk != NULL))                                     \
+        shmemu__check_enter(me, call, __builtin_return_address(0));
 
 static inline int shmemu__ok(void)
 {

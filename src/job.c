@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "core.h"
 #include "wait.h"
 
@@ -107,7 +108,7 @@ static void pick_wait_policy(struct shmemu__job *job)
 /* heap: what the user asked for (0: the default), or with exact, the full
  * per-PE size a launcher already computed. */
 static int job_prepare(const char *transport, int npes, size_t heap, int exact,
-                       const char *call, struct shmemu__job **job_p)
+                       const char *check, const char *call, struct shmemu__job **job_p)
 {
     char why[512];
     *job_p = NULL;
@@ -119,6 +120,14 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
         free(job);
         return shmemu__fail(NULL, st, call, "%s", why);
     }
+    if (check && shmemu__parse_check(check, &job->params.CHECK) != 0) {
+        free(job);
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "opts->check '%s' is malformed (off, fuzz[:SEED], race, or "
+                            "fuzz:SEED,race)",
+                            check);
+    }
+    job->check = job->params.CHECK;
     const char *name = transport ? transport : job->params.TRANSPORT;
     job->ops = find_transport(name, why, sizeof(why));
     if (!job->ops) {
@@ -145,6 +154,11 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     job->tl.heap_size =
         exact ? heap : SHMEMU__ROUND_UP(heap + SHMEMU__WORKSPACE_TOTAL, SHMEMU_TL_HEAP_ALIGN);
     job->tl.ctl_size = shmemu__ctl_size(npes);
+    size_t check_bytes = shmemu__check_ctl_size(job);
+    if (check_bytes) {
+        job->check_ctl_off = SHMEMU__ROUND_UP(job->tl.ctl_size, 64);
+        job->tl.ctl_size = job->check_ctl_off + check_bytes;
+    }
     job->tl.core = job;
     job->tl.priv = calloc(1, job->ops->job_priv_size ? job->ops->job_priv_size : 1);
     job->tl.heap_base = calloc((size_t)npes, sizeof(char *));
@@ -168,7 +182,8 @@ int shmemu__job_create(const shmemu_opts *opts, const char *call,
                             "opts->npes is %d (must be 1..%d)", opts->npes,
                             SHMEMU__NPES_MAX);
     struct shmemu__job *job;
-    int st = job_prepare(opts->transport, opts->npes, opts->heap_size, 0, call, &job);
+    int st = job_prepare(opts->transport, opts->npes, opts->heap_size, 0, opts->check, call,
+                         &job);
     if (st)
         return st;
     if ((st = job->ops->job_create(&job->tl)) != SHMEMU_OK) {
@@ -223,7 +238,7 @@ static int job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_
     if (!transport || !*transport)
         return shmemu__fail(NULL, SHMEMU_EINVAL, call, "SHMEMU_RUN_TRANSPORT is not set");
     struct shmemu__job *job;
-    if ((st = job_prepare(transport, (int)npes, heap, 1, call, &job)))
+    if ((st = job_prepare(transport, (int)npes, heap, 1, NULL, call, &job)))
         return st;
     if (!(job->ops->caps & SHMEMU_TL_CAP_SPMD) || !SHMEMU_TL_HAS(job->ops, job_attach)) {
         shmemu__job_free(job);
@@ -256,6 +271,7 @@ static int job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_
 
 static void pe_free(shmemu__pe *me)
 {
+    shmemu__check_pe_fini(me);
     shmemu__heap_fini(&me->alloc);
     free(me);
 }
@@ -290,6 +306,11 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
         shmemu__bind_pe(job->params.BIND, pe, me->npes, me->heap, me->heap_size);
     me->direct = (job->ops->caps & SHMEMU_TL_CAP_LOAD_STORE) && SHMEMU_TL_HAS(job->ops, ptr);
     me->cpu_amo = me->direct && (job->ops->caps & SHMEMU_TL_CAP_CPU_ATOMICS);
+    if (shmemu__check_pe_init(me) != 0) {
+        shmemu__heap_fini(&me->alloc);
+        free(me);
+        return NULL;
+    }
     atomic_store(&me->ctl_me->pid, (int32_t)getpid());
     atomic_store(&me->ctl_me->life, SHMEMU__LIFE_RUNNING);
     return me;
@@ -309,6 +330,7 @@ void shmemu__depart(shmemu__pe *me, int life, int rc)
 static void drain(shmemu__pe *me)
 {
     const struct shmemu_transport_ops *ops = me->job->ops;
+    shmemu__check_quiet(me);
     if (SHMEMU_TL_HAS(ops, quiet))
         (void)ops->quiet(me->tlj, me->pe);
     shmemu__full_fence();
@@ -390,6 +412,7 @@ int shmemu_launch(const shmemu_opts *opts, int (*pe_main)(void *arg), void *arg)
     st = job->ops->job_run(&job->tl, shmemu__pe_entry);
     if (st == SHMEMU_OK)
         st = shmemu__job_result(job);
+    shmemu__check_job_end(job, st);
     shmemu__job_free(job);
     return shmemu__last_status = st;
 }

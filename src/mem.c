@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "core.h"
 #include "wait.h"
 
@@ -86,6 +87,8 @@ static void describe(const struct shmemu__rec *r, char *buf, size_t len)
 int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
                   int nargs)
 {
+    /* Allocation and team calls end with a barrier_all: complete first. */
+    shmemu__check_quiet(me);
     const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     rec->seq = ++me->rec_seq;
     rec->team = slot;
@@ -159,9 +162,9 @@ void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, 
             struct shmemu_tl_rma g = {.op = SHMEMU_TL_GET, .pe = me->pe,
                                       .off = (size_t)((const char *)src_or_null - me->heap) + done,
                                       .local = buf, .nbytes = chunk};
-            me->rma(me->tlj, &g);
+            ops->rma(me->tlj, &g); /* not through a checker: our own heap, now */
         }
-        me->rma(me->tlj, &d);
+        ops->rma(me->tlj, &d);
         done += chunk;
     }
 }
@@ -319,7 +322,9 @@ void *shmemu_ptr(const void *dest, int pe)
         shmemu__last_status = SHMEMU_ERANGE;
         return NULL;
     }
-    if (!(ops->caps & SHMEMU_TL_CAP_LOAD_STORE) || !SHMEMU_TL_HAS(ops, ptr)) {
+    /* In checker mode every access goes through the library, where the
+     * checker sees it: as on a transport with no load/store access. */
+    if (!(ops->caps & SHMEMU_TL_CAP_LOAD_STORE) || !SHMEMU_TL_HAS(ops, ptr) || me->chk) {
         shmemu__last_status = SHMEMU_ENOTSUP;
         return NULL;
     }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "core.h"
 #include "value.h"
 #include "wait.h"
@@ -184,6 +185,9 @@ static int run_wait(const char *call, struct waitspec *w, const void *ivars, int
         w->start = me->any_turn++ % w->nelems;
     if (!wait) {
         *holds_p = holds(me, w);
+        if (*holds_p && me->chk)
+            shmemu__check_woke(me, call, w->off,
+                               w->nelems * (size_t)shmemu__vt_width(w->vt));
         return shmemu__ok();
     }
     struct shmemu__wait_desc d = {.kind = w->mode == WS_ONE ? SHMEMU__WAIT_VALUE
@@ -195,6 +199,8 @@ static int run_wait(const char *call, struct waitspec *w, const void *ivars, int
         return shmemu__fail(me, st, call, "%s while waiting",
                             st == SHMEMU_EDEADLOCK ? "deadlock" : "job aborted");
     *holds_p = 1;
+    if (me->chk)
+        shmemu__check_woke(me, call, w->off, w->nelems * (size_t)shmemu__vt_width(w->vt));
     return shmemu__ok();
 }
 

@@ -1,4 +1,5 @@
 /* sync.c - fence, quiet and the world barriers. */
+#include "check.h"
 #include "core.h"
 #include "wait.h"
 
@@ -6,6 +7,12 @@ static int complete(shmemu__pe *me, const char *call, int quiet)
 {
     const struct shmemu_transport_ops *ops = me->job->ops;
     int st = SHMEMU_OK;
+    if (me->chk) { /* what the checker holds goes first */
+        if (quiet)
+            shmemu__check_quiet(me);
+        else
+            shmemu__check_fence(me);
+    }
     if (quiet && SHMEMU_TL_HAS(ops, quiet))
         st = ops->quiet(me->tlj, me->pe);
     else if (!quiet && SHMEMU_TL_HAS(ops, fence))
@@ -48,6 +55,10 @@ int shmemu_sync_all(void)
 {
     static const char call[] = "shmemu_sync_all";
     SHMEMU__ENTER(me, call, shmemu__last_status);
+    if (me->chk)
+        shmemu__check_sync_arrive(me, 0, call);
     int st = shmemu__team_sync(me, 0, call);
+    if (me->chk)
+        shmemu__check_synced(me);
     return st ? st : shmemu__ok();
 }

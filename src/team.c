@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "core.h"
 #include "wait.h"
 
@@ -298,8 +299,12 @@ int shmemu_team_sync(shmemu_team_t team)
     SHMEMU__ENTER(me, call, shmemu__last_status);
     struct team_view v;
     int st = member_view(me, call, team, &v);
+    if (!st && me->chk)
+        shmemu__check_sync_arrive(me, v.slot, call);
     if (!st)
         st = shmemu__team_sync(me, v.slot, call);
+    if (!st && me->chk)
+        shmemu__check_synced(me);
     return st ? st : shmemu__ok();
 }
 

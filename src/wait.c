@@ -2,6 +2,8 @@
 #include "wait.h"
 
 #include <limits.h>
+
+#include "check.h"
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,7 +227,10 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
 {
     if (ready(me, arg))
         return SHMEMU_OK;
-    int st = spin_phase(me, ready, arg);
+    int st;
+    if (me->chk && (st = shmemu__check_progress(me, ready, arg)))
+        return st > 0 ? SHMEMU_OK : st;
+    st = spin_phase(me, ready, arg);
     if (st)
         return st > 0 ? SHMEMU_OK : st;
 
@@ -326,10 +331,29 @@ static int sync_spin(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen)
     return 0;
 }
 
+struct gen_moved {
+    struct shmemu__ctl_team *t;
+    uint32_t gen;
+};
+
+static int gen_moved(shmemu__pe *me, void *arg)
+{
+    (void)me;
+    const struct gen_moved *g = arg;
+    return (uint32_t)atomic_load_explicit(&g->t->sleep, memory_order_acquire) != g->gen;
+}
+
 static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
                      uint32_t gen, const char *call)
 {
     int st;
+    if (me->chk) { /* deliver what the checker holds while the others arrive */
+        struct gen_moved g = {t, gen};
+        if ((st = shmemu__check_progress(me, gen_moved, &g)) < 0)
+            return sync_blocked(me, t, gen, call, slot);
+        if (st > 0)
+            return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
+    }
     if (sync_spin(me, t, gen) > 0)
         return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
 

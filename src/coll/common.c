@@ -62,10 +62,17 @@ int coll_sync(struct coll *c)
     return st ? st : shmemu_team_sync(c->team);
 }
 
+/* Signals SET a word to the step's tag and waiters compare with >=, so the
+ * signals one PE sends to another must land in issue order: without a
+ * fence, OpenSHMEM may deliver step k+1's before step k's, and the word
+ * would go back (found by SHMEMU_CHECK=fuzz: a deadlock, or a reader
+ * taking step k's data for arrived when only step k+1's had). */
 int coll_signal(struct coll *c, int member, int word, uint64_t step)
 {
-    return shmemu_putmem_signal(NULL, NULL, 0, &c->ws[word], coll_tag(c, step),
-                                SHMEMU_SIGNAL_SET, c->pe[member]);
+    int st = shmemu_fence();
+    return st ? st
+              : shmemu_putmem_signal(NULL, NULL, 0, &c->ws[word], coll_tag(c, step),
+                                     SHMEMU_SIGNAL_SET, c->pe[member]);
 }
 
 int coll_wait(struct coll *c, int word, uint64_t step)
@@ -77,8 +84,10 @@ int coll_wait(struct coll *c, int word, uint64_t step)
 int coll_push(struct coll *c, int member, void *dest, const void *src, size_t nbytes,
               int word, uint64_t step)
 {
-    return shmemu_putmem_signal(dest, src, nbytes, &c->ws[word], coll_tag(c, step),
-                                SHMEMU_SIGNAL_SET, c->pe[member]);
+    int st = shmemu_fence(); /* in order, as coll_signal explains */
+    return st ? st
+              : shmemu_putmem_signal(dest, src, nbytes, &c->ws[word], coll_tag(c, step),
+                                     SHMEMU_SIGNAL_SET, c->pe[member]);
 }
 
 int coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems, int member)

@@ -1,0 +1,742 @@
+/* check.c - checker mode: delivery fuzzing, schedule perturbation and the
+ * notes that explain what went wrong (see check.h and docs/CHECK.md). */
+#include "check.h"
+
+#include <dlfcn.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------- shared part */
+
+#define CHK_NOTES 8
+#define CHK_NOTE_LEN 320
+#define CHK_OT 8  /* overtakes remembered per destination PE */
+#define CHK_RW 16 /* recent writes remembered per destination PE */
+#define CHK_SITE 72
+#define CHK_CALL 40
+
+/* An operation X from PE src that was delivered before an earlier one, Y,
+ * from the same PE to the same PE with no fence between them, while Y is
+ * still in flight. */
+struct chk_ot {
+    int32_t src; /* -1: free */
+    uint32_t active;
+    uint64_t y_seq;
+    uint64_t x_lo, x_hi; /* what X wrote (the flag) */
+    uint64_t y_lo, y_hi; /* what Y will write (the data) */
+    char x_call[CHK_CALL], y_call[CHK_CALL];
+    char x_site[CHK_SITE], y_site[CHK_SITE];
+};
+
+/* A put that landed, and how busy its destination had been until then. */
+struct chk_rw {
+    int32_t src; /* -1: free */
+    uint32_t pad;
+    uint64_t lo, hi;
+    uint64_t activity;
+    char call[CHK_CALL];
+    char site[CHK_SITE];
+};
+
+/* Per destination PE. */
+struct chk_tgt {
+    _Atomic uint32_t lock;
+    uint32_t rw_next;
+    /* Bumped whenever this PE completes a wait or a sync or issues an
+     * operation: a writer can tell whether its reader did anything at all
+     * since its previous write. */
+    _Atomic uint64_t activity;
+    struct chk_ot ot[CHK_OT];
+    struct chk_rw rw[CHK_RW];
+};
+
+struct chk_shared {
+    _Atomic uint32_t lock;
+    uint32_t nnotes;
+    char notes[CHK_NOTES][CHK_NOTE_LEN];
+    struct chk_tgt tgt[]; /* [npes] */
+};
+
+size_t shmemu__check_ctl_size(const struct shmemu__job *job)
+{
+    if (!job->check.fuzz && !job->check.race)
+        return 0;
+    return sizeof(struct chk_shared) + (size_t)job->tl.npes * sizeof(struct chk_tgt);
+}
+
+static struct chk_shared *shared(struct shmemu__job *job)
+{
+    return (struct chk_shared *)(void *)((char *)job->tl.ctl + job->check_ctl_off);
+}
+
+static void lock(_Atomic uint32_t *l)
+{
+    while (atomic_exchange_explicit(l, 1, memory_order_acquire))
+        sched_yield();
+}
+
+static void unlock(_Atomic uint32_t *l)
+{
+    atomic_store_explicit(l, 0, memory_order_release);
+}
+
+/* Keep a note (once: the same text is not kept twice). */
+static void note(struct shmemu__job *job, const char *fmt, ...) SHMEMU__PRINTF(2, 3);
+static void note(struct shmemu__job *job, const char *fmt, ...)
+{
+    char text[CHK_NOTE_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    struct chk_shared *sh = shared(job);
+    lock(&sh->lock);
+    uint32_t n = sh->nnotes, dup = 0;
+    for (uint32_t i = 0; i < n && !dup; i++)
+        dup = strcmp(sh->notes[i], text) == 0;
+    if (!dup && n < CHK_NOTES) {
+        memcpy(sh->notes[n], text, sizeof(text));
+        sh->nnotes = n + 1;
+    }
+    unlock(&sh->lock);
+}
+
+int shmemu_check_enabled(void)
+{
+    shmemu__pe *me = shmemu__self;
+    return me && me->chk != NULL;
+}
+
+static int notes_text(struct shmemu__job *job, char *buf, size_t len, const char *prefix)
+{
+    if (!job->check_ctl_off)
+        return 0;
+    struct chk_shared *sh = shared(job);
+    lock(&sh->lock);
+    int n = (int)sh->nnotes;
+    size_t used = 0;
+    for (int i = 0; i < n && buf && used + 1 < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s\n", prefix, sh->notes[i]);
+        if (w > 0)
+            used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+    }
+    unlock(&sh->lock);
+    return n;
+}
+
+int shmemu_check_notes(char *buf, size_t len)
+{
+    SHMEMU__ENTER(me, "shmemu_check_notes", 0);
+    if (buf && len)
+        buf[0] = '\0';
+    shmemu__ok();
+    return notes_text(me->job, buf, len, "");
+}
+
+void shmemu__check_job_end(struct shmemu__job *job, int rc)
+{
+    if (!job->check_ctl_off || rc == SHMEMU_OK)
+        return;
+    char buf[CHK_NOTES * (CHK_NOTE_LEN + 16)];
+    if (notes_text(job, buf, sizeof(buf), "shmemu-check: note: ") > 0)
+        shmemu__emit(buf);
+}
+
+/* --------------------------------------------------------------- PE state */
+
+enum { H_PUT, H_AMO, H_GET };
+
+struct held {
+    int kind;
+    struct shmemu_tl_rma rma; /* H_PUT, H_GET */
+    struct shmemu_tl_amo amo; /* H_AMO */
+    void *copy;               /* a blocking put's data, owned */
+    uint64_t seq;             /* issue order */
+    uint64_t epoch;           /* fences before it */
+    int64_t due_ns;           /* not delivered while waiting before this */
+    const char *call;
+    void *site;
+};
+
+struct site_name {
+    void *addr;
+    char name[CHK_SITE];
+};
+
+struct shmemu__chk {
+    uint64_t rng;
+    struct held *q;
+    size_t n, cap, bytes;
+    uint64_t seq, epoch;
+    int64_t *next_ns; /* [npes]: no delivery to that PE while waiting before
+                         this (a gap after the last one) */
+    int fuzz;
+    int64_t last_long_ns; /* the last long hold began */
+    int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
+    int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
+    const char *call; /* the library call in progress, and where from */
+    void *site;
+    struct site_name names[32];
+    unsigned next_name;
+};
+
+/* Bounds on what one PE holds: past them the oldest goes out. */
+#define HOLD_MAX_OPS 512
+#define HOLD_MAX_BYTES ((size_t)64 << 20)
+
+static uint64_t rnd(struct shmemu__chk *k)
+{
+    /* splitmix64: tiny state, good enough to pick delivery orders */
+    uint64_t z = (k->rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* True with probability 1/n. */
+static int one_in(struct shmemu__chk *k, unsigned n)
+{
+    return rnd(k) % n == 0;
+}
+
+static void sleep_ns(int64_t ns)
+{
+    struct timespec ts = {0, (long)ns};
+    nanosleep(&ts, NULL);
+}
+
+/* "function+0x1c" (or "module+0x1c" when the symbol is not exported) for a
+ * return address, cached: reports name where a call was made. */
+static const char *site_name(struct shmemu__chk *k, void *addr)
+{
+    if (!addr)
+        return "?";
+    for (unsigned i = 0; i < 32; i++)
+        if (k->names[i].addr == addr)
+            return k->names[i].name;
+    struct site_name *s = &k->names[k->next_name++ % 32];
+    s->addr = addr;
+    Dl_info di;
+    /* The return address points after the call: -1 lands inside it. */
+    if (dladdr((char *)addr - 1, &di) && di.dli_sname)
+        snprintf(s->name, sizeof(s->name), "%s+%#lx", di.dli_sname,
+                 (unsigned long)((char *)addr - (char *)di.dli_saddr));
+    else if (dladdr((char *)addr - 1, &di) && di.dli_fname) {
+        const char *base = strrchr(di.dli_fname, '/');
+        snprintf(s->name, sizeof(s->name), "%s+%#lx", base ? base + 1 : di.dli_fname,
+                 (unsigned long)((char *)addr - (char *)di.dli_fbase));
+    } else
+        snprintf(s->name, sizeof(s->name), "%p", addr);
+    return s->name;
+}
+
+static struct chk_tgt *tgt(shmemu__pe *me, int pe)
+{
+    return &shared(me->job)->tgt[pe];
+}
+
+static void bump_activity(shmemu__pe *me)
+{
+    if (me->job->check_ctl_off)
+        atomic_fetch_add_explicit(&tgt(me, me->pe)->activity, 1, memory_order_relaxed);
+}
+
+/* --------------------------------------------------------------- delivery */
+
+static int target_of(const struct held *h)
+{
+    return h->kind == H_AMO ? h->amo.pe : h->rma.pe;
+}
+
+/* Gets are ordered by nothing but quiet; puts and AMOs to one PE by fence. */
+static int deliverable(const struct shmemu__chk *k, size_t i)
+{
+    const struct held *h = &k->q[i];
+    if (h->kind == H_GET)
+        return 1;
+    for (size_t j = 0; j < k->n; j++)
+        if (k->q[j].kind != H_GET && k->q[j].epoch < h->epoch &&
+            target_of(&k->q[j]) == target_of(h))
+            return 0;
+    return 1;
+}
+
+/* Bytes of the destination an operation writes: [lo, hi). */
+static void written(const struct held *h, uint64_t *lo, uint64_t *hi)
+{
+    if (h->kind == H_AMO) {
+        *lo = h->amo.off;
+        *hi = h->amo.off + h->amo.width;
+    } else if (h->rma.sig_op != SHMEMU_TL_SIG_NONE) {
+        *lo = h->rma.sig_off; /* the flag of a put with signal */
+        *hi = h->rma.sig_off + 8;
+    } else {
+        *lo = h->rma.off;
+        *hi = h->rma.off + h->rma.nbytes;
+    }
+}
+
+/* X (index x) is about to be delivered: if it overtakes an earlier put to
+ * the same PE from the same fence epoch, remember it on the destination,
+ * so that a wait woken by X while that put is still in flight is noted. */
+static void record_overtake(shmemu__pe *me, size_t x)
+{
+    struct shmemu__chk *k = me->chk;
+    const struct held *h = &k->q[x], *y = NULL;
+    if (h->kind == H_GET || !me->job->check_ctl_off)
+        return;
+    for (size_t j = 0; j < k->n; j++) {
+        const struct held *c = &k->q[j];
+        if (c->kind == H_PUT && c->rma.nbytes && c->seq < h->seq &&
+            c->epoch == h->epoch && c->rma.pe == h->rma.pe && (!y || c->seq < y->seq))
+            y = c;
+    }
+    if (!y)
+        return;
+    struct chk_tgt *t = tgt(me, target_of(h));
+    struct chk_ot *o = &t->ot[me->pe % CHK_OT];
+    char xs[CHK_SITE], ys[CHK_SITE];
+    shmemu__strlcpy(xs, site_name(k, h->site), sizeof(xs));
+    shmemu__strlcpy(ys, site_name(k, y->site), sizeof(ys));
+    lock(&t->lock);
+    o->src = me->pe;
+    o->active = 1;
+    o->y_seq = y->seq;
+    written(h, &o->x_lo, &o->x_hi);
+    o->y_lo = y->rma.off;
+    o->y_hi = y->rma.off + y->rma.nbytes;
+    shmemu__strlcpy(o->x_call, h->call ? h->call : "?", sizeof(o->x_call));
+    shmemu__strlcpy(o->y_call, y->call ? y->call : "?", sizeof(o->y_call));
+    memcpy(o->x_site, xs, sizeof(xs));
+    memcpy(o->y_site, ys, sizeof(ys));
+    unlock(&t->lock);
+}
+
+/* A put of data landed: was it written over an earlier put of ours that
+ * its reader cannot have consumed (it has done nothing at all since)? */
+static void record_write(shmemu__pe *me, const struct held *h)
+{
+    if (h->kind != H_PUT || !h->rma.nbytes || !me->job->check_ctl_off)
+        return;
+    struct shmemu__chk *k = me->chk;
+    int dst = h->rma.pe;
+    if (dst == me->pe)
+        return;
+    struct chk_tgt *t = tgt(me, dst);
+    uint64_t lo = h->rma.off, hi = lo + h->rma.nbytes;
+    const char *here = site_name(k, h->site);
+    char prev_call[CHK_CALL] = "", prev_site[CHK_SITE] = "";
+    uint64_t plo = 0, phi = 0;
+    lock(&t->lock);
+    uint64_t act = atomic_load_explicit(&t->activity, memory_order_relaxed);
+    for (int i = 0; i < CHK_RW; i++) {
+        struct chk_rw *r = &t->rw[i];
+        if (r->src == me->pe && r->activity == act && r->lo < hi && lo < r->hi && r->hi) {
+            memcpy(prev_call, r->call, sizeof(prev_call));
+            memcpy(prev_site, r->site, sizeof(prev_site));
+            plo = r->lo;
+            phi = r->hi;
+            break;
+        }
+    }
+    struct chk_rw *r = &t->rw[t->rw_next++ % CHK_RW];
+    r->src = me->pe;
+    r->lo = lo;
+    r->hi = hi;
+    r->activity = act;
+    shmemu__strlcpy(r->call, h->call ? h->call : "?", sizeof(r->call));
+    shmemu__strlcpy(r->site, here, sizeof(r->site));
+    unlock(&t->lock);
+    if (prev_call[0])
+        note(me->job,
+             "buffer reused before it was consumed: PE %d's %s (at %s) overwrote bytes "
+             "[%#llx, %#llx) of PE %d's heap that its %s (at %s) had written to "
+             "[%#llx, %#llx), and PE %d had not synchronised at all in between: wait "
+             "for the reader's acknowledgement before reusing a buffer",
+             me->pe, h->call ? h->call : "?", here, (unsigned long long)lo,
+             (unsigned long long)hi, dst, prev_call, prev_site, (unsigned long long)plo,
+             (unsigned long long)phi, dst);
+}
+
+/* Y (index i) was delivered: an overtake that waited for it is over. */
+static void clear_overtake(shmemu__pe *me, const struct held *h)
+{
+    if (h->kind != H_PUT || !me->job->check_ctl_off)
+        return;
+    struct chk_tgt *t = tgt(me, h->rma.pe);
+    struct chk_ot *o = &t->ot[me->pe % CHK_OT];
+    lock(&t->lock);
+    if (o->src == me->pe && o->y_seq == h->seq)
+        o->active = 0;
+    unlock(&t->lock);
+}
+
+static void remove_at(struct shmemu__chk *k, size_t i)
+{
+    struct held *h = &k->q[i];
+    if (h->kind == H_PUT)
+        k->bytes -= h->rma.nbytes;
+    free(h->copy);
+    k->q[i] = k->q[--k->n];
+}
+
+static void deliver(shmemu__pe *me, size_t i)
+{
+    struct shmemu__chk *k = me->chk;
+    struct held h = k->q[i];
+    record_overtake(me, i);
+    k->q[i].copy = NULL; /* ours now */
+    remove_at(k, i);
+    if (h.kind == H_AMO)
+        (void)k->amo(me->tlj, &h.amo);
+    else
+        (void)k->rma(me->tlj, &h.rma);
+    if (h.kind != H_GET) {
+        record_write(me, &h);
+        clear_overtake(me, &h);
+        shmemu__notify(me, target_of(&h));
+    }
+    free(h.copy);
+}
+
+/* Which held operation goes next: mostly the newest one allowed (the order
+ * that breaks code relying on issue order), sometimes any allowed one.
+ * first: a candidate to start from (SIZE_MAX: none). */
+static size_t pick(shmemu__pe *me, size_t first)
+{
+    struct shmemu__chk *k = me->chk;
+    size_t best = SIZE_MAX;
+    if (first != SIZE_MAX && one_in(k, 4))
+        best = first;
+    else if (one_in(k, 4)) { /* any allowed one */
+        size_t start = (size_t)(rnd(k) % k->n);
+        for (size_t j = 0; j < k->n && best == SIZE_MAX; j++)
+            if (deliverable(k, (start + j) % k->n))
+                best = (start + j) % k->n;
+    } else { /* the newest allowed, to first's destination if given */
+        for (size_t j = 0; j < k->n; j++)
+            if ((first == SIZE_MAX || (k->q[j].kind != H_GET &&
+                                       target_of(&k->q[j]) == target_of(&k->q[first]))) &&
+                deliverable(k, j) && (best == SIZE_MAX || k->q[j].seq > k->q[best].seq))
+                best = j;
+    }
+    if (best == SIZE_MAX || !deliverable(k, best)) { /* fall back: the oldest */
+        best = 0;
+        for (size_t j = 1; j < k->n; j++)
+            if (k->q[j].seq < k->q[best].seq)
+                best = j;
+    }
+    return best;
+}
+
+void shmemu__check_quiet(shmemu__pe *me)
+{
+    struct shmemu__chk *k = me->chk;
+    if (!k)
+        return;
+    while (k->n)
+        deliver(me, pick(me, SIZE_MAX));
+}
+
+void shmemu__check_fence(shmemu__pe *me)
+{
+    if (me->chk)
+        me->chk->epoch++;
+}
+
+/* When the held operation j may go: its hold is over and the gap since
+ * the last delivery to its destination too. */
+static int64_t ready_at(const struct shmemu__chk *k, size_t j)
+{
+    int64_t gap = k->next_ns[target_of(&k->q[j])];
+    return k->q[j].due_ns > gap ? k->q[j].due_ns : gap;
+}
+
+/* One operation whose time has come, if any; else 0 and *next_p: when the
+ * next one's will. */
+static int deliver_due(shmemu__pe *me, int64_t now, int64_t *next_p)
+{
+    struct shmemu__chk *k = me->chk;
+    size_t due = SIZE_MAX;
+    int64_t next = INT64_MAX;
+    for (size_t j = 0; j < k->n; j++) {
+        int64_t at = ready_at(k, j);
+        if (at <= now && (due == SIZE_MAX || k->q[j].due_ns < k->q[due].due_ns))
+            due = j;
+        if (at < next)
+            next = at;
+    }
+    if (next_p)
+        *next_p = next;
+    if (due == SIZE_MAX)
+        return 0;
+    size_t i = pick(me, due);
+    int dst = target_of(&k->q[i]);
+    deliver(me, i);
+    /* A gap before the next one to the same PE: time for a reader there to
+     * see this one alone. */
+    k->next_ns[dst] = now + (int64_t)(rnd(k) % 30000);
+    return 1;
+}
+
+int shmemu__check_progress(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
+{
+    struct shmemu__chk *k = me->chk;
+    while (k->n) {
+        if (ready(me, arg))
+            return 1;
+        int st = shmemu__aborted(me);
+        if (st)
+            return st;
+        int64_t now = shmemu__now_ns(), next;
+        if (!deliver_due(me, now, &next)) {
+            /* Nothing due yet: let the others run meanwhile. */
+            if (next - now < 30000)
+                sched_yield();
+            else
+                sleep_ns(next - now < 200000 ? next - now : 200000);
+        }
+    }
+    return 0;
+}
+
+void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
+{
+    struct shmemu__chk *k = me->chk;
+    k->call = call;
+    k->site = site;
+    if (!k->fuzz)
+        return;
+    if (k->n)
+        deliver_due(me, shmemu__now_ns(), NULL);
+    /* Perturb the schedule: interleavings a lucky one hides show up. */
+    uint64_t r = rnd(k) % 256;
+    if (r < 16)
+        sched_yield();
+    else if (r < 18)
+        sleep_ns(1000 + (int64_t)(rnd(k) % 50000));
+}
+
+/* After an operation: sometimes let another PE run first. */
+static void perturb_exit(struct shmemu__chk *k)
+{
+    if (one_in(k, 32))
+        sched_yield();
+}
+
+/* How long an operation stays held at least while its PE waits. */
+static int64_t hold_ns(struct shmemu__chk *k, int64_t now)
+{
+    /* Mostly none (the order of delivery is fuzzed anyway), sometimes long
+     * enough for a reader on another core, or asleep, to act first.  Long
+     * holds are rationed (one per 2 ms of a PE's time), or a program of
+     * many small steps would pay one at nearly every step. */
+    uint64_t r = rnd(k) % 100;
+    if (r >= 90 && now - k->last_long_ns >= 2000000) {
+        k->last_long_ns = now;
+        return 50000 + (int64_t)(rnd(k) % 250000);
+    }
+    return r < 60 ? 0 : (int64_t)(rnd(k) % 50000);
+}
+
+static int enqueue(shmemu__pe *me, struct held *h)
+{
+    struct shmemu__chk *k = me->chk;
+    while (k->n && (k->n >= HOLD_MAX_OPS || k->bytes > HOLD_MAX_BYTES))
+        deliver(me, pick(me, SIZE_MAX));
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 32;
+        struct held *q = realloc(k->q, cap * sizeof(*q));
+        if (!q)
+            return SHMEMU_ENOMEM;
+        k->q = q;
+        k->cap = cap;
+    }
+    h->seq = ++k->seq;
+    h->epoch = k->epoch;
+    int64_t now = shmemu__now_ns();
+    h->due_ns = now + hold_ns(k, now);
+    h->call = k->call;
+    h->site = k->site;
+    k->q[k->n++] = *h;
+    if (h->kind == H_PUT)
+        k->bytes += h->rma.nbytes;
+    return SHMEMU_OK;
+}
+
+/* Deliver what a fence ordered before an operation to pe. */
+static void deliver_fenced(shmemu__pe *me, int pe)
+{
+    struct shmemu__chk *k = me->chk;
+    for (;;) {
+        size_t best = SIZE_MAX;
+        for (size_t j = 0; j < k->n; j++)
+            if (k->q[j].kind != H_GET && target_of(&k->q[j]) == pe &&
+                k->q[j].epoch < k->epoch && deliverable(k, j))
+                best = j;
+        if (best == SIZE_MAX)
+            return;
+        deliver(me, best);
+    }
+}
+
+/* ------------------------------------------------------ the interposition */
+
+static int chk_rma(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
+{
+    (void)tl;
+    shmemu__pe *me = shmemu__self;
+    struct shmemu__chk *k = me->chk;
+    bump_activity(me);
+    if (!k->fuzz || (d->op == SHMEMU_TL_GET && !d->nbi))
+        return k->rma(me->tlj, d); /* a blocking get completes on return */
+    struct held h = {.kind = d->op == SHMEMU_TL_GET ? H_GET : H_PUT, .rma = *d};
+    h.rma.nbi = 0;
+    if (d->op == SHMEMU_TL_PUT && !d->nbi && d->nbytes) {
+        /* A blocking put returns with its source reusable: keep a copy.  A
+         * nonblocking one reads its source when delivered, as a NIC would. */
+        h.copy = malloc(d->nbytes);
+        if (!h.copy)
+            return k->rma(me->tlj, d);
+        memcpy(h.copy, d->local, d->nbytes);
+        h.rma.local = h.copy;
+    }
+    int st = enqueue(me, &h);
+    if (st) {
+        free(h.copy);
+        return k->rma(me->tlj, d);
+    }
+    perturb_exit(k);
+    return SHMEMU_OK;
+}
+
+static int chk_amo(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
+{
+    (void)tl;
+    shmemu__pe *me = shmemu__self;
+    struct shmemu__chk *k = me->chk;
+    bump_activity(me);
+    if (!k->fuzz)
+        return k->amo(me->tlj, d);
+    deliver_fenced(me, d->pe);
+    if (d->result) /* a fetching AMO completes on return */
+        return k->amo(me->tlj, d);
+    struct held h = {.kind = H_AMO, .amo = *d};
+    if (enqueue(me, &h))
+        return k->amo(me->tlj, d);
+    perturb_exit(k);
+    return SHMEMU_OK;
+}
+
+int shmemu__check_pe_init(shmemu__pe *me)
+{
+    struct shmemu__job *job = me->job;
+    if (!job->check.fuzz && !job->check.race)
+        return 0;
+    struct shmemu__chk *k = calloc(1, sizeof(*k));
+    if (!k)
+        return -1;
+    k->fuzz = job->check.fuzz;
+    k->next_ns = calloc((size_t)me->npes, sizeof(*k->next_ns));
+    if (!k->next_ns) {
+        free(k);
+        return -1;
+    }
+    k->rng = job->check.seed * 0x9e3779b97f4a7c15ull + (uint64_t)me->pe * 0xd1b54a32d192ed03ull;
+    k->rma = me->rma;
+    k->amo = me->amo;
+    me->rma = chk_rma;
+    me->amo = chk_amo;
+    me->cpu_amo = 0; /* every AMO through the checker */
+    me->chk = k;
+    return 0;
+}
+
+void shmemu__check_pe_fini(shmemu__pe *me)
+{
+    struct shmemu__chk *k = me->chk;
+    if (!k)
+        return;
+    while (k->n)
+        remove_at(k, k->n - 1);
+    free(k->q);
+    free(k->next_ns);
+    free(k);
+    me->chk = NULL;
+    me->rma = me->job->ops->rma;
+    me->amo = me->job->ops->amo;
+}
+
+/* ----------------------------------------------------- waits and syncs */
+
+void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nbytes)
+{
+    bump_activity(me);
+    if (!me->job->check_ctl_off)
+        return;
+    struct chk_tgt *t = tgt(me, me->pe);
+    struct chk_ot hit;
+    int found = 0;
+    lock(&t->lock);
+    for (int i = 0; i < CHK_OT && !found; i++) {
+        struct chk_ot *o = &t->ot[i];
+        if (o->active && o->x_lo < off + nbytes && off < o->x_hi) {
+            hit = *o;
+            found = 1;
+        }
+    }
+    unlock(&t->lock);
+    if (found)
+        note(me->job,
+             "flag before data: PE %d woke in %s on bytes [%#llx, %#llx) written by PE %d's "
+             "%s (at %s) while PE %d's earlier %s (at %s) of bytes [%#llx, %#llx) to PE %d "
+             "was still in flight: nothing orders two operations to one PE without "
+             "shmemu_fence() (or shmemu_quiet()) between them",
+             me->pe, call, (unsigned long long)hit.x_lo, (unsigned long long)hit.x_hi,
+             hit.src, hit.x_call, hit.x_site, hit.src, hit.y_call, hit.y_site,
+             (unsigned long long)hit.y_lo, (unsigned long long)hit.y_hi, me->pe);
+}
+
+static int in_team(const struct shmemu__ctl_team *t, int p)
+{
+    int rel = p - t->start;
+    if (!t->stride)
+        return rel == 0;
+    return rel % t->stride == 0 && rel / t->stride >= 0 && rel / t->stride < t->size;
+}
+
+void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
+{
+    struct shmemu__chk *k = me->chk;
+    bump_activity(me);
+    if (!k->n || !me->job->check_ctl_off)
+        return;
+    const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    size_t inflight = 0, first = SIZE_MAX;
+    for (size_t j = 0; j < k->n; j++) {
+        int p = target_of(&k->q[j]);
+        if (k->q[j].kind == H_GET || p == me->pe || !in_team(t, p))
+            continue;
+        inflight++;
+        if (first == SIZE_MAX || k->q[j].seq < k->q[first].seq)
+            first = j;
+    }
+    if (inflight)
+        note(me->job,
+             "sync with puts in flight: PE %d entered %s (at %s) with %zu operation%s to "
+             "other members still in flight (the first: %s at %s, to PE %d); a sync "
+             "completes nothing, so a member that reads after it may see old data: "
+             "shmemu_quiet() before the sync, or shmemu_barrier_all()",
+             me->pe, call, site_name(k, k->site), inflight, inflight > 1 ? "s" : "",
+             k->q[first].call ? k->q[first].call : "?", site_name(k, k->q[first].site),
+             target_of(&k->q[first]));
+}
+
+void shmemu__check_synced(shmemu__pe *me)
+{
+    bump_activity(me);
+}
