@@ -42,7 +42,8 @@ extern "C" {
     X(SHMEMU_EABORTED, -7, "job aborted: a PE failed or left")                 \
     X(SHMEMU_ENOTSUP, -8, "operation not supported by this transport")         \
     X(SHMEMU_ENODEV, -9, "transport unavailable on this machine")              \
-    X(SHMEMU_ETIMEDOUT, -10, "timed out")
+    X(SHMEMU_ETIMEDOUT, -10, "timed out")                                      \
+    X(SHMEMU_ERACE, -11, "conflicting accesses found (checker mode)")
 
 enum shmemu_status {
 #define SHMEMU_X_ENUM(name, value, text) name = value,
@@ -173,7 +174,9 @@ int shmemu_check_enabled(void);
  * The checker's notes so far in this job, one line each, as text in buf
  * (at most len bytes, NUL-terminated): likely causes of a wrong result,
  * such as a flag that overtook the data it announces.  Returns the number
- * of notes (0 outside checker mode).  Any PE may call it at any time.
+ * of notes (0 outside checker mode).  Any PE may call it at any time;
+ * called outside a PE, it gives the notes of the last checked job this
+ * process launched.
  */
 int shmemu_check_notes(char *buf, size_t len);
 
@@ -694,6 +697,8 @@ typedef struct shmemu_verify_case {
     int root;              /* reduce, broadcast: a team PE number */
     uint64_t seed;         /* inputs are a function of (seed, PE, index) */
     int inputs;            /* SHMEMU_VERIFY_EXACT or _RANDOM (see docs/VERIFY.md) */
+    const char *check;     /* checker mode for the job ("fuzz:7,race"); NULL:
+                              $SHMEMU_CHECK (docs/CHECK.md) */
 } shmemu_verify_case;
 
 typedef struct shmemu_verify_result {
@@ -705,6 +710,8 @@ typedef struct shmemu_verify_result {
     char expected[48];
     char got[48];
     double seconds;
+    char notes[1024];  /* checker mode: what the checker saw that explains a
+                          failure (shmemu_check_notes), else empty */
 } shmemu_verify_result;
 
 /** Run one case (a job of vc->npes PEs) and judge it.  Returns SHMEMU_OK

@@ -2,7 +2,10 @@
  * notes that explain what went wrong (see check.h and docs/CHECK.md). */
 #include "check.h"
 
+#include "race.h"
+
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,16 +64,34 @@ struct chk_shared {
     struct chk_tgt tgt[]; /* [npes] */
 };
 
+static size_t notes_size(int npes)
+{
+    return (sizeof(struct chk_shared) + (size_t)npes * sizeof(struct chk_tgt) + 63) & ~(size_t)63;
+}
+
 size_t shmemu__check_ctl_size(const struct shmemu__job *job)
 {
     if (!job->check.fuzz && !job->check.race)
         return 0;
-    return sizeof(struct chk_shared) + (size_t)job->tl.npes * sizeof(struct chk_tgt);
+    return notes_size(job->tl.npes) +
+           (job->check.race ? shmemu__race_ctl_size(job->tl.npes, job->tl.heap_size) : 0);
 }
 
 static struct chk_shared *shared(struct shmemu__job *job)
 {
     return (struct chk_shared *)(void *)((char *)job->tl.ctl + job->check_ctl_off);
+}
+
+/* The race detector's part of the control area. */
+static void *race_area(struct shmemu__job *job)
+{
+    return (char *)job->tl.ctl + job->check_ctl_off + notes_size(job->tl.npes);
+}
+
+void shmemu__check_ctl_init(struct shmemu__job *job)
+{
+    if (job->check_ctl_off && job->check.race)
+        shmemu__race_ctl_init(race_area(job), job->tl.npes, job->tl.heap_size);
 }
 
 static void lock(_Atomic uint32_t *l)
@@ -84,9 +105,7 @@ static void unlock(_Atomic uint32_t *l)
     atomic_store_explicit(l, 0, memory_order_release);
 }
 
-/* Keep a note (once: the same text is not kept twice). */
-static void note(struct shmemu__job *job, const char *fmt, ...) SHMEMU__PRINTF(2, 3);
-static void note(struct shmemu__job *job, const char *fmt, ...)
+void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...)
 {
     char text[CHK_NOTE_LEN];
     va_list ap;
@@ -128,22 +147,41 @@ static int notes_text(struct shmemu__job *job, char *buf, size_t len, const char
     return n;
 }
 
+/* The notes of the last checked job launched from this process. */
+static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
+static char last_notes[CHK_NOTES * (CHK_NOTE_LEN + 2)];
+static int last_count;
+
 int shmemu_check_notes(char *buf, size_t len)
 {
-    SHMEMU__ENTER(me, "shmemu_check_notes", 0);
     if (buf && len)
         buf[0] = '\0';
+    if (!shmemu__self) {
+        pthread_mutex_lock(&last_lock);
+        if (buf && len)
+            shmemu__strlcpy(buf, last_notes, len);
+        int n = last_count;
+        pthread_mutex_unlock(&last_lock);
+        return n;
+    }
+    SHMEMU__ENTER(me, "shmemu_check_notes", 0);
     shmemu__ok();
     return notes_text(me->job, buf, len, "");
 }
 
-void shmemu__check_job_end(struct shmemu__job *job, int rc)
+int shmemu__check_job_end(struct shmemu__job *job, int rc)
 {
-    if (!job->check_ctl_off || rc == SHMEMU_OK)
-        return;
-    char buf[CHK_NOTES * (CHK_NOTE_LEN + 16)];
-    if (notes_text(job, buf, sizeof(buf), "shmemu-check: note: ") > 0)
+    if (!job->check_ctl_off)
+        return rc;
+    if (rc == SHMEMU_OK && job->check.race && shmemu__race_count(race_area(job)))
+        rc = SHMEMU_ERACE;
+    pthread_mutex_lock(&last_lock);
+    last_count = notes_text(job, last_notes, sizeof(last_notes), "");
+    pthread_mutex_unlock(&last_lock);
+    char buf[CHK_NOTES * (CHK_NOTE_LEN + 24)];
+    if (rc != SHMEMU_OK && notes_text(job, buf, sizeof(buf), "shmemu-check: note: ") > 0)
         shmemu__emit(buf);
+    return rc;
 }
 
 /* --------------------------------------------------------------- PE state */
@@ -157,9 +195,14 @@ struct held {
     void *copy;               /* a blocking put's data, owned */
     uint64_t seq;             /* issue order */
     uint64_t epoch;           /* fences before it */
+    int64_t issued_ns;
     int64_t due_ns;           /* not delivered while waiting before this */
     const char *call;
     void *site;
+    uint64_t tact;            /* the destination's activity count at issue */
+    uint32_t clock;           /* race: the issuer's clock at issue */
+    uint32_t *rel;            /* race: the clock vector it publishes, owned */
+    size_t rel_off;           /*       on this word of the destination */
 };
 
 struct site_name {
@@ -174,7 +217,11 @@ struct shmemu__chk {
     uint64_t seq, epoch;
     int64_t *next_ns; /* [npes]: no delivery to that PE while waiting before
                          this (a gap after the last one) */
+    uint64_t *last_seq; /* [npes]: the newest operation delivered there */
+    const char **last_call;
+    void **last_site;
     int fuzz;
+    struct shmemu__race *race; /* NULL: no race detection */
     int64_t last_long_ns; /* the last long hold began */
     int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
     int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
@@ -234,6 +281,11 @@ static const char *site_name(struct shmemu__chk *k, void *addr)
     return s->name;
 }
 
+const char *shmemu__check_site(shmemu__pe *me, void *addr)
+{
+    return site_name(me->chk, addr);
+}
+
 static struct chk_tgt *tgt(shmemu__pe *me, int pe)
 {
     return &shared(me->job)->tgt[pe];
@@ -283,20 +335,20 @@ static void written(const struct held *h, uint64_t *lo, uint64_t *hi)
 /* X (index x) is about to be delivered: if it overtakes an earlier put to
  * the same PE from the same fence epoch, remember it on the destination,
  * so that a wait woken by X while that put is still in flight is noted. */
-static void record_overtake(shmemu__pe *me, size_t x)
+static int record_overtake(shmemu__pe *me, const struct held *h)
 {
     struct shmemu__chk *k = me->chk;
-    const struct held *h = &k->q[x], *y = NULL;
+    const struct held *y = NULL;
     if (h->kind == H_GET || !me->job->check_ctl_off)
-        return;
+        return 0;
     for (size_t j = 0; j < k->n; j++) {
         const struct held *c = &k->q[j];
-        if (c->kind == H_PUT && c->rma.nbytes && c->seq < h->seq &&
-            c->epoch == h->epoch && c->rma.pe == h->rma.pe && (!y || c->seq < y->seq))
+        if (c != h && c->kind == H_PUT && c->rma.nbytes && c->seq < h->seq &&
+            c->epoch == h->epoch && c->rma.pe == target_of(h) && (!y || c->seq < y->seq))
             y = c;
     }
     if (!y)
-        return;
+        return 0;
     struct chk_tgt *t = tgt(me, target_of(h));
     struct chk_ot *o = &t->ot[me->pe % CHK_OT];
     char xs[CHK_SITE], ys[CHK_SITE];
@@ -314,6 +366,7 @@ static void record_overtake(shmemu__pe *me, size_t x)
     memcpy(o->x_site, xs, sizeof(xs));
     memcpy(o->y_site, ys, sizeof(ys));
     unlock(&t->lock);
+    return 1;
 }
 
 /* A put of data landed: was it written over an earlier put of ours that
@@ -331,8 +384,10 @@ static void record_write(shmemu__pe *me, const struct held *h)
     const char *here = site_name(k, h->site);
     char prev_call[CHK_CALL] = "", prev_site[CHK_SITE] = "";
     uint64_t plo = 0, phi = 0;
+    /* The reader's activity when each write was issued: equal means it
+     * did nothing at all in between. */
+    uint64_t act = h->tact;
     lock(&t->lock);
-    uint64_t act = atomic_load_explicit(&t->activity, memory_order_relaxed);
     for (int i = 0; i < CHK_RW; i++) {
         struct chk_rw *r = &t->rw[i];
         if (r->src == me->pe && r->activity == act && r->lo < hi && lo < r->hi && r->hi) {
@@ -352,7 +407,7 @@ static void record_write(shmemu__pe *me, const struct held *h)
     shmemu__strlcpy(r->site, here, sizeof(r->site));
     unlock(&t->lock);
     if (prev_call[0])
-        note(me->job,
+        shmemu__check_note(me->job,
              "buffer reused before it was consumed: PE %d's %s (at %s) overwrote bytes "
              "[%#llx, %#llx) of PE %d's heap that its %s (at %s) had written to "
              "[%#llx, %#llx), and PE %d had not synchronised at all in between: wait "
@@ -381,26 +436,62 @@ static void remove_at(struct shmemu__chk *k, size_t i)
     if (h->kind == H_PUT)
         k->bytes -= h->rma.nbytes;
     free(h->copy);
+    free(h->rel);
     k->q[i] = k->q[--k->n];
+}
+
+/* Carry out an operation (now, or held until now) and tell the race
+ * detector what it touched and published. */
+static void perform(shmemu__pe *me, struct held *h)
+{
+    struct shmemu__chk *k = me->chk;
+    /* The race detector first: a reader that sees the data, or the flag,
+     * must find the write and the published clock already recorded. */
+    if (k->race) {
+        if (h->kind != H_AMO && h->rma.nbytes)
+            shmemu__race_access(me, k->race, h->kind == H_PUT, h->rma.pe, h->rma.off,
+                                h->rma.nbytes, h->clock, h->call, h->site);
+        if (h->rel)
+            shmemu__race_release(me, k->race, target_of(h), h->rel_off, h->rel);
+    }
+    if (h->kind == H_AMO)
+        (void)k->amo(me->tlj, &h->amo);
+    else
+        (void)k->rma(me->tlj, &h->rma);
+    if (h->kind != H_GET) {
+        record_write(me, h);
+        clear_overtake(me, h);
+        shmemu__notify(me, target_of(h));
+        int dst = target_of(h);
+        if (h->seq > k->last_seq[dst]) {
+            k->last_seq[dst] = h->seq;
+            k->last_call[dst] = h->call;
+            k->last_site[dst] = h->site;
+        }
+    }
+}
+
+/* An operation overtook an earlier one to the same PE: keep the earlier one
+ * away for a while, so that a reader there meets the new one alone. */
+static void after_overtake(struct shmemu__chk *k, int dst, int64_t now)
+{
+    int64_t until = now + 200000 + (int64_t)(rnd(k) % 300000);
+    if (k->next_ns[dst] < until)
+        k->next_ns[dst] = until;
 }
 
 static void deliver(shmemu__pe *me, size_t i)
 {
     struct shmemu__chk *k = me->chk;
     struct held h = k->q[i];
-    record_overtake(me, i);
+    if (record_overtake(me, &k->q[i]))
+        after_overtake(k, target_of(&h), shmemu__now_ns());
     k->q[i].copy = NULL; /* ours now */
+    k->q[i].rel = NULL;
     remove_at(k, i);
-    if (h.kind == H_AMO)
-        (void)k->amo(me->tlj, &h.amo);
-    else
-        (void)k->rma(me->tlj, &h.rma);
-    if (h.kind != H_GET) {
-        record_write(me, &h);
-        clear_overtake(me, &h);
-        shmemu__notify(me, target_of(&h));
-    }
+    perform(me, &h);
     free(h.copy);
+    free(h.rel);
 }
 
 /* Which held operation goes next: mostly the newest one allowed (the order
@@ -410,7 +501,7 @@ static size_t pick(shmemu__pe *me, size_t first)
 {
     struct shmemu__chk *k = me->chk;
     size_t best = SIZE_MAX;
-    if (first != SIZE_MAX && one_in(k, 4))
+    if (first != SIZE_MAX && one_in(k, 8))
         best = first;
     else if (one_in(k, 4)) { /* any allowed one */
         size_t start = (size_t)(rnd(k) % k->n);
@@ -433,13 +524,63 @@ static size_t pick(shmemu__pe *me, size_t first)
     return best;
 }
 
+/* A nonblocking get reads when it is performed: if a later operation of
+ * ours to the same PE went first (an acknowledgement, say), that PE may
+ * have changed the bytes already. */
+static void check_get_overtaken(shmemu__pe *me, const struct held *g)
+{
+    struct shmemu__chk *k = me->chk;
+    int later = -1; /* the PE the newest operation issued after g went to */
+    for (int p = 0; p < me->npes; p++)
+        if (k->last_seq[p] > g->seq && (later < 0 || k->last_seq[p] > k->last_seq[later]))
+            later = p;
+    if (later >= 0 && me->job->check_ctl_off)
+        shmemu__check_note(
+            me->job,
+            "get not complete before a later operation: PE %d's %s (at %s) of bytes "
+            "[%#zx, %#zx) on PE %d completes only at shmemu_quiet(), but PE %d's later %s "
+            "(at %s) reached PE %d first, which may then change those bytes (reuse the "
+            "buffer) before the get reads them: shmemu_quiet() before telling PE %d",
+            me->pe, g->call ? g->call : "?", site_name(k, g->site), g->rma.off,
+            g->rma.off + g->rma.nbytes, g->rma.pe, me->pe,
+            k->last_call[later] ? k->last_call[later] : "?", site_name(k, k->last_site[later]),
+            later, later);
+}
+
 void shmemu__check_quiet(shmemu__pe *me)
 {
     struct shmemu__chk *k = me->chk;
     if (!k)
         return;
-    while (k->n)
-        deliver(me, pick(me, SIZE_MAX));
+    /* Puts and AMOs first; gets complete last (any time before quiet
+     * returns is theirs), after a pause that lets the others act. */
+    int gets = 0;
+    for (;;) {
+        size_t i = SIZE_MAX;
+        for (size_t tries = 0; tries < 4 && i == SIZE_MAX; tries++) {
+            size_t c = k->n ? pick(me, SIZE_MAX) : SIZE_MAX;
+            if (c != SIZE_MAX && k->q[c].kind != H_GET)
+                i = c;
+        }
+        for (size_t j = 0; j < k->n && i == SIZE_MAX; j++)
+            if (k->q[j].kind != H_GET && deliverable(k, j))
+                i = j;
+        if (i == SIZE_MAX)
+            break;
+        /* Something newer to the same PE went first: a reader there may be
+         * about to act on it; give it the time to, before this lands. */
+        if (k->fuzz && k->q[i].kind != H_GET && k->last_seq[target_of(&k->q[i])] > k->q[i].seq)
+            sleep_ns(200000 + (int64_t)(rnd(k) % 300000));
+        deliver(me, i);
+    }
+    for (size_t j = 0; j < k->n; j++)
+        gets += k->q[j].kind == H_GET;
+    if (gets && k->fuzz)
+        sleep_ns(10000 + (int64_t)(rnd(k) % 40000));
+    while (k->n) {
+        check_get_overtaken(me, &k->q[k->n - 1]);
+        deliver(me, k->n - 1);
+    }
 }
 
 void shmemu__check_fence(shmemu__pe *me)
@@ -479,7 +620,9 @@ static int deliver_due(shmemu__pe *me, int64_t now, int64_t *next_p)
     deliver(me, i);
     /* A gap before the next one to the same PE: time for a reader there to
      * see this one alone. */
-    k->next_ns[dst] = now + (int64_t)(rnd(k) % 30000);
+    int64_t gap = now + (int64_t)(rnd(k) % 30000);
+    if (k->next_ns[dst] < gap)
+        k->next_ns[dst] = gap;
     return 1;
 }
 
@@ -511,8 +654,17 @@ void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
     k->site = site;
     if (!k->fuzz)
         return;
-    if (k->n)
-        deliver_due(me, shmemu__now_ns(), NULL);
+    /* Progress for a PE that polls (test, g) instead of waiting: what has
+     * been held a while goes out.  Fresh operations stay held across calls,
+     * so that a sync or a flag right after them finds them in flight. */
+    if (k->n) {
+        int64_t now = shmemu__now_ns();
+        for (size_t j = 0; j < k->n; j++)
+            if (now - k->q[j].issued_ns > 1000000 && now >= ready_at(k, j)) {
+                deliver_due(me, now, NULL);
+                break;
+            }
+    }
     /* Perturb the schedule: interleavings a lucky one hides show up. */
     uint64_t r = rnd(k) % 256;
     if (r < 16)
@@ -521,14 +673,18 @@ void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
         sleep_ns(1000 + (int64_t)(rnd(k) % 50000));
 }
 
-/* After an operation: sometimes let another PE run first. */
-static void perturb_exit(struct shmemu__chk *k)
+/* After an operation.  One that was just made visible to another PE is
+ * often followed by a nap, so that PE acts before this one goes on (an
+ * acknowledgement sent before the data it acknowledges was consumed shows
+ * up this way); otherwise, now and then, a yield. */
+static void perturb_exit(struct shmemu__chk *k, int delivered)
 {
-    if (one_in(k, 32))
+    if (delivered && one_in(k, 4))
+        sleep_ns(1000 + (int64_t)(rnd(k) % 50000));
+    else if (one_in(k, 32))
         sched_yield();
 }
 
-/* How long an operation stays held at least while its PE waits. */
 static int64_t hold_ns(struct shmemu__chk *k, int64_t now)
 {
     /* Mostly none (the order of delivery is fuzzed anyway), sometimes long
@@ -543,29 +699,47 @@ static int64_t hold_ns(struct shmemu__chk *k, int64_t now)
     return r < 60 ? 0 : (int64_t)(rnd(k) % 50000);
 }
 
+/* Hold h; or, sometimes, carry it out at once (as a NIC may), when no fence
+ * orders something still held before it.  Returns 1 if carried out. */
 static int enqueue(shmemu__pe *me, struct held *h)
 {
     struct shmemu__chk *k = me->chk;
     while (k->n && (k->n >= HOLD_MAX_OPS || k->bytes > HOLD_MAX_BYTES))
         deliver(me, pick(me, SIZE_MAX));
-    if (k->n == k->cap) {
-        size_t cap = k->cap ? k->cap * 2 : 32;
-        struct held *q = realloc(k->q, cap * sizeof(*q));
-        if (!q)
-            return SHMEMU_ENOMEM;
-        k->q = q;
-        k->cap = cap;
-    }
     h->seq = ++k->seq;
     h->epoch = k->epoch;
     int64_t now = shmemu__now_ns();
+    h->issued_ns = now;
     h->due_ns = now + hold_ns(k, now);
-    h->call = k->call;
-    h->site = k->site;
+    int fenced = 0;
+    for (size_t j = 0; j < k->n && !fenced; j++)
+        fenced = k->q[j].kind != H_GET && h->kind != H_GET && k->q[j].epoch < h->epoch &&
+                 target_of(&k->q[j]) == target_of(h);
+    if (!fenced && one_in(k, 8)) {
+        if (record_overtake(me, h))
+            after_overtake(k, target_of(h), now);
+        perform(me, h);
+        free(h->copy);
+        free(h->rel);
+        return 1;
+    }
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 32;
+        struct held *q = realloc(k->q, cap * sizeof(*q));
+        if (!q) { /* cannot hold it: carry it out, in order */
+            shmemu__check_quiet(me);
+            perform(me, h);
+            free(h->copy);
+            free(h->rel);
+            return 1;
+        }
+        k->q = q;
+        k->cap = cap;
+    }
     k->q[k->n++] = *h;
     if (h->kind == H_PUT)
         k->bytes += h->rma.nbytes;
-    return SHMEMU_OK;
+    return 0;
 }
 
 /* Deliver what a fence ordered before an operation to pe. */
@@ -586,31 +760,57 @@ static void deliver_fenced(shmemu__pe *me, int pe)
 
 /* ------------------------------------------------------ the interposition */
 
+/* Stamp h for the race detector; one that can serve as a flag (a put with
+ * signal, a put of at most 8 bytes, an AMO that writes) publishes this PE's
+ * clock vector on the word it writes when it lands. */
+static void stamp(shmemu__pe *me, struct held *h, int flag, size_t flag_off)
+{
+    struct shmemu__chk *k = me->chk;
+    h->call = k->call;
+    h->site = k->site;
+    if (me->job->check_ctl_off && h->kind != H_GET)
+        h->tact = atomic_load_explicit(&tgt(me, target_of(h))->activity, memory_order_relaxed);
+    if (!k->race)
+        return;
+    h->clock = shmemu__race_clock(k->race);
+    if (flag) {
+        h->rel = shmemu__race_release_begin(me, k->race);
+        h->rel_off = flag_off;
+    }
+}
+
 static int chk_rma(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
 {
     (void)tl;
     shmemu__pe *me = shmemu__self;
     struct shmemu__chk *k = me->chk;
     bump_activity(me);
-    if (!k->fuzz || (d->op == SHMEMU_TL_GET && !d->nbi))
-        return k->rma(me->tlj, d); /* a blocking get completes on return */
     struct held h = {.kind = d->op == SHMEMU_TL_GET ? H_GET : H_PUT, .rma = *d};
     h.rma.nbi = 0;
+    int flag = d->op == SHMEMU_TL_PUT && (d->sig_op != SHMEMU_TL_SIG_NONE || d->nbytes <= 8);
+    stamp(me, &h, flag, d->sig_op != SHMEMU_TL_SIG_NONE ? d->sig_off : d->off);
+    if (!k->fuzz || (d->op == SHMEMU_TL_GET && !d->nbi)) {
+        /* At once: a blocking get completes on return, and without fuzzing
+         * everything does. */
+        perform(me, &h);
+        free(h.rel);
+        if (k->race && d->op == SHMEMU_TL_GET && d->nbytes <= 8) /* polling a flag */
+            shmemu__race_acquire(me, k->race, d->pe, d->off, d->nbytes);
+        return SHMEMU_OK;
+    }
     if (d->op == SHMEMU_TL_PUT && !d->nbi && d->nbytes) {
         /* A blocking put returns with its source reusable: keep a copy.  A
          * nonblocking one reads its source when delivered, as a NIC would. */
         h.copy = malloc(d->nbytes);
-        if (!h.copy)
-            return k->rma(me->tlj, d);
+        if (!h.copy) {
+            perform(me, &h);
+            free(h.rel);
+            return SHMEMU_OK;
+        }
         memcpy(h.copy, d->local, d->nbytes);
         h.rma.local = h.copy;
     }
-    int st = enqueue(me, &h);
-    if (st) {
-        free(h.copy);
-        return k->rma(me->tlj, d);
-    }
-    perturb_exit(k);
+    perturb_exit(k, enqueue(me, &h));
     return SHMEMU_OK;
 }
 
@@ -620,15 +820,20 @@ static int chk_amo(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
     shmemu__pe *me = shmemu__self;
     struct shmemu__chk *k = me->chk;
     bump_activity(me);
-    if (!k->fuzz)
-        return k->amo(me->tlj, d);
-    deliver_fenced(me, d->pe);
-    if (d->result) /* a fetching AMO completes on return */
-        return k->amo(me->tlj, d);
     struct held h = {.kind = H_AMO, .amo = *d};
-    if (enqueue(me, &h))
-        return k->amo(me->tlj, d);
-    perturb_exit(k);
+    stamp(me, &h, d->op != SHMEMU_TL_AMO_FETCH, d->off);
+    if (k->fuzz)
+        deliver_fenced(me, d->pe);
+    if (!k->fuzz || d->result) { /* a fetching AMO completes on return */
+        perform(me, &h);
+        free(h.rel);
+        if (k->race && d->result)
+            shmemu__race_acquire(me, k->race, d->pe, d->off, d->width);
+        if (k->fuzz)
+            perturb_exit(k, 1);
+        return SHMEMU_OK;
+    }
+    perturb_exit(k, enqueue(me, &h));
     return SHMEMU_OK;
 }
 
@@ -641,8 +846,20 @@ int shmemu__check_pe_init(shmemu__pe *me)
     if (!k)
         return -1;
     k->fuzz = job->check.fuzz;
-    k->next_ns = calloc((size_t)me->npes, sizeof(*k->next_ns));
-    if (!k->next_ns) {
+    size_t n = (size_t)me->npes;
+    k->next_ns = calloc(n, sizeof(*k->next_ns));
+    k->last_seq = calloc(n, sizeof(*k->last_seq));
+    k->last_call = calloc(n, sizeof(*k->last_call));
+    k->last_site = calloc(n, sizeof(*k->last_site));
+    if (job->check.race)
+        k->race = shmemu__race_new(me, race_area(job));
+    if (!k->next_ns || !k->last_seq || !k->last_call || !k->last_site ||
+        (job->check.race && !k->race)) {
+        shmemu__race_free(k->race);
+        free(k->next_ns);
+        free(k->last_seq);
+        free(k->last_call);
+        free(k->last_site);
         free(k);
         return -1;
     }
@@ -665,6 +882,10 @@ void shmemu__check_pe_fini(shmemu__pe *me)
         remove_at(k, k->n - 1);
     free(k->q);
     free(k->next_ns);
+    free(k->last_seq);
+    free(k->last_call);
+    free(k->last_site);
+    shmemu__race_free(k->race);
     free(k);
     me->chk = NULL;
     me->rma = me->job->ops->rma;
@@ -676,6 +897,8 @@ void shmemu__check_pe_fini(shmemu__pe *me)
 void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nbytes)
 {
     bump_activity(me);
+    if (me->chk->race)
+        shmemu__race_acquire(me, me->chk->race, me->pe, off, nbytes);
     if (!me->job->check_ctl_off)
         return;
     struct chk_tgt *t = tgt(me, me->pe);
@@ -691,7 +914,7 @@ void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nby
     }
     unlock(&t->lock);
     if (found)
-        note(me->job,
+        shmemu__check_note(me->job,
              "flag before data: PE %d woke in %s on bytes [%#llx, %#llx) written by PE %d's "
              "%s (at %s) while PE %d's earlier %s (at %s) of bytes [%#llx, %#llx) to PE %d "
              "was still in flight: nothing orders two operations to one PE without "
@@ -726,7 +949,7 @@ void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
             first = j;
     }
     if (inflight)
-        note(me->job,
+        shmemu__check_note(me->job,
              "sync with puts in flight: PE %d entered %s (at %s) with %zu operation%s to "
              "other members still in flight (the first: %s at %s, to PE %d); a sync "
              "completes nothing, so a member that reads after it may see old data: "
@@ -739,4 +962,16 @@ void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
 void shmemu__check_synced(shmemu__pe *me)
 {
     bump_activity(me);
+}
+
+void shmemu__check_sync_enter(shmemu__pe *me, int slot, uint32_t gen)
+{
+    if (me->chk->race)
+        shmemu__race_sync_arrive(me, me->chk->race, slot, gen);
+}
+
+void shmemu__check_sync_exit(shmemu__pe *me, int slot, uint32_t gen)
+{
+    if (me->chk->race)
+        shmemu__race_sync_done(me, me->chk->race, slot, gen);
 }

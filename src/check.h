@@ -58,8 +58,23 @@ void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call) SHMEM
 /* me passed a sync. */
 void shmemu__check_synced(shmemu__pe *me) SHMEMU__HIDDEN;
 
-/* In the launching process after a checked job ended with status rc:
- * print the notes to stderr when rc says the job failed. */
-void shmemu__check_job_end(struct shmemu__job *job, int rc) SHMEMU__HIDDEN;
+/* Team syncs (every kind, the internal ones too): on arrival at generation
+ * gen of team slot, and once passed. */
+void shmemu__check_sync_enter(shmemu__pe *me, int slot, uint32_t gen) SHMEMU__HIDDEN;
+void shmemu__check_sync_exit(shmemu__pe *me, int slot, uint32_t gen) SHMEMU__HIDDEN;
+
+/* In the launching process, before the PEs start. */
+void shmemu__check_ctl_init(struct shmemu__job *job) SHMEMU__HIDDEN;
+/* In the launching process after a checked job ended with status rc: keep
+ * its notes for shmemu_check_notes(), print them when the job failed, and
+ * return rc, or SHMEMU_ERACE when it otherwise succeeded but conflicts
+ * were found. */
+int shmemu__check_job_end(struct shmemu__job *job, int rc) SHMEMU__HIDDEN;
+
+/* Keep a note for the job (the same text only once). */
+void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...) SHMEMU__PRINTF(2, 3)
+    SHMEMU__HIDDEN;
+/* "function+0x1c" for a return address (cached per PE). */
+const char *shmemu__check_site(shmemu__pe *me, void *addr) SHMEMU__HIDDEN;
 
 #endif /* SHMEMU_CHECK_H */

@@ -199,6 +199,7 @@ int shmemu__job_create(const shmemu_opts *opts, const char *call,
                             name, opts->npes, heap, *why ? why : shmemu_strerror(st));
     }
     ctl_init(job, process_error_mode >= 0 ? process_error_mode : job->params.ERRORS);
+    shmemu__check_ctl_init(job);
     *job_p = job;
     return SHMEMU_OK;
 }
@@ -412,7 +413,7 @@ int shmemu_launch(const shmemu_opts *opts, int (*pe_main)(void *arg), void *arg)
     st = job->ops->job_run(&job->tl, shmemu__pe_entry);
     if (st == SHMEMU_OK)
         st = shmemu__job_result(job);
-    shmemu__check_job_end(job, st);
+    st = shmemu__check_job_end(job, st);
     shmemu__job_free(job);
     return shmemu__last_status = st;
 }

@@ -398,11 +398,27 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
     }
 }
 
+static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen);
+
 int shmemu__team_sync(shmemu__pe *me, int slot, const char *call)
 {
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
-    uint32_t size = (uint32_t)t->size;
     uint32_t gen = (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire);
+    if (SHMEMU__LIKELY(!me->chk))
+        return team_sync(me, slot, call, gen);
+    /* The race detector: what each member knew on arrival, every member
+     * knows once through. */
+    shmemu__check_sync_enter(me, slot, gen);
+    int st = team_sync(me, slot, call, gen);
+    if (st == SHMEMU_OK)
+        shmemu__check_sync_exit(me, slot, gen);
+    return st;
+}
+
+static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen)
+{
+    struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    uint32_t size = (uint32_t)t->size;
     if (size <= 1) {
         shmemu__full_fence();
         return SHMEMU_OK;

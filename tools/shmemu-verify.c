@@ -333,7 +333,12 @@ static int covering(const struct algo *al, point **out, int *nout)
 struct row {
     shmemu_verify_case vc;
     shmemu_verify_result r;
+    char check[48]; /* the checker mode it ran (and failed) under; "" none */
 };
+
+/* Checker mode: --check MODE for every case, or --fuzz N seeds each. */
+static const char *check_opt;
+static int fuzz_seeds, race;
 
 static void fill_case(shmemu_verify_case *vc, const struct algo *al, const point p)
 {
@@ -367,16 +372,19 @@ static void reproducer(FILE *f, const struct row *w, const char *lib, const char
     if (c->coll == SHMEMU_COLL_ALLREDUCE || c->coll == SHMEMU_COLL_REDUCE ||
         c->coll == SHMEMU_COLL_REDUCE_SCATTER)
         fprintf(f, " --op %s", shmemu_op_name(c->op));
-    fprintf(f, " --in-place %s --team %s --transport %s --seed %llu%s\n",
+    fprintf(f, " --in-place %s --team %s --transport %s --seed %llu%s",
             c->in_place ? "yes" : "no", c->team ? "strided" : "world",
             c->transport ? c->transport : "local", (unsigned long long)c->seed,
             c->inputs ? " --inputs random" : "");
+    if (w->check[0])
+        fprintf(f, " --check %s", w->check);
+    fprintf(f, "\n");
 }
 
 static void print_row(const struct row *w)
 {
     const shmemu_verify_case *c = &w->vc;
-    printf("%-14s %-12s %-6s %4d %8zu %-8s %-5s %-3s %-7s %-4s %8.3f%s%s\n",
+    printf("%-14s %-12s %-6s %4d %8zu %-8s %-5s %-3s %-7s %-4s %8.3f%s%s%s%s\n",
            shmemu_coll_name(c->coll), c->algo, c->transport ? c->transport : "local", c->npes,
            c->count, shmemu_dtype_name(c->dtype),
            c->coll == SHMEMU_COLL_ALLREDUCE || c->coll == SHMEMU_COLL_REDUCE ||
@@ -385,7 +393,8 @@ static void print_row(const struct row *w)
                : "-",
            c->in_place ? "yes" : "no", c->team ? "strided" : "world",
            w->r.passed ? "ok" : "FAIL", w->r.seconds, w->r.passed ? "" : "  ",
-           w->r.passed ? "" : w->r.reason);
+           w->r.passed ? "" : w->r.reason, !w->r.passed && w->check[0] ? " under " : "",
+           !w->r.passed && w->check[0] ? w->check : "");
 }
 
 static void json_string(FILE *f, const char *s)
@@ -421,9 +430,15 @@ static void write_json(const char *path, const struct row *rows, int n, int fail
                 shmemu_dtype_name(c->dtype), shmemu_op_name(c->op),
                 c->in_place ? "true" : "false", c->team ? "strided" : "world", c->root,
                 r->passed ? "true" : "false", r->seconds);
+        if (rows[i].check[0]) {
+            fprintf(f, ", \"check\": ");
+            json_string(f, rows[i].check);
+        }
         if (!r->passed) {
             fprintf(f, ", \"reason\": ");
             json_string(f, r->reason);
+            fprintf(f, ", \"notes\": ");
+            json_string(f, r->notes);
             fprintf(f, ", \"pe\": %d, \"index\": %zu, \"expected\": ", r->pe, r->index);
             json_string(f, r->expected);
             fprintf(f, ", \"got\": ");
@@ -444,6 +459,7 @@ static void usage(FILE *f)
             "                     [--op NAME|all] [--in-place yes|no|all] [--team world|strided|all]\n"
             "                     [--transport local,shm] [--seed N] [--inputs exact|random]\n"
             "                     [--quick | --thorough] [--max-bytes SIZE] [--json FILE] [-v]\n"
+            "                     [--fuzz N [--race] | --check fuzz:SEED,race]\n"
             "collectives: allreduce reduce reduce_scatter allgather broadcast alltoall\n");
 }
 
@@ -466,6 +482,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (!strcmp(a, "-v")) { verbose = 1; continue; }
+        if (!strcmp(a, "--race")) { race = 1; continue; }
         if (!v)
             die("%s needs a value (see --help)", a);
         i++;
@@ -474,6 +491,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--lib")) lib = v;
         else if (!strcmp(a, "--symbol")) sym = v;
         else if (!strcmp(a, "--json")) json = v;
+        else if (!strcmp(a, "--check")) check_opt = v;
+        else if (!strcmp(a, "--fuzz")) {
+            char *end;
+            long k = strtol(v, &end, 10);
+            if (*end || k < 1 || k > 100000)
+                die("--fuzz takes a number of seeds (1..100000), not '%s'", v);
+            fuzz_seeds = (int)k;
+        }
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--max-bytes")) {
             max_bytes = (size_t)strtoull(v, NULL, 10) << (strchr(v, 'M') ? 20 : 0);
@@ -603,8 +628,14 @@ int main(int argc, char **argv)
         free(pts);
     }
 
-    printf("# shmemu-verify %s: %d cases, seed %llu, inputs %s\n", SHMEMU_VERSION_STRING, n,
-           (unsigned long long)seed, inputs ? "random" : "exact");
+    char mode[64] = "";
+    if (fuzz_seeds)
+        snprintf(mode, sizeof(mode), ", checker: fuzz seeds 1..%d%s", fuzz_seeds,
+                 race ? " and race" : "");
+    else if (check_opt || race)
+        snprintf(mode, sizeof(mode), ", checker: %s", check_opt ? check_opt : "race");
+    printf("# shmemu-verify %s: %d cases, seed %llu, inputs %s%s\n", SHMEMU_VERSION_STRING, n,
+           (unsigned long long)seed, inputs ? "random" : "exact", mode);
     printf("%-14s %-12s %-6s %4s %8s %-8s %-5s %-3s %-7s %-4s %8s\n", "# collective", "algo",
            "tport", "npes", "count", "dtype", "op", "in", "team", "res", "seconds");
     int failed = 0, first_fail = -1, tty = isatty(STDERR_FILENO);
@@ -618,10 +649,25 @@ int main(int argc, char **argv)
             reproducer(stdout, &rows[i], lib, sym);
             fflush(stdout);
         }
-        if (shmemu_verify_run(&rows[i].vc, &rows[i].r) != SHMEMU_OK) {
-            rows[i].r.passed = 0;
-            snprintf(rows[i].r.reason, sizeof(rows[i].r.reason), "the case is not valid");
+        /* Under --fuzz N: seeds 1..N, up to the first that fails. */
+        int tries = fuzz_seeds > 0 ? fuzz_seeds : 1;
+        double secs = 0;
+        for (int s = 1; s <= tries; s++) {
+            struct row *w = &rows[i];
+            if (fuzz_seeds > 0)
+                snprintf(w->check, sizeof(w->check), "fuzz:%d%s", s, race ? ",race" : "");
+            else if (check_opt || race)
+                snprintf(w->check, sizeof(w->check), "%s", check_opt ? check_opt : "race");
+            w->vc.check = w->check[0] ? w->check : NULL;
+            if (shmemu_verify_run(&w->vc, &w->r) != SHMEMU_OK) {
+                w->r.passed = 0;
+                snprintf(w->r.reason, sizeof(w->r.reason), "the case is not valid");
+            }
+            secs += w->r.seconds;
+            if (!w->r.passed)
+                break;
         }
+        rows[i].r.seconds = secs;
         if (tty)
             fprintf(stderr, "\r%60s\r", "");
         if (!rows[i].r.passed) {
@@ -639,6 +685,15 @@ int main(int argc, char **argv)
         if (w->r.pe >= 0 && w->r.expected[0])
             printf("first difference: PE %d, index %zu: expected %s, got %s\n", w->r.pe,
                    w->r.index, w->r.expected, w->r.got);
+        if (w->r.notes[0]) {
+            printf("checker notes:\n");
+            for (const char *l = w->r.notes; *l;) {
+                const char *nl = strchr(l, '\n');
+                int len = nl ? (int)(nl - l) : (int)strlen(l);
+                printf("  %.*s\n", len, l);
+                l += len + (nl != NULL);
+            }
+        }
         printf("reproduce: ");
         reproducer(stdout, w, lib, sym);
     }

@@ -471,7 +471,8 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
     sh->nref = nref;
     struct job job = {vc, sh};
     size_t need = 2 * (2 * GUARD + (in > out ? in : out) * es) + in * es + ((size_t)1 << 20);
-    shmemu_opts o = {.npes = vc->npes, .transport = vc->transport, .heap_size = need};
+    shmemu_opts o = {.npes = vc->npes, .transport = vc->transport, .heap_size = need,
+                     .check = vc->check};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     res->status = shmemu_launch(&o, pe_main, &job);
@@ -488,6 +489,9 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
                  res->status < 0 ? shmemu_strerror(res->status) : "a PE failed");
     }
     res->passed = !sh->failed && !res->status;
+    /* What the checker saw explains a failure: keep it with the verdict. */
+    if (!res->passed && shmemu_check_notes(res->notes, sizeof(res->notes)) == 0)
+        res->notes[0] = '\0';
     munmap(sh, shbytes);
     return SHMEMU_OK;
 }

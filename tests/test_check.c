@@ -1,0 +1,232 @@
+/* test_check.c - checker mode against planted bugs: allreduces that pass a
+ * plain run (a put there lands before the call returns) but rely on an
+ * ordering OpenSHMEM does not promise.  Each must pass plainly, fail under
+ * SHMEMU_CHECK on at least 99 of 100 seeds with a note that names the kind
+ * of bug, and its corrected twin must pass on every seed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* The user half of the team workspace: u[0] a private call counter, u[1..]
+ * flags, and from byte 1024 one slot of count elements per PE. */
+static uint64_t *user_words(shmemu_team_t team)
+{
+    return (uint64_t *)(void *)((char *)shmemu_team_workspace(team) +
+                                SHMEMU_TEAM_WORKSPACE_BYTES / 2);
+}
+
+static int64_t *slot_of(shmemu_team_t team, int pe, size_t count)
+{
+    return (int64_t *)(void *)((char *)user_words(team) + 1024) + (size_t)pe * count;
+}
+
+static int world(shmemu_team_t team, int p)
+{
+    return shmemu_team_translate_pe(team, p, SHMEMU_TEAM_WORLD);
+}
+
+/* dest = src + every peer's slot (int64 sum), then wait until nobody reads
+ * the slots any more. */
+static int sum_slots(shmemu_team_t team, int64_t *dest, const int64_t *src, size_t count)
+{
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    for (size_t i = 0; i < count; i++) {
+        int64_t s = src[i];
+        for (int q = 0; q < n; q++)
+            if (q != me)
+                s += slot_of(team, q, count)[i];
+        dest[i] = s;
+    }
+    int st = shmemu_quiet();
+    return st ? st : shmemu_team_sync(team);
+}
+
+/* Bug 1: the data goes with put_nbi, the flag with p, nothing between. */
+static int nbi_flag(shmemu_team_t team, void *dest, const void *src, size_t count,
+                    shmemu_dtype_t dtype, shmemu_op_t op, int fence)
+{
+    (void)dtype, (void)op;
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    uint64_t *u = user_words(team), gen = ++u[0];
+    for (int i = 1; i < n; i++) {
+        int p = world(team, (me + i) % n);
+        shmemu_putmem_nbi(slot_of(team, me, count), src, count * 8, p);
+        if (fence)
+            shmemu_fence();
+        shmemu_uint64_p(&u[1 + me], gen, p);
+    }
+    for (int q = 0; q < n; q++)
+        if (q != me)
+            shmemu_uint64_wait_until(&u[1 + q], SHMEMU_CMP_GE, gen);
+    return sum_slots(team, dest, src, count);
+}
+
+/* Bug 2: the data goes with putmem, then a counter is bumped with an
+ * atomic add, nothing between. */
+static int amo_counter(shmemu_team_t team, void *dest, const void *src, size_t count,
+                       shmemu_dtype_t dtype, shmemu_op_t op, int fence)
+{
+    (void)dtype, (void)op;
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    uint64_t *u = user_words(team), gen = ++u[0];
+    for (int i = 1; i < n; i++) {
+        int p = world(team, (me + i) % n);
+        shmemu_putmem(slot_of(team, me, count), src, count * 8, p);
+        if (fence)
+            shmemu_fence();
+        shmemu_uint64_atomic_add(&u[1], 1, p);
+    }
+    shmemu_uint64_wait_until(&u[1], SHMEMU_CMP_GE, gen * (uint64_t)(n - 1));
+    return sum_slots(team, dest, src, count);
+}
+
+/* Bug 3: a team sync where a quiet and a sync are needed. */
+static int sync_only(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, shmemu_op_t op, int quiet)
+{
+    (void)dtype, (void)op;
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    for (int i = 1; i < n; i++)
+        shmemu_putmem(slot_of(team, me, count), src, count * 8, world(team, (me + i) % n));
+    if (quiet)
+        shmemu_quiet();
+    shmemu_team_sync(team);
+    return sum_slots(team, dest, src, count);
+}
+
+/* Bug 4 (2 PEs): the data crosses one slot a chunk at a time.  The reader
+ * copies a chunk out with a nonblocking get and acknowledges it before the
+ * quiet that completes the get, so the writer may reuse the slot before
+ * the copy is made.  A plain run completes the get at once and hides it. */
+static int early_ack(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, shmemu_op_t op, int quiet_first)
+{
+    (void)dtype, (void)op;
+    enum { CHUNK = 4 };
+    int me = shmemu_team_my_pe(team), other = world(team, 1 - me), self = world(team, me);
+    uint64_t *u = user_words(team), *data = &u[1], *ack = &u[2];
+    int64_t *slot = slot_of(team, 0, CHUNK), got[CHUNK];
+    const int64_t *s = src;
+    int64_t *d = dest;
+    for (size_t c = 0; c * CHUNK < count; c++) {
+        size_t k = count - c * CHUNK < CHUNK ? count - c * CHUNK : CHUNK;
+        if (c)
+            shmemu_uint64_wait_until(ack, SHMEMU_CMP_GE, c); /* my previous chunk is out */
+        shmemu_fence();
+        shmemu_putmem_signal(slot, s + c * CHUNK, k * 8, data, c + 1, SHMEMU_SIGNAL_SET, other);
+        shmemu_uint64_wait_until(data, SHMEMU_CMP_GE, c + 1);
+        shmemu_getmem_nbi(got, slot, k * 8, self);
+        if (quiet_first)
+            shmemu_quiet();
+        shmemu_uint64_p(ack, c + 1, other); /* the bug: the copy may not be made yet */
+        shmemu_quiet();
+        for (size_t i = 0; i < k; i++)
+            d[c * CHUNK + i] = s[c * CHUNK + i] + got[i];
+    }
+    int st = shmemu_quiet();
+    return st ? st : shmemu_team_sync(team);
+}
+
+#define TWINS(name)                                                            \
+    static int name##_bug(shmemu_team_t t, void *d, const void *s, size_t c,   \
+                          shmemu_dtype_t dt, shmemu_op_t op)                   \
+    {                                                                          \
+        return name(t, d, s, c, dt, op, 0);                                    \
+    }                                                                          \
+    static int name##_ok(shmemu_team_t t, void *d, const void *s, size_t c,    \
+                         shmemu_dtype_t dt, shmemu_op_t op)                    \
+    {                                                                          \
+        return name(t, d, s, c, dt, op, 1);                                    \
+    }
+TWINS(nbi_flag)
+TWINS(amo_counter)
+TWINS(sync_only)
+TWINS(early_ack)
+
+static shmemu_verify_result run(shmemu_allreduce_fn fn, const char *transport, int npes,
+                                size_t count, const char *check)
+{
+    shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .algo = "planted",
+                             .fn = (void (*)(void))fn, .transport = transport,
+                             .npes = npes, .count = count, .dtype = SHMEMU_INT64,
+                             .op = SHMEMU_SUM, .seed = 5, .check = check};
+    shmemu_verify_result r;
+    assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_OK);
+    return r;
+}
+
+/* Plain runs pass; under the checker, seeds 1..nseeds fail, all but at
+ * most 1 in 100, each with a note containing `names`; the corrected twin
+ * passes them all. */
+static void planted(shmemu_allreduce_fn bug, shmemu_allreduce_fn ok, int npes, size_t count,
+                    int race, const char *names)
+{
+    int nseeds = (int)th_iters(100, 5);
+    for (int t = 0; t < th_transport_count(); t++) {
+        const char *tp = th_transport(t);
+        int seeds = strcmp(tp, "local") ? nseeds / 10 + 1 : nseeds; /* processes: slower */
+        for (int i = 0; i < 3; i++) {
+            shmemu_verify_result r = run(bug, tp, npes, count, "off");
+            if (!r.passed)
+                fail_msg("%s: the planted bug shows without the checker: %s", tp, r.reason);
+        }
+        int caught = 0, named = 0;
+        char check[64], first_miss[2048] = "";
+        for (int s = 1; s <= seeds; s++) {
+            snprintf(check, sizeof(check), "fuzz:%d%s", s, race ? ",race" : "");
+            shmemu_verify_result r = run(bug, tp, npes, count, check);
+            if (!r.passed) {
+                caught++;
+                if (strstr(r.notes, names))
+                    named++;
+                else if (!first_miss[0] &&
+                         snprintf(first_miss, sizeof(first_miss), "%s: %.300s; notes: %.1000s",
+                                  check, r.reason, r.notes) < 0)
+                    first_miss[0] = '\0';
+            }
+            r = run(ok, tp, npes, count, check);
+            if (!r.passed)
+                fail_msg("%s %s: the corrected twin fails: %s (notes: %s)", tp, check, r.reason,
+                         r.notes);
+        }
+        if (caught * 100 < seeds * 99 || named < caught)
+            fail_msg("%s: caught on %d of %d seeds, named '%s' on %d%s%s", tp, caught, seeds,
+                     names, named, first_miss[0] ? "; e.g. " : "", first_miss);
+    }
+}
+
+static void test_nbi_flag(void **state)
+{
+    (void)state;
+    planted(nbi_flag_bug, nbi_flag_ok, 4, 100, 0, "flag before data");
+}
+
+static void test_amo_counter(void **state)
+{
+    (void)state;
+    planted(amo_counter_bug, amo_counter_ok, 4, 100, 0, "flag before data");
+}
+
+static void test_sync_only(void **state)
+{
+    (void)state;
+    planted(sync_only_bug, sync_only_ok, 4, 100, 0, "sync with puts in flight");
+}
+
+static void test_early_ack(void **state)
+{
+    (void)state;
+    planted(early_ack_bug, early_ack_ok, 2, 1024, 0, "get not complete");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nbi_flag),
+        cmocka_unit_test(test_amo_counter),
+        cmocka_unit_test(test_sync_only),
+        cmocka_unit_test(test_early_ack),
+    };
+    return cmocka_run_group_tests_name("check", tests, NULL, NULL);
+}
