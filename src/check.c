@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,9 +219,11 @@ struct shmemu__chk {
     int64_t *next_ns; /* [npes]: no delivery to that PE while waiting before
                          this (a gap after the last one) */
     uint64_t *last_seq; /* [npes]: the newest operation delivered there */
+    unsigned char *flag_ahead; /* [npes]: a flag overtook a put there */
     const char **last_call;
     void **last_site;
     int fuzz;
+    int64_t budget, budget_at; /* for delays: see afford() */
     struct shmemu__race *race; /* NULL: no race detection */
     int64_t last_long_ns; /* the last long hold began */
     int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
@@ -250,14 +253,59 @@ static int one_in(struct shmemu__chk *k, unsigned n)
     return rnd(k) % n == 0;
 }
 
+/* Every delay the checker imposes (holds, gaps, naps) is paid from a
+ * budget that refills at a quarter of the PE's running time, up to 3 ms:
+ * a short test meets every kind of delay at once, and a long program is
+ * slowed by a bounded factor rather than once per step. */
+#define BUDGET_MAX_NS 3000000
+static int64_t afford(struct shmemu__chk *k, int64_t want)
+{
+    int64_t now = shmemu__now_ns();
+    k->budget += (now - k->budget_at) / 4;
+    if (k->budget > BUDGET_MAX_NS)
+        k->budget = BUDGET_MAX_NS;
+    k->budget_at = now;
+    if (want > k->budget)
+        return 0;
+    k->budget -= want;
+    return want;
+}
+
 static void sleep_ns(int64_t ns)
 {
+    if (ns <= 0)
+        return;
     struct timespec ts = {0, (long)ns};
     nanosleep(&ts, NULL);
 }
 
 /* "function+0x1c" (or "module+0x1c" when the symbol is not exported) for a
- * return address, cached: reports name where a call was made. */
+ * return address: reports name where a call was made. */
+static void format_site(void *addr, char *buf, size_t len)
+{
+    Dl_info di;
+    /* The return address points after the call: -1 lands inside it. */
+    if (!addr)
+        snprintf(buf, len, "?");
+    else if (dladdr((char *)addr - 1, &di) && di.dli_sname)
+        snprintf(buf, len, "%s+%#lx", di.dli_sname,
+                 (unsigned long)((char *)addr - (char *)di.dli_saddr));
+    else if (dladdr((char *)addr - 1, &di) && di.dli_fname) {
+        const char *base = strrchr(di.dli_fname, '/');
+        snprintf(buf, len, "%s+%#lx", base ? base + 1 : di.dli_fname,
+                 (unsigned long)((char *)addr - (char *)di.dli_fbase));
+    } else
+        snprintf(buf, len, "%p", addr);
+}
+
+const char *shmemu__site_name(void *addr)
+{
+    static _Thread_local char buf[CHK_SITE];
+    format_site(addr, buf, sizeof(buf));
+    return buf;
+}
+
+/* The same, cached per PE: the checker asks for the same few sites often. */
 static const char *site_name(struct shmemu__chk *k, void *addr)
 {
     if (!addr)
@@ -267,17 +315,7 @@ static const char *site_name(struct shmemu__chk *k, void *addr)
             return k->names[i].name;
     struct site_name *s = &k->names[k->next_name++ % 32];
     s->addr = addr;
-    Dl_info di;
-    /* The return address points after the call: -1 lands inside it. */
-    if (dladdr((char *)addr - 1, &di) && di.dli_sname)
-        snprintf(s->name, sizeof(s->name), "%s+%#lx", di.dli_sname,
-                 (unsigned long)((char *)addr - (char *)di.dli_saddr));
-    else if (dladdr((char *)addr - 1, &di) && di.dli_fname) {
-        const char *base = strrchr(di.dli_fname, '/');
-        snprintf(s->name, sizeof(s->name), "%s+%#lx", base ? base + 1 : di.dli_fname,
-                 (unsigned long)((char *)addr - (char *)di.dli_fbase));
-    } else
-        snprintf(s->name, sizeof(s->name), "%p", addr);
+    format_site(addr, s->name, sizeof(s->name));
     return s->name;
 }
 
@@ -471,11 +509,24 @@ static void perform(shmemu__pe *me, struct held *h)
     }
 }
 
-/* An operation overtook an earlier one to the same PE: keep the earlier one
- * away for a while, so that a reader there meets the new one alone. */
+/* A flag (an operation that carries no data of its own: a small put, a
+ * signal alone, an AMO) overtook an earlier put to the same PE: keep the
+ * put away for a while, so that a reader there meets the flag alone.  Not
+ * for data overtaking data (a pipeline of puts with signal), where it
+ * would only slow correct code down. */
+static int is_flag(const struct held *h)
+{
+    if (h->kind == H_AMO)
+        return 1;
+    if (h->kind != H_PUT)
+        return 0;
+    return h->rma.sig_op == SHMEMU_TL_SIG_NONE ? h->rma.nbytes <= 8 : h->rma.nbytes == 0;
+}
+
 static void after_overtake(struct shmemu__chk *k, int dst, int64_t now)
 {
-    int64_t until = now + 200000 + (int64_t)(rnd(k) % 300000);
+    k->flag_ahead[dst] = 1;
+    int64_t until = now + afford(k, 200000 + (int64_t)(rnd(k) % 300000));
     if (k->next_ns[dst] < until)
         k->next_ns[dst] = until;
 }
@@ -484,7 +535,7 @@ static void deliver(shmemu__pe *me, size_t i)
 {
     struct shmemu__chk *k = me->chk;
     struct held h = k->q[i];
-    if (record_overtake(me, &k->q[i]))
+    if (record_overtake(me, &k->q[i]) && is_flag(&h))
         after_overtake(k, target_of(&h), shmemu__now_ns());
     k->q[i].copy = NULL; /* ours now */
     k->q[i].rel = NULL;
@@ -569,14 +620,17 @@ void shmemu__check_quiet(shmemu__pe *me)
             break;
         /* Something newer to the same PE went first: a reader there may be
          * about to act on it; give it the time to, before this lands. */
-        if (k->fuzz && k->q[i].kind != H_GET && k->last_seq[target_of(&k->q[i])] > k->q[i].seq)
-            sleep_ns(200000 + (int64_t)(rnd(k) % 300000));
+        int dst = k->q[i].kind != H_GET ? target_of(&k->q[i]) : -1;
+        if (k->fuzz && dst >= 0 && k->flag_ahead[dst] && k->last_seq[dst] > k->q[i].seq) {
+            k->flag_ahead[dst] = 0;
+            sleep_ns(afford(k, 200000 + (int64_t)(rnd(k) % 300000)));
+        }
         deliver(me, i);
     }
     for (size_t j = 0; j < k->n; j++)
         gets += k->q[j].kind == H_GET;
     if (gets && k->fuzz)
-        sleep_ns(10000 + (int64_t)(rnd(k) % 40000));
+        sleep_ns(afford(k, 10000 + (int64_t)(rnd(k) % 40000)));
     while (k->n) {
         check_get_overtaken(me, &k->q[k->n - 1]);
         deliver(me, k->n - 1);
@@ -620,7 +674,7 @@ static int deliver_due(shmemu__pe *me, int64_t now, int64_t *next_p)
     deliver(me, i);
     /* A gap before the next one to the same PE: time for a reader there to
      * see this one alone. */
-    int64_t gap = now + (int64_t)(rnd(k) % 30000);
+    int64_t gap = now + afford(k, (int64_t)(rnd(k) % 30000));
     if (k->next_ns[dst] < gap)
         k->next_ns[dst] = gap;
     return 1;
@@ -637,11 +691,14 @@ int shmemu__check_progress(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
             return st;
         int64_t now = shmemu__now_ns(), next;
         if (!deliver_due(me, now, &next)) {
-            /* Nothing due yet: let the others run meanwhile. */
-            if (next - now < 30000)
-                sched_yield();
+            /* Nothing due yet.  With a core to itself the PE spins a little;
+             * sharing one, it sleeps, so that the PEs it waits for run (a
+             * storm of yields would cost more than the work). */
+            int64_t left = next - now < 200000 ? next - now : 200000;
+            if (me->job->yield_ns == 0 && left < 20000)
+                shmemu__cpu_relax();
             else
-                sleep_ns(next - now < 200000 ? next - now : 200000);
+                sleep_ns(left > 2000 ? left : 2000);
         }
     }
     return 0;
@@ -652,6 +709,8 @@ void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
     struct shmemu__chk *k = me->chk;
     k->call = call;
     k->site = site;
+    atomic_store_explicit(&me->ctl_me->last_call, (uintptr_t)call, memory_order_relaxed);
+    atomic_store_explicit(&me->ctl_me->last_site, (uintptr_t)site, memory_order_relaxed);
     if (!k->fuzz)
         return;
     /* Progress for a PE that polls (test, g) instead of waiting: what has
@@ -670,7 +729,7 @@ void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
     if (r < 16)
         sched_yield();
     else if (r < 18)
-        sleep_ns(1000 + (int64_t)(rnd(k) % 50000));
+        sleep_ns(afford(k, 1000 + (int64_t)(rnd(k) % 50000)));
 }
 
 /* After an operation.  One that was just made visible to another PE is
@@ -680,7 +739,7 @@ void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
 static void perturb_exit(struct shmemu__chk *k, int delivered)
 {
     if (delivered && one_in(k, 4))
-        sleep_ns(1000 + (int64_t)(rnd(k) % 50000));
+        sleep_ns(afford(k, 1000 + (int64_t)(rnd(k) % 50000)));
     else if (one_in(k, 32))
         sched_yield();
 }
@@ -710,13 +769,13 @@ static int enqueue(shmemu__pe *me, struct held *h)
     h->epoch = k->epoch;
     int64_t now = shmemu__now_ns();
     h->issued_ns = now;
-    h->due_ns = now + hold_ns(k, now);
+    h->due_ns = now + afford(k, hold_ns(k, now));
     int fenced = 0;
     for (size_t j = 0; j < k->n && !fenced; j++)
         fenced = k->q[j].kind != H_GET && h->kind != H_GET && k->q[j].epoch < h->epoch &&
                  target_of(&k->q[j]) == target_of(h);
     if (!fenced && one_in(k, 8)) {
-        if (record_overtake(me, h))
+        if (record_overtake(me, h) && is_flag(h))
             after_overtake(k, target_of(h), now);
         perform(me, h);
         free(h->copy);
@@ -851,24 +910,35 @@ int shmemu__check_pe_init(shmemu__pe *me)
     k->last_seq = calloc(n, sizeof(*k->last_seq));
     k->last_call = calloc(n, sizeof(*k->last_call));
     k->last_site = calloc(n, sizeof(*k->last_site));
+    k->flag_ahead = calloc(n, 1);
     if (job->check.race)
         k->race = shmemu__race_new(me, race_area(job));
-    if (!k->next_ns || !k->last_seq || !k->last_call || !k->last_site ||
+    if (!k->next_ns || !k->last_seq || !k->last_call || !k->last_site || !k->flag_ahead ||
         (job->check.race && !k->race)) {
         shmemu__race_free(k->race);
         free(k->next_ns);
         free(k->last_seq);
         free(k->last_call);
         free(k->last_site);
+        free(k->flag_ahead);
         free(k);
         return -1;
     }
     k->rng = job->check.seed * 0x9e3779b97f4a7c15ull + (uint64_t)me->pe * 0xd1b54a32d192ed03ull;
+    k->budget = BUDGET_MAX_NS;
+    k->budget_at = shmemu__now_ns();
+    /* Short naps must be short: the default slack of 50 us would stretch
+     * every one of them (this thread only). */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     k->rma = me->rma;
     k->amo = me->amo;
     me->rma = chk_rma;
     me->amo = chk_amo;
     me->cpu_amo = 0; /* every AMO through the checker */
+    /* Waits end in sleeps far more often here, and a membarrier before
+     * each costs more than a fence on every update: every PE of the job
+     * (all of them checked) takes the fenced side. */
+    me->notify_light = 0;
     me->chk = k;
     return 0;
 }
@@ -885,6 +955,7 @@ void shmemu__check_pe_fini(shmemu__pe *me)
     free(k->last_seq);
     free(k->last_call);
     free(k->last_site);
+    free(k->flag_ahead);
     shmemu__race_free(k->race);
     free(k);
     me->chk = NULL;

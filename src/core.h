@@ -121,6 +121,10 @@ static inline int shmemu__aborted(const shmemu__pe *me)
     return atomic_load_explicit(&me->ctl->abort_status, memory_order_relaxed);
 }
 
+/* "function+0x1c" for a code address of this process (a thread-local
+ * buffer, overwritten by the next call). */
+const char *shmemu__site_name(void *addr) SHMEMU__HIDDEN;
+
 /* Checker mode, on entry to every call: note the call and its call site
  * (for reports), deliver what is due, perturb the schedule. */
 void shmemu__check_enter(shmemu__pe *me, const char *call, void *site) SHMEMU__HIDDEN;
@@ -188,6 +192,9 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe) SHMEMU__HIDDEN;
 void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
     SHMEMU__HIDDEN;
 int shmemu__tick(struct shmemu_tl_job *tl) SHMEMU__HIDDEN;
+/* The job ran past its timeout: report where each PE is and abort it with
+ * SHMEMU_ETIMEDOUT. */
+void shmemu__timeout_report(struct shmemu__job *job) SHMEMU__HIDDEN;
 /* One line saying what PE pe is doing (for timeout and deadlock reports). */
 void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
     SHMEMU__HIDDEN;

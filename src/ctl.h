@@ -96,6 +96,9 @@ struct shmemu__ctl_pe {
     _Atomic uint32_t sync_gen;
     struct shmemu__wait_desc wait;
     struct shmemu__rec rec;
+    /* Checker mode: the PE's last library call and its call site, as
+     * addresses in the PE's process (for the watchdog's report). */
+    _Atomic uintptr_t last_call, last_site;
 } SHMEMU__ALIGNED(SHMEMU__CACHELINE);
 
 struct shmemu__ctl_team {

@@ -1,7 +1,9 @@
 /* job.c - jobs and PEs: launch, init, finalize, departure. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -393,6 +395,104 @@ int shmemu__job_result(struct shmemu__job *job)
     return SHMEMU_OK;
 }
 
+/* ---------------------------------------------------------------- watchdog */
+
+/* PEs that are threads cannot be killed: past the timeout the watchdog
+ * reports and aborts the job, which releases every PE waiting in the
+ * library; one still running outside it after a grace period can only be
+ * stopped with the whole process. */
+#define WATCHDOG_GRACE_NS 2000000000LL
+
+struct watchdog {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
+    struct shmemu__job *job;
+    pthread_t thread;
+};
+
+/* Wait on w->cond until w->done or the monotonic time deadline. */
+static void watchdog_sleep(struct watchdog *w, int64_t deadline)
+{
+    while (!w->done) {
+        int64_t left = deadline - shmemu__now_ns();
+        if (left <= 0)
+            return;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + left;
+        ts.tv_sec = (time_t)(t / 1000000000);
+        ts.tv_nsec = (long)(t % 1000000000);
+        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+    }
+}
+
+static void *watchdog_main(void *arg)
+{
+    struct watchdog *w = arg;
+    struct shmemu__job *job = w->job;
+    pthread_mutex_lock(&w->lock);
+    watchdog_sleep(w, job->deadline_ns);
+    if (w->done) {
+        pthread_mutex_unlock(&w->lock);
+        return NULL;
+    }
+    pthread_mutex_unlock(&w->lock);
+    shmemu__timeout_report(job);
+    pthread_mutex_lock(&w->lock);
+    watchdog_sleep(w, shmemu__now_ns() + WATCHDOG_GRACE_NS);
+    int done = w->done;
+    pthread_mutex_unlock(&w->lock);
+    if (!done) {
+        char msg[160];
+        snprintf(msg, sizeof(msg),
+                 "shmemu: PEs still run outside the library %.1f s after the job was ended "
+                 "(threads cannot be stopped alone): exiting the process with status 124\n",
+                 (double)WATCHDOG_GRACE_NS / 1e9);
+        shmemu__emit(msg);
+        _exit(124);
+    }
+    return NULL;
+}
+
+static int watchdog_start(struct watchdog *w, struct shmemu__job *job)
+{
+    memset(w, 0, sizeof(*w));
+    w->job = job;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&w->lock, NULL);
+    if (pthread_create(&w->thread, NULL, watchdog_main, w) != 0) {
+        pthread_cond_destroy(&w->cond);
+        pthread_mutex_destroy(&w->lock);
+        return -1;
+    }
+    return 0;
+}
+
+static void watchdog_stop(struct watchdog *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->done = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+}
+
+/* SHMEMU_TIMEOUT: seconds, 0 off, -1: 300 in checker mode, else off. */
+static double timeout_of(const struct shmemu__job *job)
+{
+    double t = job->params.TIMEOUT;
+    if (t < 0)
+        t = job->check.fuzz || job->check.race ? 300 : 0;
+    return t;
+}
+
 int shmemu_launch(const shmemu_opts *opts, int (*pe_main)(void *arg), void *arg)
 {
     static const char call[] = "shmemu_launch";
@@ -410,7 +510,20 @@ int shmemu_launch(const shmemu_opts *opts, int (*pe_main)(void *arg), void *arg)
     job->bind = 1;
     job->tl.pe_exited = shmemu__pe_exited;
     job->tl.tick = shmemu__tick;
+    double timeout = timeout_of(job);
+    struct watchdog wd;
+    int watching = 0;
+    if (timeout > 0) {
+        /* Process PEs: the supervisor's tick enforces the deadline (and
+         * kills what is left); thread PEs: a watchdog thread. */
+        job->timeout_ns = (int64_t)(timeout * 1e9);
+        job->deadline_ns = shmemu__now_ns() + job->timeout_ns;
+        if (!(job->ops->caps & SHMEMU_TL_CAP_PROCESSES))
+            watching = watchdog_start(&wd, job) == 0;
+    }
     st = job->ops->job_run(&job->tl, shmemu__pe_entry);
+    if (watching)
+        watchdog_stop(&wd);
     if (st == SHMEMU_OK)
         st = shmemu__job_result(job);
     st = shmemu__check_job_end(job, st);

@@ -75,7 +75,7 @@ void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
                       report);
 }
 
-static void timeout_report(struct shmemu__job *job)
+void shmemu__timeout_report(struct shmemu__job *job)
 {
     int n = job->tl.npes;
     size_t len = 256 + (size_t)n * 256, used = 0;
@@ -107,7 +107,7 @@ int shmemu__tick(struct shmemu_tl_job *tl)
     }
     int64_t now = shmemu__now_ns();
     if (job->deadline_ns && now > job->deadline_ns && !atomic_load(&c->abort_status)) {
-        timeout_report(job);
+        shmemu__timeout_report(job);
         if (!job->first_failure)
             job->first_failure = 124; /* as timeout(1) */
     }

@@ -58,7 +58,14 @@ void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
     } else if (life == SHMEMU__LIFE_FAILED) {
         snprintf(buf, len, "failed");
     } else if (state == SHMEMU__WS_RUNNING || state == SHMEMU__WS_DATA_REG) {
-        snprintf(buf, len, "is running (not asleep in a shmemu call)");
+        uintptr_t call = atomic_load(&cp->last_call), site = atomic_load(&cp->last_site);
+        char where[96] = "";
+        /* The names are addresses in the PE's process: readable here when
+         * it is this process or a fork of it, not an exec'd program. */
+        if (call && !job->argv)
+            snprintf(where, sizeof(where), "; its last shmemu call: %s at %s",
+                     (const char *)call, shmemu__site_name((void *)site));
+        snprintf(buf, len, "is running (not asleep in a shmemu call)%s", where);
     } else if (cp->wait.kind == SHMEMU__WAIT_SYNC) {
         const struct shmemu__wait_desc *d = &cp->wait;
         struct shmemu__ctl_team *t = shmemu__ctl_team(c, d->team);

@@ -3,8 +3,12 @@
  * ordering OpenSHMEM does not promise.  Each must pass plainly, fail under
  * SHMEMU_CHECK on at least 99 of 100 seeds with a note that names the kind
  * of bug, and its corrected twin must pass on every seed. */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -220,6 +224,71 @@ static void test_early_ack(void **state)
     planted(early_ack_bug, early_ack_ok, 2, 1024, 0, "get not complete");
 }
 
+/* The watchdog: PE 0 spins on a plain load, never entering the library
+ * again, while PE 1 waits for it in a barrier. */
+static atomic_int never;
+
+static int body_spin(void *arg)
+{
+    (void)arg;
+    if (shmemu_my_pe() == 0) {
+        shmemu_quiet();
+        while (!atomic_load_explicit(&never, memory_order_relaxed))
+            ;
+    }
+    return shmemu_barrier_all();
+}
+
+static void test_watchdog_processes(void **state)
+{
+    (void)state;
+    setenv("SHMEMU_TIMEOUT", "1", 1);
+    th_capture_start();
+    int rc = th_launch("shm", 2, 0, body_spin, NULL);
+    char *err = th_capture_stop();
+    unsetenv("SHMEMU_TIMEOUT");
+    if (rc == SHMEMU_ENODEV) { /* no shm here: test_crash says so */
+        free(err);
+        return;
+    }
+    assert_int_equal(rc, SHMEMU_ETIMEDOUT);
+    assert_non_null(strstr(err, "ran past its 1.0 s timeout"));
+    assert_non_null(strstr(err, "PE 0/2 is running"));
+    assert_non_null(strstr(err, "PE 1/2 in shmemu_barrier_all"));
+    free(err);
+}
+
+static void test_watchdog_threads(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/shmemu-watchdog-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) { /* a thread cannot be stopped: the process must end */
+        dup2(fd, 2);
+        setenv("SHMEMU_TIMEOUT", "1", 1);
+        setenv("SHMEMU_CHECK", "fuzz:3", 1); /* in checker mode: the last call is named */
+        shmemu_opts o = {.npes = 2, .transport = "local"};
+        shmemu_launch(&o, body_spin, NULL);
+        _exit(0); /* not reached */
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    char buf[4096] = "";
+    ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+    close(fd);
+    unlink(path);
+    buf[n > 0 ? n : 0] = '\0';
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 124);
+    assert_non_null(strstr(buf, "ran past its 1.0 s timeout"));
+    assert_non_null(strstr(buf, "PE 0/2 is running (not asleep in a shmemu call); its last "
+                                "shmemu call: shmemu_quiet"));
+    assert_non_null(strstr(buf, "exiting the process with status 124"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +296,8 @@ int main(void)
         cmocka_unit_test(test_amo_counter),
         cmocka_unit_test(test_sync_only),
         cmocka_unit_test(test_early_ack),
+        cmocka_unit_test(test_watchdog_processes),
+        cmocka_unit_test(test_watchdog_threads),
     };
     return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }
