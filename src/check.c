@@ -29,6 +29,9 @@
 struct chk_ot {
     int32_t src; /* -1: free */
     uint32_t active;
+    /* Set by the destination when it woke on X while Y was in flight: its
+     * count of acts (below) then, plus one.  0: not yet. */
+    _Atomic uint64_t seen;
     uint64_t y_seq;
     uint64_t x_lo, x_hi; /* what X wrote (the flag) */
     uint64_t y_lo, y_hi; /* what Y will write (the data) */
@@ -54,6 +57,12 @@ struct chk_tgt {
      * operation: a writer can tell whether its reader did anything at all
      * since its previous write. */
     _Atomic uint64_t activity;
+    /* The same, less the waits: an act is how a reader that woke on a flag
+     * shows it has used what it read. */
+    _Atomic uint64_t acts;
+    /* Syncs this PE left, and its acts when it left the last one. */
+    _Atomic uint64_t exits, exit_acts;
+    _Atomic uint64_t landed; /* puts and AMOs carried out here */
     struct chk_ot ot[CHK_OT];
     struct chk_rw rw[CHK_RW];
 };
@@ -200,7 +209,8 @@ struct held {
     int64_t due_ns;           /* not delivered while waiting before this */
     const char *call;
     void *site;
-    uint64_t tact;            /* the destination's activity count at issue */
+    uint64_t tact;            /* a put's destination's activity count at issue;
+                                 a get's source's landed count */
     uint32_t clock;           /* race: the issuer's clock at issue */
     uint32_t *rel;            /* race: the clock vector it publishes, owned */
     size_t rel_off;           /*       on this word of the destination */
@@ -211,6 +221,17 @@ struct site_name {
     char name[CHK_SITE];
 };
 
+/* Deliveries to one PE held back so that the reader there acts on what
+ * it has without them: after a flag overtook a put there (until it woke
+ * on the flag and acted), or after a sync that they were in flight across
+ * (until it left the sync and acted). */
+struct pause {
+    int64_t from, until; /* 0: none */
+    int64_t paid;        /* what the budget gave for it */
+    int sync;            /* 1: the second kind */
+    uint64_t exits;      /*    the reader's exits when it began */
+};
+
 struct shmemu__chk {
     uint64_t rng;
     struct held *q;
@@ -219,7 +240,7 @@ struct shmemu__chk {
     int64_t *next_ns; /* [npes]: no delivery to that PE while waiting before
                          this (a gap after the last one) */
     uint64_t *last_seq; /* [npes]: the newest operation delivered there */
-    unsigned char *flag_ahead; /* [npes]: a flag overtook a put there */
+    struct pause *ahead; /* [npes] */
     const char **last_call;
     void **last_site;
     int fuzz;
@@ -271,12 +292,33 @@ static int64_t afford(struct shmemu__chk *k, int64_t want)
     return want;
 }
 
+/* A wait that ended on an event took `spent`, the budget gave `paid`: the
+ * rest is owed, so that the budget still bounds the slowdown. */
+static void repay(struct shmemu__chk *k, int64_t spent, int64_t paid)
+{
+    if (spent <= paid)
+        return;
+    afford(k, 0); /* bring the budget up to now first */
+    k->budget -= spent - paid;
+}
+
 static void sleep_ns(int64_t ns)
 {
     if (ns <= 0)
         return;
     struct timespec ts = {0, (long)ns};
     nanosleep(&ts, NULL);
+}
+
+/* Waiting on another PE's progress: with a core to itself the PE spins a
+ * little; sharing one, it sleeps, so that the PEs it waits for run (a
+ * storm of yields would cost more than the work). */
+static void nap(shmemu__pe *me)
+{
+    if (me->job->yield_ns == 0)
+        shmemu__cpu_relax();
+    else
+        sleep_ns(20000);
 }
 
 /* "function+0x1c" (or "module+0x1c" when the symbol is not exported) for a
@@ -329,10 +371,14 @@ static struct chk_tgt *tgt(shmemu__pe *me, int pe)
     return &shared(me->job)->tgt[pe];
 }
 
-static void bump_activity(shmemu__pe *me)
+/* acted: an operation or a sync, not a wait that returned */
+static void bump_activity(shmemu__pe *me, int acted)
 {
-    if (me->job->check_ctl_off)
-        atomic_fetch_add_explicit(&tgt(me, me->pe)->activity, 1, memory_order_relaxed);
+    if (!me->job->check_ctl_off)
+        return;
+    atomic_fetch_add_explicit(&tgt(me, me->pe)->activity, 1, memory_order_relaxed);
+    if (acted)
+        atomic_fetch_add_explicit(&tgt(me, me->pe)->acts, 1, memory_order_release);
 }
 
 /* --------------------------------------------------------------- delivery */
@@ -395,6 +441,7 @@ static int record_overtake(shmemu__pe *me, const struct held *h)
     lock(&t->lock);
     o->src = me->pe;
     o->active = 1;
+    atomic_store_explicit(&o->seen, 0, memory_order_relaxed);
     o->y_seq = y->seq;
     written(h, &o->x_lo, &o->x_hi);
     o->y_lo = y->rma.off;
@@ -497,6 +544,8 @@ static void perform(shmemu__pe *me, struct held *h)
     else
         (void)k->rma(me->tlj, &h->rma);
     if (h->kind != H_GET) {
+        if (me->job->check_ctl_off)
+            atomic_fetch_add_explicit(&tgt(me, target_of(h))->landed, 1, memory_order_release);
         record_write(me, h);
         clear_overtake(me, h);
         shmemu__notify(me, target_of(h));
@@ -523,12 +572,53 @@ static int is_flag(const struct held *h)
     return h->rma.sig_op == SHMEMU_TL_SIG_NONE ? h->rma.nbytes <= 8 : h->rma.nbytes == 0;
 }
 
-static void after_overtake(struct shmemu__chk *k, int dst, int64_t now)
+/* The longest a pause waits for its reader: one that sleeps on a loaded
+ * machine (sanitizers, 64 PEs on 2 cores) may take a few scheduler ticks
+ * to run.  What a pause takes beyond what the budget gave is paid back. */
+#define PAUSE_MAX_NS 50000000
+
+static void pause_for(shmemu__pe *me, int dst, int sync)
 {
-    k->flag_ahead[dst] = 1;
-    int64_t until = now + afford(k, 200000 + (int64_t)(rnd(k) % 300000));
-    if (k->next_ns[dst] < until)
-        k->next_ns[dst] = until;
+    struct shmemu__chk *k = me->chk;
+    int64_t paid = afford(k, 200000 + (int64_t)(rnd(k) % 300000)), now = shmemu__now_ns();
+    if (!paid || k->ahead[dst].until || !me->job->check_ctl_off)
+        return;
+    k->ahead[dst] = (struct pause){
+        .from = now, .until = now + PAUSE_MAX_NS, .paid = paid, .sync = sync,
+        .exits = atomic_load_explicit(&tgt(me, dst)->exits, memory_order_acquire)};
+}
+
+/* Is the reader at dst still to act, as a pause of that kind waits for? */
+static int reader_pending(shmemu__pe *me, int dst, const struct pause *a)
+{
+    struct chk_tgt *t = tgt(me, dst);
+    uint64_t acts = atomic_load_explicit(&t->acts, memory_order_acquire);
+    if (a->sync)
+        return atomic_load_explicit(&t->exits, memory_order_acquire) == a->exits ||
+               acts <= atomic_load_explicit(&t->exit_acts, memory_order_acquire);
+    struct chk_ot *o = &t->ot[me->pe % CHK_OT];
+    lock(&t->lock);
+    int mine = o->src == me->pe && o->active;
+    uint64_t seen = atomic_load_explicit(&o->seen, memory_order_relaxed);
+    unlock(&t->lock);
+    return mine && (!seen || acts < seen);
+}
+
+/* Is delivery to dst still paused?  Until the reader there has done what
+ * the pause waits for (acting shows it used the stale data: a put, a
+ * sync), or the pause ran out, or our record of an overtake was taken
+ * over by another PE's (then nothing can be noted: no use waiting). */
+static int paused(shmemu__pe *me, int dst, int64_t now)
+{
+    struct shmemu__chk *k = me->chk;
+    struct pause *a = &k->ahead[dst];
+    if (!a->until)
+        return 0;
+    if (now < a->until && reader_pending(me, dst, a))
+        return 1;
+    repay(k, now - a->from, a->paid);
+    a->until = 0;
+    return 0;
 }
 
 static void deliver(shmemu__pe *me, size_t i)
@@ -536,7 +626,7 @@ static void deliver(shmemu__pe *me, size_t i)
     struct shmemu__chk *k = me->chk;
     struct held h = k->q[i];
     if (record_overtake(me, &k->q[i]) && is_flag(&h))
-        after_overtake(k, target_of(&h), shmemu__now_ns());
+        pause_for(me, target_of(&h), 0);
     k->q[i].copy = NULL; /* ours now */
     k->q[i].rel = NULL;
     remove_at(k, i);
@@ -578,7 +668,7 @@ static size_t pick(shmemu__pe *me, size_t first)
 /* A nonblocking get reads when it is performed: if a later operation of
  * ours to the same PE went first (an acknowledgement, say), that PE may
  * have changed the bytes already. */
-static void check_get_overtaken(shmemu__pe *me, const struct held *g)
+static int check_get_overtaken(shmemu__pe *me, const struct held *g)
 {
     struct shmemu__chk *k = me->chk;
     int later = -1; /* the PE the newest operation issued after g went to */
@@ -596,6 +686,27 @@ static void check_get_overtaken(shmemu__pe *me, const struct held *g)
             g->rma.off + g->rma.nbytes, g->rma.pe, me->pe,
             k->last_call[later] ? k->last_call[later] : "?", site_name(k, k->last_site[later]),
             later, later);
+    return later >= 0;
+}
+
+/* A get that a later operation overtook waits (within the budget, and at
+ * most GET_PAUSE_NS) until something is written where it reads: the PE
+ * told may react by reusing the buffer, and the get should see that. */
+#define GET_PAUSE_NS 10000000
+static void await_landing(shmemu__pe *me, const struct held *g)
+{
+    struct shmemu__chk *k = me->chk;
+    int64_t paid = afford(k, 10000 + (int64_t)(rnd(k) % 40000));
+    if (!paid || !me->job->check_ctl_off)
+        return;
+    int64_t from = shmemu__now_ns(), now = from;
+    _Atomic uint64_t *landed = &tgt(me, g->rma.pe)->landed;
+    while (now - from < GET_PAUSE_NS &&
+           atomic_load_explicit(landed, memory_order_acquire) == g->tact && !shmemu__aborted(me)) {
+        nap(me);
+        now = shmemu__now_ns();
+    }
+    repay(k, now - from, paid);
 }
 
 void shmemu__check_quiet(shmemu__pe *me)
@@ -621,9 +732,10 @@ void shmemu__check_quiet(shmemu__pe *me)
         /* Something newer to the same PE went first: a reader there may be
          * about to act on it; give it the time to, before this lands. */
         int dst = k->q[i].kind != H_GET ? target_of(&k->q[i]) : -1;
-        if (k->fuzz && dst >= 0 && k->flag_ahead[dst] && k->last_seq[dst] > k->q[i].seq) {
-            k->flag_ahead[dst] = 0;
-            sleep_ns(afford(k, 200000 + (int64_t)(rnd(k) % 300000)));
+        while (dst >= 0 && paused(me, dst, shmemu__now_ns())) {
+            if (shmemu__aborted(me))
+                break;
+            nap(me);
         }
         deliver(me, i);
     }
@@ -632,7 +744,8 @@ void shmemu__check_quiet(shmemu__pe *me)
     if (gets && k->fuzz)
         sleep_ns(afford(k, 10000 + (int64_t)(rnd(k) % 40000)));
     while (k->n) {
-        check_get_overtaken(me, &k->q[k->n - 1]);
+        if (check_get_overtaken(me, &k->q[k->n - 1]) && k->fuzz)
+            await_landing(me, &k->q[k->n - 1]);
         deliver(me, k->n - 1);
     }
 }
@@ -645,9 +758,13 @@ void shmemu__check_fence(shmemu__pe *me)
 
 /* When the held operation j may go: its hold is over and the gap since
  * the last delivery to its destination too. */
-static int64_t ready_at(const struct shmemu__chk *k, size_t j)
+static int64_t ready_at(shmemu__pe *me, size_t j, int64_t now)
 {
-    int64_t gap = k->next_ns[target_of(&k->q[j])];
+    const struct shmemu__chk *k = me->chk;
+    int dst = target_of(&k->q[j]);
+    if (paused(me, dst, now))
+        return k->ahead[dst].until;
+    int64_t gap = k->next_ns[dst];
     return k->q[j].due_ns > gap ? k->q[j].due_ns : gap;
 }
 
@@ -659,7 +776,7 @@ static int deliver_due(shmemu__pe *me, int64_t now, int64_t *next_p)
     size_t due = SIZE_MAX;
     int64_t next = INT64_MAX;
     for (size_t j = 0; j < k->n; j++) {
-        int64_t at = ready_at(k, j);
+        int64_t at = ready_at(me, j, now);
         if (at <= now && (due == SIZE_MAX || k->q[j].due_ns < k->q[due].due_ns))
             due = j;
         if (at < next)
@@ -691,10 +808,10 @@ int shmemu__check_progress(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
             return st;
         int64_t now = shmemu__now_ns(), next;
         if (!deliver_due(me, now, &next)) {
-            /* Nothing due yet.  With a core to itself the PE spins a little;
-             * sharing one, it sleeps, so that the PEs it waits for run (a
-             * storm of yields would cost more than the work). */
             int64_t left = next - now < 200000 ? next - now : 200000;
+            for (int p = 0; p < me->npes; p++) /* a pause ends on an event */
+                if (k->ahead[p].until && left > 20000)
+                    left = 20000;
             if (me->job->yield_ns == 0 && left < 20000)
                 shmemu__cpu_relax();
             else
@@ -719,7 +836,7 @@ void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
     if (k->n) {
         int64_t now = shmemu__now_ns();
         for (size_t j = 0; j < k->n; j++)
-            if (now - k->q[j].issued_ns > 1000000 && now >= ready_at(k, j)) {
+            if (now - k->q[j].issued_ns > 1000000 && now >= ready_at(me, j, now)) {
                 deliver_due(me, now, NULL);
                 break;
             }
@@ -776,7 +893,7 @@ static int enqueue(shmemu__pe *me, struct held *h)
                  target_of(&k->q[j]) == target_of(h);
     if (!fenced && one_in(k, 8)) {
         if (record_overtake(me, h) && is_flag(h))
-            after_overtake(k, target_of(h), now);
+            pause_for(me, target_of(h), 0);
         perform(me, h);
         free(h->copy);
         free(h->rel);
@@ -827,8 +944,10 @@ static void stamp(shmemu__pe *me, struct held *h, int flag, size_t flag_off)
     struct shmemu__chk *k = me->chk;
     h->call = k->call;
     h->site = k->site;
-    if (me->job->check_ctl_off && h->kind != H_GET)
-        h->tact = atomic_load_explicit(&tgt(me, target_of(h))->activity, memory_order_relaxed);
+    if (me->job->check_ctl_off)
+        h->tact = atomic_load_explicit(h->kind == H_GET ? &tgt(me, h->rma.pe)->landed
+                                                        : &tgt(me, target_of(h))->activity,
+                                       memory_order_relaxed);
     if (!k->race)
         return;
     h->clock = shmemu__race_clock(k->race);
@@ -843,7 +962,7 @@ static int chk_rma(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
     (void)tl;
     shmemu__pe *me = shmemu__self;
     struct shmemu__chk *k = me->chk;
-    bump_activity(me);
+    bump_activity(me, 1);
     struct held h = {.kind = d->op == SHMEMU_TL_GET ? H_GET : H_PUT, .rma = *d};
     h.rma.nbi = 0;
     int flag = d->op == SHMEMU_TL_PUT && (d->sig_op != SHMEMU_TL_SIG_NONE || d->nbytes <= 8);
@@ -878,7 +997,7 @@ static int chk_amo(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
     (void)tl;
     shmemu__pe *me = shmemu__self;
     struct shmemu__chk *k = me->chk;
-    bump_activity(me);
+    bump_activity(me, 1);
     struct held h = {.kind = H_AMO, .amo = *d};
     stamp(me, &h, d->op != SHMEMU_TL_AMO_FETCH, d->off);
     if (k->fuzz)
@@ -910,17 +1029,17 @@ int shmemu__check_pe_init(shmemu__pe *me)
     k->last_seq = calloc(n, sizeof(*k->last_seq));
     k->last_call = calloc(n, sizeof(*k->last_call));
     k->last_site = calloc(n, sizeof(*k->last_site));
-    k->flag_ahead = calloc(n, 1);
+    k->ahead = calloc(n, sizeof(*k->ahead));
     if (job->check.race)
         k->race = shmemu__race_new(me, race_area(job));
-    if (!k->next_ns || !k->last_seq || !k->last_call || !k->last_site || !k->flag_ahead ||
+    if (!k->next_ns || !k->last_seq || !k->last_call || !k->last_site || !k->ahead ||
         (job->check.race && !k->race)) {
         shmemu__race_free(k->race);
         free(k->next_ns);
         free(k->last_seq);
         free(k->last_call);
         free(k->last_site);
-        free(k->flag_ahead);
+        free(k->ahead);
         free(k);
         return -1;
     }
@@ -955,7 +1074,7 @@ void shmemu__check_pe_fini(shmemu__pe *me)
     free(k->last_seq);
     free(k->last_call);
     free(k->last_site);
-    free(k->flag_ahead);
+    free(k->ahead);
     shmemu__race_free(k->race);
     free(k);
     me->chk = NULL;
@@ -967,7 +1086,7 @@ void shmemu__check_pe_fini(shmemu__pe *me)
 
 void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nbytes)
 {
-    bump_activity(me);
+    bump_activity(me, 0);
     if (me->chk->race)
         shmemu__race_acquire(me, me->chk->race, me->pe, off, nbytes);
     if (!me->job->check_ctl_off)
@@ -976,11 +1095,15 @@ void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nby
     struct chk_ot hit;
     int found = 0;
     lock(&t->lock);
-    for (int i = 0; i < CHK_OT && !found; i++) {
+    uint64_t acts = atomic_load_explicit(&t->acts, memory_order_relaxed);
+    for (int i = 0; i < CHK_OT; i++) {
         struct chk_ot *o = &t->ot[i];
         if (o->active && o->x_lo < off + nbytes && off < o->x_hi) {
-            hit = *o;
+            if (!found)
+                memcpy(&hit, o, sizeof(hit));
             found = 1;
+            if (!atomic_load_explicit(&o->seen, memory_order_relaxed))
+                atomic_store_explicit(&o->seen, acts + 1, memory_order_release);
         }
     }
     unlock(&t->lock);
@@ -1006,7 +1129,7 @@ static int in_team(const struct shmemu__ctl_team *t, int p)
 void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
 {
     struct shmemu__chk *k = me->chk;
-    bump_activity(me);
+    bump_activity(me, 1);
     if (!k->n || !me->job->check_ctl_off)
         return;
     const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
@@ -1018,6 +1141,8 @@ void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
         inflight++;
         if (first == SIZE_MAX || k->q[j].seq < k->q[first].seq)
             first = j;
+        if (k->fuzz)
+            pause_for(me, p, 1);
     }
     if (inflight)
         shmemu__check_note(me->job,
@@ -1032,7 +1157,13 @@ void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
 
 void shmemu__check_synced(shmemu__pe *me)
 {
-    bump_activity(me);
+    bump_activity(me, 0);
+    if (!me->job->check_ctl_off)
+        return;
+    struct chk_tgt *t = tgt(me, me->pe);
+    atomic_store_explicit(&t->exit_acts, atomic_load_explicit(&t->acts, memory_order_relaxed),
+                          memory_order_release);
+    atomic_fetch_add_explicit(&t->exits, 1, memory_order_release);
 }
 
 void shmemu__check_sync_enter(shmemu__pe *me, int slot, uint32_t gen)

@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -160,4 +161,18 @@ long th_verify(const void *buf, size_t n, int pe, unsigned salt)
         if (b[i] != th_byte(pe, i, salt))
             return (long)i;
     return -1;
+}
+
+const char *th_build_dir(void)
+{
+    static char dir[PATH_MAX];
+    if (!dir[0]) {
+        ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+        if (n <= 0)
+            return ".";
+        dir[n] = '\0';
+        *strrchr(dir, '/') = '\0'; /* .../build/tests */
+        *strrchr(dir, '/') = '\0'; /* .../build */
+    }
+    return dir;
 }

@@ -49,6 +49,10 @@ void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap);
 /* Capture what the process writes to stderr between start and stop (also
  * from PE threads and forked PE processes); stop returns a malloc'd,
  * NUL-terminated copy. */
+/* The build directory the running test binary sits in (.../build), found
+ * from /proc/self/exe: where the tools and test programs are. */
+const char *th_build_dir(void);
+
 void th_capture_start(void);
 char *th_capture_stop(void);
 

@@ -30,17 +30,18 @@ static int world(shmemu_team_t team, int p)
     return shmemu_team_translate_pe(team, p, SHMEMU_TEAM_WORLD);
 }
 
-/* dest = src + every peer's slot (int64 sum), then wait until nobody reads
- * the slots any more. */
+/* dest = src + every peer's slot (int64 sum, wrapping like the reference:
+ * the verifier feeds full-range values), then wait until nobody reads the
+ * slots any more. */
 static int sum_slots(shmemu_team_t team, int64_t *dest, const int64_t *src, size_t count)
 {
     int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
     for (size_t i = 0; i < count; i++) {
-        int64_t s = src[i];
+        uint64_t s = (uint64_t)src[i];
         for (int q = 0; q < n; q++)
             if (q != me)
-                s += slot_of(team, q, count)[i];
-        dest[i] = s;
+                s += (uint64_t)slot_of(team, q, count)[i];
+        dest[i] = (int64_t)s;
     }
     int st = shmemu_quiet();
     return st ? st : shmemu_team_sync(team);
@@ -126,7 +127,7 @@ static int early_ack(shmemu_team_t team, void *dest, const void *src, size_t cou
         shmemu_uint64_p(ack, c + 1, other); /* the bug: the copy may not be made yet */
         shmemu_quiet();
         for (size_t i = 0; i < k; i++)
-            d[c * CHUNK + i] = s[c * CHUNK + i] + got[i];
+            d[c * CHUNK + i] = (int64_t)((uint64_t)s[c * CHUNK + i] + (uint64_t)got[i]);
     }
     int st = shmemu_quiet();
     return st ? st : shmemu_team_sync(team);

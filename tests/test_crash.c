@@ -19,7 +19,6 @@
 #include "../transports/shm/shm.h"
 #include "harness.h"
 
-static char build_dir[PATH_MAX - 64]; /* .../build */
 
 /* These tests need PEs as processes: skip them when the transport filter
  * (SHMEMU_TEST_TRANSPORTS) leaves shm out, as the sanitizer runs do. */
@@ -147,7 +146,7 @@ static char *tool(const char *rel)
     static char path[8][PATH_MAX];
     static int next;
     char *p = path[next++ % 8];
-    snprintf(p, PATH_MAX, "%s/%s", build_dir, rel);
+    snprintf(p, PATH_MAX, "%s/%s", th_build_dir(), rel);
     return p;
 }
 
@@ -466,16 +465,6 @@ static void test_exit_without_finalize(void **state)
 static int setup(void **state)
 {
     (void)state;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0'; /* .../build/tests */
-    *strrchr(exe, '/') = '\0'; /* .../build */
-    if (strlen(exe) >= sizeof(build_dir))
-        return -1;
-    memcpy(build_dir, exe, strlen(exe) + 1);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core); /* abort() must not write cores */

@@ -188,12 +188,12 @@ static void test_invalid_case(void **state)
 
 /* ------------------------------------------------------------- the tool */
 
-static char build_dir[1024];
 
 static int run_tool(const char *args, char *out, size_t len)
 {
     char cmd[8192];
-    snprintf(cmd, sizeof(cmd), "cd %s/.. && %s/shmemu-verify %s 2>&1", build_dir, build_dir, args);
+    snprintf(cmd, sizeof(cmd), "cd %s/.. && %s/shmemu-verify %s 2>&1", th_build_dir(),
+             th_build_dir(), args);
     FILE *p = popen(cmd, "r");
     size_t got = p ? fread(out, 1, len - 1, p) : 0;
     out[got] = '\0';
@@ -208,13 +208,13 @@ static void test_tool(void **state)
     char args[4096];
     snprintf(args, sizeof(args), "--lib %s/examples/libmy_allreduce.so --symbol my_allreduce "
                                  "--collective allreduce --quick",
-             build_dir);
+             th_build_dir());
     assert_int_equal(run_tool(args, out, sizeof(out)), 0);
     assert_non_null(strstr(out, " passed, 0 failed\n"));
 
     snprintf(args, sizeof(args), "--lib %s/examples/libmy_allreduce_buggy.so --symbol "
                                  "my_allreduce_buggy --collective allreduce --quick --json %s/v.json",
-             build_dir, build_dir);
+             th_build_dir(), th_build_dir());
     assert_int_equal(run_tool(args, out, sizeof(out)), 1);
     assert_non_null(strstr(out, "first failure: wrong result: PE "));
     assert_non_null(strstr(out, "first difference: PE "));
@@ -227,7 +227,7 @@ static void test_tool(void **state)
     assert_int_equal(run_tool(line, out, sizeof(out)), 1);
     assert_non_null(strstr(out, "0 passed, 1 failed"));
     char json[PATH_MAX];
-    snprintf(json, sizeof(json), "%s/v.json", build_dir);
+    snprintf(json, sizeof(json), "%s/v.json", th_build_dir());
     FILE *f = fopen(json, "r");
     assert_non_null(f);
     size_t n = fread(out, 1, sizeof(out) - 1, f);
@@ -247,22 +247,6 @@ static void test_tool(void **state)
     assert_int_equal(run_tool("--dtype float128", out, sizeof(out)), 2);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    *strrchr(exe, '/') = '\0';
-    if (strlen(exe) >= sizeof(build_dir))
-        return -1;
-    memcpy(build_dir, exe, strlen(exe) + 1);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,5 +255,5 @@ int main(void)
         cmocka_unit_test(test_wrong_root), cmocka_unit_test(test_src_changed),
         cmocka_unit_test(test_invalid_case), cmocka_unit_test(test_tool),
     };
-    return cmocka_run_group_tests_name("verify", tests, setup, NULL);
+    return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
 }
