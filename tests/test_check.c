@@ -12,6 +12,24 @@
 
 #include "harness.h"
 
+#if defined(__SANITIZE_THREAD__)
+#define TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TSAN 1
+#endif
+#endif
+#ifdef TSAN
+/* The planted bugs are unsynchronised accesses on purpose: ThreadSanitizer
+ * is right about them, and the checker's own race detector is what this
+ * test is about.  Their corrected twins run under it unsuppressed. */
+const char *__tsan_default_suppressions(void);
+const char *__tsan_default_suppressions(void)
+{
+    return "race:nbi_flag_bug\nrace:amo_counter_bug\nrace:sync_only_bug\nrace:early_ack_bug\n";
+}
+#endif
+
 /* The user half of the team workspace: u[0] a private call counter, u[1..]
  * flags, and from byte 1024 one slot of count elements per PE. */
 static uint64_t *user_words(shmemu_team_t team)
