@@ -207,6 +207,10 @@ static int shm_job_run(struct shmemu_tl_job *job,
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             if (getppid() != parent)
                 _exit(127);
+            /* The parent's bookkeeping is not ours: a PE that ends deep in
+             * a call (the watchdog) would otherwise leave it lost. */
+            free(pid);
+            free(pfd);
             int rc = entry(job, pe);
             fflush(NULL);
             _exit(rc == 0 ? 0 : 1);
