@@ -310,12 +310,13 @@ static void sleep_ns(int64_t ns)
     nanosleep(&ts, NULL);
 }
 
-/* Waiting on another PE's progress: with a core to itself the PE spins a
- * little; sharing one, it sleeps, so that the PEs it waits for run (a
- * storm of yields would cost more than the work). */
-static void nap(shmemu__pe *me)
+/* Waiting on another PE's progress since `from`: with a core to itself
+ * the PE spins a little (20 us); then, or sharing a core, it sleeps, so
+ * that the PEs it waits for run (a storm of yields would cost more than
+ * the work) and a long pause does not burn a core. */
+static void nap(shmemu__pe *me, int64_t from)
 {
-    if (me->job->yield_ns == 0)
+    if (me->job->yield_ns == 0 && shmemu__now_ns() - from < 20000)
         shmemu__cpu_relax();
     else
         sleep_ns(20000);
@@ -703,7 +704,7 @@ static void await_landing(shmemu__pe *me, const struct held *g)
     _Atomic uint64_t *landed = &tgt(me, g->rma.pe)->landed;
     while (now - from < GET_PAUSE_NS &&
            atomic_load_explicit(landed, memory_order_acquire) == g->tact && !shmemu__aborted(me)) {
-        nap(me);
+        nap(me, from);
         now = shmemu__now_ns();
     }
     repay(k, now - from, paid);
@@ -732,10 +733,10 @@ void shmemu__check_quiet(shmemu__pe *me)
         /* Something newer to the same PE went first: a reader there may be
          * about to act on it; give it the time to, before this lands. */
         int dst = k->q[i].kind != H_GET ? target_of(&k->q[i]) : -1;
-        while (dst >= 0 && paused(me, dst, shmemu__now_ns())) {
+        for (int64_t from = shmemu__now_ns(); dst >= 0 && paused(me, dst, shmemu__now_ns());) {
             if (shmemu__aborted(me))
                 break;
-            nap(me);
+            nap(me, from);
         }
         deliver(me, i);
     }
