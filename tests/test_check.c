@@ -213,6 +213,8 @@ static void planted(shmemu_allreduce_fn bug, shmemu_allreduce_fn ok, int npes, s
                 fail_msg("%s %s: the corrected twin fails: %s (notes: %s)", tp, check, r.reason,
                          r.notes);
         }
+        print_message("    %s: caught on %d of %d seeds, named '%s' on %d\n", tp, caught, seeds,
+                      names, named);
         if (caught * 100 < seeds * 99 || named < caught)
             fail_msg("%s: caught on %d of %d seeds, named '%s' on %d%s%s", tp, caught, seeds,
                      names, named, first_miss[0] ? "; e.g. " : "", first_miss);
