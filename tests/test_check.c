@@ -26,7 +26,8 @@
 const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)
 {
-    return "race:nbi_flag_bug\nrace:amo_counter_bug\nrace:sync_only_bug\nrace:early_ack_bug\n";
+    return "race:nbi_flag_bug\nrace:amo_counter_bug\nrace:sync_only_bug\nrace:early_ack_bug\n"
+           "race:late_dest_bug\nrace:snapshot_at_return\n";
 }
 #endif
 
@@ -118,6 +119,38 @@ static int sync_only(shmemu_team_t team, void *dest, const void *src, size_t cou
     return sum_slots(team, dest, src, count);
 }
 
+/* Bug 5: PE 0 gathers, reduces and puts the result into every dest, then
+ * a team sync where a quiet and a sync are needed: the others return with
+ * their result still in flight. */
+static int late_dest(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, shmemu_op_t op, int quiet)
+{
+    (void)dtype, (void)op;
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    if (me)
+        shmemu_putmem(slot_of(team, me, count), src, count * 8, world(team, 0));
+    shmemu_quiet();
+    shmemu_team_sync(team);
+    if (!me) {
+        const int64_t *s = src;
+        int64_t *acc = malloc(count * 8 + 1);
+        if (!acc)
+            return SHMEMU_ENOMEM;
+        for (size_t i = 0; i < count; i++) {
+            uint64_t v = (uint64_t)s[i];
+            for (int q = 1; q < n; q++)
+                v += (uint64_t)slot_of(team, q, count)[i];
+            acc[i] = (int64_t)v;
+        }
+        for (int q = 0; q < n; q++)
+            shmemu_putmem(dest, acc, count * 8, world(team, q));
+        free(acc);
+    }
+    if (quiet)
+        shmemu_quiet();
+    return shmemu_team_sync(team);
+}
+
 /* Bug 4 (2 PEs): the data crosses one slot a chunk at a time.  The reader
  * copies a chunk out with a nonblocking get and acknowledges it before the
  * quiet that completes the get, so the writer may reuse the slot before
@@ -166,6 +199,7 @@ TWINS(nbi_flag)
 TWINS(amo_counter)
 TWINS(sync_only)
 TWINS(early_ack)
+TWINS(late_dest)
 
 static shmemu_verify_result run(shmemu_allreduce_fn fn, const char *transport, int npes,
                                 size_t count, const char *check)
@@ -180,10 +214,10 @@ static shmemu_verify_result run(shmemu_allreduce_fn fn, const char *transport, i
 }
 
 /* Plain runs pass; under the checker, seeds 1..nseeds fail, all but at
- * most 1 in 100, each with a note containing `names`; the corrected twin
- * passes them all. */
-static void planted(shmemu_allreduce_fn bug, shmemu_allreduce_fn ok, int npes, size_t count,
-                    int race, const char *names)
+ * most 1 in 100, each with a note containing `names` (and, if given, a
+ * reason containing `why`); the corrected twin passes them all. */
+static void planted_why(shmemu_allreduce_fn bug, shmemu_allreduce_fn ok, int npes, size_t count,
+                        int race, const char *names, const char *why)
 {
     int nseeds = (int)th_iters(100, 5);
     for (int t = 0; t < th_transport_count(); t++) {
@@ -201,7 +235,7 @@ static void planted(shmemu_allreduce_fn bug, shmemu_allreduce_fn ok, int npes, s
             shmemu_verify_result r = run(bug, tp, npes, count, check);
             if (!r.passed) {
                 caught++;
-                if (strstr(r.notes, names))
+                if (strstr(r.notes, names) && (!why || strstr(r.reason, why)))
                     named++;
                 else if (!first_miss[0] &&
                          snprintf(first_miss, sizeof(first_miss), "%s: %.300s; notes: %.1000s",
@@ -219,6 +253,12 @@ static void planted(shmemu_allreduce_fn bug, shmemu_allreduce_fn ok, int npes, s
             fail_msg("%s: caught on %d of %d seeds, named '%s' on %d%s%s", tp, caught, seeds,
                      names, named, first_miss[0] ? "; e.g. " : "", first_miss);
     }
+}
+
+static void planted(shmemu_allreduce_fn bug, shmemu_allreduce_fn ok, int npes, size_t count,
+                    int race, const char *names)
+{
+    planted_why(bug, ok, npes, count, race, names, NULL);
 }
 
 static void test_nbi_flag(void **state)
@@ -243,6 +283,14 @@ static void test_early_ack(void **state)
 {
     (void)state;
     planted(early_ack_bug, early_ack_ok, 2, 1024, 0, "get not complete");
+}
+
+/* The verifier itself sees this one: dest changed after the return. */
+static void test_late_dest(void **state)
+{
+    (void)state;
+    planted_why(late_dest_bug, late_dest_ok, 3, 100, 0, "sync with puts in flight",
+                "changed after the collective returned");
 }
 
 /* The watchdog: PE 0 spins on a plain load, never entering the library
@@ -317,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_amo_counter),
         cmocka_unit_test(test_sync_only),
         cmocka_unit_test(test_early_ack),
+        cmocka_unit_test(test_late_dest),
         cmocka_unit_test(test_watchdog_processes),
         cmocka_unit_test(test_watchdog_threads),
     };
