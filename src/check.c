@@ -581,8 +581,10 @@ static int is_flag(const struct held *h)
 static void pause_for(shmemu__pe *me, int dst, int sync)
 {
     struct shmemu__chk *k = me->chk;
+    if (k->ahead[dst].until || !me->job->check_ctl_off)
+        return; /* already paused (or nowhere to watch): nothing to pay for */
     int64_t paid = afford(k, 200000 + (int64_t)(rnd(k) % 300000)), now = shmemu__now_ns();
-    if (!paid || k->ahead[dst].until || !me->job->check_ctl_off)
+    if (!paid)
         return;
     k->ahead[dst] = (struct pause){
         .from = now, .until = now + PAUSE_MAX_NS, .paid = paid, .sync = sync,

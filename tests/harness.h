@@ -46,13 +46,13 @@ void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap);
 /* The PE counts the foundation asks for: {1, 2, 3, 4, 7, 8, 16}. */
 #define TH_NPES_ALL TH_NPES(1, 2, 3, 4, 7, 8, 16)
 
-/* Capture what the process writes to stderr between start and stop (also
- * from PE threads and forked PE processes); stop returns a malloc'd,
- * NUL-terminated copy. */
 /* The build directory the running test binary sits in (.../build), found
  * from /proc/self/exe: where the tools and test programs are. */
 const char *th_build_dir(void);
 
+/* Capture what the process writes to stderr between start and stop (also
+ * from PE threads and forked PE processes); stop returns a malloc'd,
+ * NUL-terminated copy. */
 void th_capture_start(void);
 char *th_capture_stop(void);
 

@@ -50,9 +50,8 @@ static int world(shmemu_team_t team, int p)
 }
 
 /* dest = src + every peer's slot (int64 sum, wrapping like the reference:
- * the verifier feeds full-range values), then wait until nobody reads the
- * slots any more. */
-static int sum_slots(shmemu_team_t team, int64_t *dest, const int64_t *src, size_t count)
+ * the verifier feeds full-range values). */
+static void add_slots(shmemu_team_t team, int64_t *dest, const int64_t *src, size_t count)
 {
     int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
     for (size_t i = 0; i < count; i++) {
@@ -62,6 +61,12 @@ static int sum_slots(shmemu_team_t team, int64_t *dest, const int64_t *src, size
                 s += (uint64_t)slot_of(team, q, count)[i];
         dest[i] = (int64_t)s;
     }
+}
+
+/* add_slots, then wait until nobody reads the slots any more. */
+static int sum_slots(shmemu_team_t team, int64_t *dest, const int64_t *src, size_t count)
+{
+    add_slots(team, dest, src, count);
     int st = shmemu_quiet();
     return st ? st : shmemu_team_sync(team);
 }
@@ -126,29 +131,26 @@ static int late_dest(shmemu_team_t team, void *dest, const void *src, size_t cou
                      shmemu_dtype_t dtype, shmemu_op_t op, int quiet)
 {
     (void)dtype, (void)op;
-    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team), st = SHMEMU_OK;
     if (me)
         shmemu_putmem(slot_of(team, me, count), src, count * 8, world(team, 0));
     shmemu_quiet();
     shmemu_team_sync(team);
     if (!me) {
-        const int64_t *s = src;
         int64_t *acc = malloc(count * 8 + 1);
-        if (!acc)
-            return SHMEMU_ENOMEM;
-        for (size_t i = 0; i < count; i++) {
-            uint64_t v = (uint64_t)s[i];
-            for (int q = 1; q < n; q++)
-                v += (uint64_t)slot_of(team, q, count)[i];
-            acc[i] = (int64_t)v;
+        if (acc) {
+            add_slots(team, acc, src, count);
+            for (int q = 0; q < n; q++)
+                shmemu_putmem(dest, acc, count * 8, world(team, q));
+            free(acc);
+        } else {
+            st = SHMEMU_ENOMEM; /* still sync: the others wait for us */
         }
-        for (int q = 0; q < n; q++)
-            shmemu_putmem(dest, acc, count * 8, world(team, q));
-        free(acc);
     }
     if (quiet)
         shmemu_quiet();
-    return shmemu_team_sync(team);
+    int sst = shmemu_team_sync(team);
+    return st ? st : sst;
 }
 
 /* Bug 4 (2 PEs): the data crosses one slot a chunk at a time.  The reader

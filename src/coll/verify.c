@@ -360,6 +360,15 @@ static void check_dest(const shmemu_verify_case *vc, struct shared *sh, int n, i
     }
 }
 
+/* The first byte where a and b differ; n if none. */
+static size_t first_diff(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    size_t i = 0;
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
 /* Out of line, so that ThreadSanitizer reports on a buggy collective
  * (puts still landing here after it returned) can name this read. */
 __attribute__((noinline)) static void snapshot_at_return(void *copy, const void *dest,
@@ -428,18 +437,13 @@ static int pe_main(void *arg)
                          me, k < 2 ? "src" : "dest", k % 2 ? "past the end of" : "before", g);
                 fault(sh, me, (size_t)g, why, NULL, NULL);
             }
-        if (!vc->in_place && memcmp(snap, src, in * es)) {
-            size_t i = 0;
-            while (snap[i] == src[i])
-                i++;
+        size_t i;
+        if (!vc->in_place && (i = first_diff(snap, src, in * es)) < in * es) {
             snprintf(why, sizeof(why), "PE %d: src changed (byte %zu)", me, i);
             fault(sh, me, i / es, why, NULL, NULL);
         }
         if (vc->coll != SHMEMU_COLL_REDUCE || me == vc->root) {
-            if (memcmp(at_return, dest, out * es)) {
-                size_t i = 0;
-                while (at_return[i] == dest[i])
-                    i++;
+            if ((i = first_diff(at_return, dest, out * es)) < out * es) {
                 char late[224];
                 snprintf(late, sizeof(late),
                          "PE %d: dest[%zu] changed after the collective returned there "
