@@ -135,12 +135,23 @@ stress: $(TOOLS) $(TEST_PROG)
 	BUILD=$(BUILD) scripts/stress.sh $(STRESS_RUNS)
 
 # --------------------------------------------------------- tools and demo
-# The tools carry the whole library and export it: a user's algorithm that
-# shmemu-verify loads (--lib) resolves every shmemu_* symbol against it.
+# shmemu-run and shmemu-info use internals: they carry the static library.
 $(BUILD)/shmemu-%: $(BUILD)/obj/tools/shmemu-%.o $(BUILD)/libshmemu.a
 	$(say) LD $@
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -rdynamic -o $@ $< \
-	  -Wl,--whole-archive $(BUILD)/libshmemu.a -Wl,--no-whole-archive $(LDLIBS_ALL) -ldl
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(BUILD)/libshmemu.a $(LDLIBS_ALL)
+
+# shmemu-verify uses the shared library, found through a run path relative
+# to itself (the build tree, or PREFIX/bin beside PREFIX/lib): a user's
+# algorithm that it loads (--lib), linked with -lshmemu or not, then
+# resolves every shmemu_* symbol to the one copy already loaded.
+$(BUILD)/libshmemu.so.0: $(BUILD)/libshmemu.so
+	$(Q)ln -sf libshmemu.so $@
+
+$(BUILD)/shmemu-verify: $(BUILD)/obj/tools/shmemu-verify.o $(BUILD)/libshmemu.so \
+                        $(BUILD)/libshmemu.so.0
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< -L$(BUILD) -lshmemu \
+	  '-Wl,-rpath,$$ORIGIN:$$ORIGIN/../lib' $(LDLIBS_ALL) -ldl
 
 # A user's algorithm, as a shared object for shmemu-verify --lib.
 $(BUILD)/examples/lib%.so: examples/%.c include/shmemu.h | $(DEPS_LIB)

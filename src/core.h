@@ -80,7 +80,11 @@ typedef struct shmemu__pe {
     int owns_job;         /* shmemu_init created the job: finalize frees it */
     uint32_t wtoken;      /* last sleep token (ctl_pe.wstate) */
     uint32_t seen_departed;
-    uint32_t rec_seq;     /* control collectives entered */
+    uint32_t rec_seq[SHMEMU__TEAMS_MAX]; /* control collectives entered, per team
+                                            slot (reset when a team takes it) */
+    /* The handle of the team this PE destroyed in each slot: dead here,
+     * though members that have not destroyed it yet still use the slot. */
+    shmemu_team_t team_gone[SHMEMU__TEAMS_MAX];
     size_t any_turn;      /* where wait_until_any starts looking: fairness */
 } shmemu__pe;
 
@@ -206,6 +210,10 @@ void shmemu__depart(shmemu__pe *me, int life, int rc) SHMEMU__HIDDEN;
 /* Copy src_or_null (NULL: zeros) over n bytes at off of this PE's own heap. */
 void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, size_t n)
     SHMEMU__HIDDEN;
+
+/* Complete what this PE issued (quiet = 1) or order it (fence), then a
+ * full memory fence; checker mode delivers what it holds first. */
+int shmemu__complete(shmemu__pe *me, const char *call, int quiet) SHMEMU__HIDDEN;
 
 /* Kinds of control collective (struct shmemu__rec.kind). */
 enum {

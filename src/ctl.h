@@ -106,7 +106,12 @@ struct shmemu__ctl_team {
      * how many members sleep in this generation; the PE that ends the
      * generation takes them off the blocked count in one step. */
     _Atomic uint64_t sleep SHMEMU__ALIGNED(SHMEMU__CACHELINE);
-    _Atomic uint32_t arrived SHMEMU__ALIGNED(SHMEMU__CACHELINE);
+    /* Low 32 bits: members arrived in this generation.  High 32: how many
+     * of them arrived in a control collective (allocation, team split) --
+     * a generation that mixes those with plain syncs is a mismatch. */
+    _Atomic uint64_t arrived SHMEMU__ALIGNED(SHMEMU__CACHELINE);
+    /* gen + 1 of the last generation that mixed kinds of call. */
+    _Atomic uint32_t mixed_gen;
     /* Members are world PEs start + i * stride, 0 <= i < size. */
     int32_t start SHMEMU__ALIGNED(SHMEMU__CACHELINE);
     int32_t stride;

@@ -49,12 +49,12 @@ static void forget_block_cache(shmemu__pe *me)
 static const char *rec_name(int kind)
 {
     switch (kind) {
-    case REC_ALLOC: return "allocation";
-    case REC_FREE: return "free";
-    case REC_REALLOC: return "realloc";
-    case REC_SPLIT_STRIDED: return "strided team split";
-    case REC_SPLIT_2D: return "2-D team split";
-    default: return "control call";
+    case REC_ALLOC: return "an allocation";
+    case REC_FREE: return "a free";
+    case REC_REALLOC: return "a realloc";
+    case REC_SPLIT_STRIDED: return "a strided team split";
+    case REC_SPLIT_2D: return "a 2-D team split";
+    default: return "a control call";
     }
 }
 
@@ -66,10 +66,10 @@ static void describe(const struct shmemu__rec *r, char *buf, size_t len)
                  (long long)r->a[1]);
         break;
     case REC_FREE:
-        snprintf(buf, len, "block at heap offset %#llx", (long long)r->a[0]);
+        snprintf(buf, len, "block at heap offset 0x%llx", (long long)r->a[0]);
         break;
     case REC_REALLOC:
-        snprintf(buf, len, "block at heap offset %#llx, size %lld",
+        snprintf(buf, len, "block at heap offset 0x%llx, size %lld",
                  (long long)r->a[0], (long long)r->a[1]);
         break;
     case REC_SPLIT_STRIDED:
@@ -87,56 +87,69 @@ static void describe(const struct shmemu__rec *r, char *buf, size_t len)
 int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
                   int nargs)
 {
-    /* Allocation and team calls end with a barrier_all: complete first. */
-    shmemu__check_quiet(me);
-    const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
-    rec->seq = ++me->rec_seq;
-    rec->team = slot;
-    me->ctl_me->rec = *rec;
-    int st = shmemu__team_sync(me, slot, call);
+    /* A control collective starts as a barrier does: what this PE issued
+     * is complete before the others go on (frees, resizes, new teams). */
+    int st = shmemu__complete(me, call, 1);
     if (st)
         return st;
-    int first = t->start;
+    const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    rec->seq = ++me->rec_seq[slot];
+    rec->team = slot;
+    me->ctl_me->rec = *rec;
+    /* Every control collective finds a mismatch here, at its first sync,
+     * and then syncs exactly once more: however PEs' calls differ, they
+     * leave in step and the team stays usable (RETURN mode). */
+    st = shmemu__team_sync_as(me, slot, call, 1);
+    if (st && st != SHMEMU_EMISMATCH)
+        return st;
+    int mixed = st == SHMEMU_EMISMATCH;
     for (int i = 0; i < t->size; i++) {
         int p = t->start + i * t->stride;
         const struct shmemu__rec *r = &shmemu__ctl_pe(me->ctl, p)->rec;
-        if (r->seq == rec->seq && r->kind == rec->kind && r->team == rec->team &&
-            memcmp(r->a, rec->a, (size_t)nargs * sizeof(rec->a[0])) == 0)
+        int same = r->seq == rec->seq && r->kind == rec->kind && r->team == rec->team &&
+                   memcmp(r->a, rec->a, (size_t)nargs * sizeof(rec->a[0])) == 0;
+        if (same)
             continue;
         char mine[96], theirs[112];
         describe(rec, mine, sizeof(mine));
         if (r->seq != rec->seq || r->team != rec->team)
             snprintf(theirs, sizeof(theirs),
-                     "is not in this call (its control call #%u, team slot %d; "
-                     "ours #%u, slot %d)",
-                     r->seq, r->team, rec->seq, rec->team);
+                     "is not in this call (it is in a barrier, a team sync or another "
+                     "team's call)");
         else if (r->kind != rec->kind)
-            snprintf(theirs, sizeof(theirs), "is in a %s", rec_name(r->kind));
+            snprintf(theirs, sizeof(theirs), "is in %s, not %s", rec_name(r->kind),
+                     rec_name(rec->kind));
         else {
             char d[80];
             describe(r, d, sizeof(d));
             snprintf(theirs, sizeof(theirs), "passed %s", d);
         }
-        shmemu__collective_fail(me, me->pe == first, SHMEMU_EMISMATCH, call,
-                                "PEs disagree: PE %d passed %s but PE %d %s", me->pe,
-                                mine, p, theirs);
-        /* Sync again so that no PE reuses its record while others read it. */
-        (void)shmemu__team_sync(me, slot, call);
-        return shmemu__last_status = SHMEMU_EMISMATCH;
+        shmemu__collective_fail(me, me->pe == t->start, SHMEMU_EMISMATCH, call,
+                                "PEs disagree: PE %d passed %s but PE %d %s", me->pe, mine,
+                                p, theirs);
+        mixed = 2;
+        break;
     }
-    return SHMEMU_OK;
+    if (mixed == 1) /* the records agree, yet some member was in a plain sync */
+        shmemu__collective_fail(me, me->pe == t->start, SHMEMU_EMISMATCH, call,
+                                "PEs disagree: PE %d is in %s but other members of the "
+                                "team are in a barrier or team sync",
+                                me->pe, rec_name(rec->kind));
+    if (!mixed)
+        return SHMEMU_OK;
+    /* Sync again so that no PE reuses its record while others read it. */
+    (void)shmemu__team_sync_as(me, slot, call, 1);
+    return shmemu__last_status = SHMEMU_EMISMATCH;
 }
 
 /* ---------------------------------------------------------- allocation */
 
-static int barrier_all(shmemu__pe *me, const char *call)
+/* The sync that ends a control collective: the new or changed block is
+ * ready on every PE before any of them uses it. */
+static int closing_sync(shmemu__pe *me, const char *call)
 {
-    const struct shmemu_transport_ops *ops = me->job->ops;
-    int st;
-    if (SHMEMU_TL_HAS(ops, quiet) && (st = ops->quiet(me->tlj, me->pe)) != SHMEMU_OK)
-        return shmemu__fail(me, st, call, "completing outstanding operations failed");
     shmemu__full_fence();
-    return shmemu__team_sync(me, 0, call);
+    return shmemu__team_sync_as(me, 0, call, 1);
 }
 
 void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, size_t n)
@@ -178,10 +191,14 @@ static void *alloc_common(const char *call, size_t size, size_t align, int zero)
     void *p = NULL;
     int st = SHMEMU_OK;
     size_t off;
-    if (align == 0 || (align & (align - 1)) || align > SHMEMU_TL_HEAP_ALIGN) {
+    if (align == 0 || (align & (align - 1))) {
         st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
-                             "alignment %zu is not a power of two in 1..%zu", align,
-                             SHMEMU_TL_HEAP_ALIGN);
+                                     "alignment %zu is not a power of two", align);
+    } else if (align > SHMEMU_TL_BASE_ALIGN) {
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
+                                     "alignment %zu is larger than the largest supported, "
+                                     "%zu (the alignment of every PE's heap base)",
+                                     align, SHMEMU_TL_BASE_ALIGN);
     } else if (size && shmemu__heap_alloc(&me->alloc, size, align, &off) != 0) {
         size_t free_b, largest;
         shmemu__heap_stats(&me->alloc, &free_b, &largest);
@@ -196,7 +213,7 @@ static void *alloc_common(const char *call, size_t size, size_t align, int zero)
         if (zero)
             shmemu__own_heap_fill(me, off, NULL, size);
     }
-    int bst = barrier_all(me, call);
+    int bst = closing_sync(me, call);
     if (st || bst) {
         if (p)
             shmemu__heap_free(&me->alloc, off);
@@ -227,7 +244,7 @@ void *shmemu_calloc(size_t count, size_t size)
         if (shmemu__agree(me, "shmemu_calloc", 0, &rec, 6) == SHMEMU_OK) {
             shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, "shmemu_calloc",
                             "count %zu times size %zu overflows size_t", count, size);
-            (void)shmemu__team_sync(me, 0, "shmemu_calloc");
+            (void)closing_sync(me, "shmemu_calloc");
         }
         shmemu__last_status = SHMEMU_EINVAL;
         return NULL;
@@ -235,33 +252,48 @@ void *shmemu_calloc(size_t count, size_t size)
     return alloc_common("shmemu_calloc", count * size, SHMEMU__HEAP_GRAIN, 1);
 }
 
-/* ptr must be the start of a used block: its offset, or (size_t)-1. */
+/* ptr must be the start of a block the user allocated: its offset,
+ * (size_t)-1 for any other address, or WORKSPACE for the team workspaces
+ * (one reserved block at the heap's end, never the user's to free). */
+#define WORKSPACE ((size_t)-3)
 static size_t block_start(shmemu__pe *me, const void *ptr)
 {
     size_t off = (size_t)((uintptr_t)ptr - (uintptr_t)me->heap);
+    if (off < me->heap_size && off >= me->heap_size - SHMEMU__WORKSPACE_TOTAL)
+        return WORKSPACE;
     const struct shmemu__blk *b = off < me->heap_size ? shmemu__heap_find(&me->alloc, off)
                                                       : NULL;
     return b && b->used && b->off == off ? off : (size_t)-1;
+}
+
+/* The error for a ptr that block_start refused, reported by PE 0 alone
+ * (every PE refuses alike: the calls agreed). */
+static int not_a_block(shmemu__pe *me, const char *call, const void *ptr, size_t off)
+{
+    if (off == WORKSPACE)
+        return shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
+                                       "ptr %p is in a team workspace, which the library "
+                                       "reserves (not a block returned by shmemu_malloc)",
+                                       ptr);
+    return shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
+                                   "ptr %p is not a block returned by shmemu_malloc", ptr);
 }
 
 void shmemu_free(void *ptr)
 {
     static const char call[] = "shmemu_free";
     SHMEMU__ENTER(me, call, );
-    if (barrier_all(me, call) != SHMEMU_OK)
-        return;
     size_t off = ptr ? block_start(me, ptr) : (size_t)-2;
     struct shmemu__rec rec = {.kind = REC_FREE, .a = {(int64_t)off}};
     if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
         return;
     int st = SHMEMU_OK;
-    if (off == (size_t)-1)
-        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
-                             "ptr %p is not a block returned by shmemu_malloc", ptr);
+    if (off == (size_t)-1 || off == WORKSPACE)
+        st = not_a_block(me, call, ptr, off);
     else if (ptr)
         shmemu__heap_free(&me->alloc, off);
     forget_block_cache(me);
-    if (shmemu__team_sync(me, 0, call) == SHMEMU_OK && st == SHMEMU_OK)
+    if (closing_sync(me, call) == SHMEMU_OK && st == SHMEMU_OK)
         shmemu__ok();
 }
 
@@ -275,8 +307,6 @@ void *shmemu_realloc(void *ptr, size_t size)
         return NULL;
     }
     SHMEMU__ENTER(me, call, NULL);
-    if (barrier_all(me, call) != SHMEMU_OK)
-        return NULL;
     size_t off = block_start(me, ptr);
     struct shmemu__rec rec = {.kind = REC_REALLOC, .a = {(int64_t)off, (int64_t)size}};
     if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
@@ -284,9 +314,8 @@ void *shmemu_realloc(void *ptr, size_t size)
     void *p = NULL;
     int st = SHMEMU_OK;
     size_t noff;
-    if (off == (size_t)-1) {
-        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
-                             "ptr %p is not a block returned by shmemu_malloc", ptr);
+    if (off == (size_t)-1 || off == WORKSPACE) {
+        st = not_a_block(me, call, ptr, off);
     } else if (shmemu__heap_resize(&me->alloc, off, size) == 0) {
         p = ptr;
     } else if (shmemu__heap_alloc(&me->alloc, size, SHMEMU__HEAP_GRAIN, &noff) == 0) {
@@ -301,7 +330,7 @@ void *shmemu_realloc(void *ptr, size_t size)
                              size);
     }
     forget_block_cache(me);
-    if (barrier_all(me, call) != SHMEMU_OK || st)
+    if (closing_sync(me, call) != SHMEMU_OK || st)
         return NULL;
     shmemu__ok();
     return p;

@@ -50,13 +50,23 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
                  d->call, d->off, d->nelems, shmemu__cmp_name(d->cmp), want,
                  *now ? now : "not readable here");
     else
-        snprintf(buf, len, "in %s(ivar=heap+0x%" PRIx64 ", %s, %s): ivar is %s", d->call,
-                 d->off, shmemu__cmp_name(d->cmp), want, *now ? now : "not readable here");
+    {
+        const char *arg = strstr(d->call, "_signal_") ? "sig_addr" : "ivar";
+        snprintf(buf, len, "in %s(%s=heap+0x%" PRIx64 ", %s, %s): %s is %s", d->call, arg,
+                 d->off, shmemu__cmp_name(d->cmp), want, arg,
+                 *now ? now : "not readable here");
+    }
 }
 
 /* ------------------------------------------------------------------ waits */
 
 enum { WS_ONE, WS_ALL, WS_ANY, WS_SOME };
+
+/* The waited-on argument as the call's prototype names it. */
+static const char *ivar_name(const char *call, int mode)
+{
+    return strstr(call, "_signal_") ? "sig_addr" : mode == WS_ONE ? "ivar" : "ivars";
+}
 
 /* One wait or test over one ivar or an array of them. */
 struct waitspec {
@@ -155,18 +165,18 @@ static int check_wait(shmemu__pe *me, const char *call, struct waitspec *w,
     if (w->nelems > SIZE_MAX / width)
         return shmemu__fail(me, SHMEMU_EINVAL, call, "nelems %zu overflows size_t",
                             w->nelems);
+    const char *arg = ivar_name(call, w->mode);
     if (!ivars)
-        return shmemu__fail(me, SHMEMU_EINVAL, call, "ivars is NULL with nelems %zu",
+        return shmemu__fail(me, SHMEMU_EINVAL, call, "%s is NULL with nelems %zu", arg,
                             w->nelems);
     if ((uintptr_t)ivars & (width - 1))
         return shmemu__fail(me, SHMEMU_EINVAL, call,
-                            "ivar %p is not aligned to its %zu-byte type", ivars, width);
+                            "%s %p is not aligned to its %zu-byte type", arg, ivars, width);
     if (w->mode == WS_SOME && !w->indices)
         return shmemu__fail(me, SHMEMU_EINVAL, call, "indices is NULL");
     if (w->values == (const void *)ivars)
         return shmemu__fail(me, SHMEMU_EINVAL, call, "values is the ivars array");
-    return shmemu__check_sym(me, call, w->mode == WS_ONE ? "ivar" : "ivars", ivars,
-                             w->nelems * width, &w->off);
+    return shmemu__check_sym(me, call, arg, ivars, w->nelems * width, &w->off);
 }
 
 /* Block until w holds (wait) or look once (test).  Returns SHMEMU_OK with

@@ -3,7 +3,7 @@
 #include "core.h"
 #include "wait.h"
 
-static int complete(shmemu__pe *me, const char *call, int quiet)
+int shmemu__complete(shmemu__pe *me, const char *call, int quiet)
 {
     const struct shmemu_transport_ops *ops = me->job->ops;
     int st = SHMEMU_OK;
@@ -30,14 +30,14 @@ static int complete(shmemu__pe *me, const char *call, int quiet)
 int shmemu_fence(void)
 {
     SHMEMU__ENTER(me, "shmemu_fence", shmemu__last_status);
-    int st = complete(me, "shmemu_fence", 0);
+    int st = shmemu__complete(me, "shmemu_fence", 0);
     return st ? st : shmemu__ok();
 }
 
 int shmemu_quiet(void)
 {
     SHMEMU__ENTER(me, "shmemu_quiet", shmemu__last_status);
-    int st = complete(me, "shmemu_quiet", 1);
+    int st = shmemu__complete(me, "shmemu_quiet", 1);
     return st ? st : shmemu__ok();
 }
 
@@ -45,7 +45,7 @@ int shmemu_barrier_all(void)
 {
     static const char call[] = "shmemu_barrier_all";
     SHMEMU__ENTER(me, call, shmemu__last_status);
-    int st = complete(me, call, 1);
+    int st = shmemu__complete(me, call, 1);
     if (!st)
         st = shmemu__team_sync(me, 0, call);
     return st ? st : shmemu__ok();

@@ -36,7 +36,8 @@ static int slot_used(const struct shmemu__ctl *c, int slot)
     return (int)(atomic_load(&c->team_used[slot / 64]) >> (slot % 64) & 1);
 }
 
-/* 0 and *v filled, or -1 for a handle that names no live team. */
+/* 0 and *v filled, -1 for a handle that names no live team, -2 for a
+ * team this PE destroyed. */
 static int decode(shmemu__pe *me, shmemu_team_t h, struct team_view *v)
 {
     if (h < 0)
@@ -44,6 +45,8 @@ static int decode(shmemu__pe *me, shmemu_team_t h, struct team_view *v)
     int slot = h % SHMEMU__TEAMS_MAX;
     uint32_t epoch = (uint32_t)(h / SHMEMU__TEAMS_MAX);
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    if (me->team_gone[slot] == h && slot != 0)
+        return -2;
     if (!slot_used(me->ctl, slot) || atomic_load(&t->epoch) != epoch)
         return -1;
     v->slot = slot;
@@ -64,7 +67,11 @@ static shmemu_team_t encode(const struct shmemu__ctl_team *t, int slot)
 static int member_view(shmemu__pe *me, const char *call, shmemu_team_t team,
                        struct team_view *v)
 {
-    if (decode(me, team, v) != 0)
+    int d = decode(me, team, v);
+    if (d == -2)
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "team %d was destroyed on this PE (shmemu_team_destroy)", team);
+    if (d != 0)
         return shmemu__fail(me, SHMEMU_EINVAL, call,
                             "team %d is not a valid team handle (destroyed, or never "
                             "created)",
@@ -162,6 +169,7 @@ static int create_teams(shmemu__pe *me, const char *call, const struct team_view
             continue;
         }
         *out[k] = encode(shmemu__ctl_team(me->ctl, slot), slot);
+        me->rec_seq[slot] = 0; /* this team's control calls start here */
         /* A reused slot's workspace still holds the last team's words. */
         shmemu__own_heap_fill(me, workspace_off(me, slot), NULL, SHMEMU_TEAM_WORKSPACE_BYTES);
     }
@@ -325,6 +333,7 @@ void shmemu_team_destroy(shmemu_team_t team)
     if (member_view(me, call, team, &v))
         return;
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, v.slot);
+    me->team_gone[v.slot] = team;
     if (atomic_fetch_sub(&t->refs, 1) == 1) /* the last member frees the slot */
         atomic_fetch_and(&me->ctl->team_used[v.slot / 64],
                          ~((uint64_t)1 << (v.slot % 64)));

@@ -19,8 +19,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Every heap base is aligned to this, so shmemu_align() holds on all PEs. */
+/* Heap sizes are multiples of this (huge-page friendly). */
 #define SHMEMU_TL_HEAP_ALIGN ((size_t)2 << 20)
+/* Every heap base is aligned to this, so that an offset aligned to any
+ * power of two up to it gives an aligned address on every PE: the largest
+ * alignment shmemu_align() accepts.  Costs address space only. */
+#define SHMEMU_TL_BASE_ALIGN ((size_t)256 << 20)
+
+/* Distance between consecutive PEs' heaps in a transport's reservation:
+ * the heap, an unmapped guard of at least SHMEMU_TL_HEAP_ALIGN, rounded so
+ * every base stays SHMEMU_TL_BASE_ALIGN-aligned. */
+static inline size_t shmemu_tl_heap_stride(size_t heap_size)
+{
+    size_t span = heap_size + SHMEMU_TL_HEAP_ALIGN;
+    return (span + SHMEMU_TL_BASE_ALIGN - 1) & ~(SHMEMU_TL_BASE_ALIGN - 1);
+}
 
 enum shmemu_tl_cap {
     /* Peer heaps are mapped in this process: ptr() returns loadable addresses

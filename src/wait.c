@@ -70,7 +70,7 @@ void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
         const struct shmemu__wait_desc *d = &cp->wait;
         struct shmemu__ctl_team *t = shmemu__ctl_team(c, d->team);
         snprintf(buf, len, "in %s (team slot %d of %d PEs: %u arrived)", d->call,
-                 d->team, t->size, atomic_load(&t->arrived));
+                 d->team, t->size, (uint32_t)atomic_load(&t->arrived));
     } else {
         shmemu__format_value_wait(job, pe, &cp->wait, buf, len);
     }
@@ -405,24 +405,48 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
     }
 }
 
-static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen);
+static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, int ctl);
 
-int shmemu__team_sync(shmemu__pe *me, int slot, const char *call)
+int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
 {
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     uint32_t gen = (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire);
-    if (SHMEMU__LIKELY(!me->chk))
-        return team_sync(me, slot, call, gen);
-    /* The race detector: what each member knew on arrival, every member
-     * knows once through. */
-    shmemu__check_sync_enter(me, slot, gen);
-    int st = team_sync(me, slot, call, gen);
-    if (st == SHMEMU_OK)
-        shmemu__check_sync_exit(me, slot, gen);
-    return st;
+    int st;
+    if (SHMEMU__LIKELY(!me->chk)) {
+        st = team_sync(me, slot, call, gen, ctl);
+    } else {
+        /* The race detector: what each member knew on arrival, every
+         * member knows once through. */
+        shmemu__check_sync_enter(me, slot, gen);
+        st = team_sync(me, slot, call, gen, ctl);
+        if (st == SHMEMU_OK)
+            shmemu__check_sync_exit(me, slot, gen);
+    }
+    /* The generation's end published mixed_gen before moving the
+     * generation, which we saw move. */
+    atomic_thread_fence(memory_order_acquire);
+    if (st || atomic_load_explicit(&t->mixed_gen, memory_order_relaxed) != gen + 1)
+        return st;
+    if (ctl)
+        return SHMEMU_EMISMATCH; /* shmemu__agree reports it */
+    me->rec_seq[slot]++; /* as the members in the control call counted it */
+    shmemu__collective_fail(me, me->pe == t->start, SHMEMU_EMISMATCH, call,
+                            "PEs disagree: this PE is in a barrier or team sync while "
+                            "others of the team are in a collective allocation, free or "
+                            "team split");
+    /* One more sync, as the members in the control call do: the team stays
+     * in step for the calls that follow. */
+    (void)team_sync(me, slot, call,
+                    (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire), 0);
+    return shmemu__last_status = SHMEMU_EMISMATCH;
 }
 
-static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen)
+int shmemu__team_sync(shmemu__pe *me, int slot, const char *call)
+{
+    return shmemu__team_sync_as(me, slot, call, 0);
+}
+
+static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, int ctl)
 {
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     uint32_t size = (uint32_t)t->size;
@@ -430,13 +454,18 @@ static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen)
         shmemu__full_fence();
         return SHMEMU_OK;
     }
-    if (atomic_fetch_add_explicit(&t->arrived, 1, memory_order_acq_rel) != size - 1)
+    uint64_t add = 1 + ((uint64_t)ctl << 32);
+    uint64_t old = atomic_fetch_add_explicit(&t->arrived, add, memory_order_acq_rel);
+    if ((uint32_t)old != size - 1)
         return sync_wait(me, t, slot, gen, call);
 
+    uint32_t nctl = (uint32_t)(old >> 32) + (uint32_t)ctl;
+    if (SHMEMU__UNLIKELY(nctl != 0 && nctl != size))
+        atomic_store_explicit(&t->mixed_gen, gen + 1, memory_order_relaxed);
     atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
-    uint64_t old = atomic_exchange_explicit(&t->sleep, (uint64_t)(uint32_t)(gen + 1),
-                                            memory_order_acq_rel);
-    uint32_t sleepers = (uint32_t)(old >> 32);
+    uint64_t prev = atomic_exchange_explicit(&t->sleep, (uint64_t)(uint32_t)(gen + 1),
+                                             memory_order_acq_rel);
+    uint32_t sleepers = (uint32_t)(prev >> 32);
     if (sleepers) {
         atomic_fetch_sub(&me->ctl->nconfirmed, sleepers);
         me->job->ops->ctl_wake(&me->job->tl, shmemu__team_gen_word(t), INT_MAX);

@@ -54,6 +54,13 @@ static inline void shmemu__notify(shmemu__pe *me, int pe)
 /* Barrier over the members of team slot (arrival only; no quiet).  Returns
  * SHMEMU_OK or a failure status, already reported through shmemu__fail. */
 int shmemu__team_sync(shmemu__pe *me, int slot, const char *call) SHMEMU__HIDDEN;
+/* The same, saying whether this PE is in a control collective (ctl = 1:
+ * allocation, free, team split) or a plain sync (0).  A generation in which
+ * members differ is a mismatch: a plain sync reports it, syncs once more
+ * (as the control call does) and returns SHMEMU_EMISMATCH; a control sync
+ * returns SHMEMU_EMISMATCH unreported, for shmemu__agree. */
+int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
+    SHMEMU__HIDDEN;
 
 /* After a PE departed: wake team sleepers so they notice, and end the job if
  * every PE left alive now sleeps. */

@@ -70,9 +70,36 @@ static int allowed(const char *name)
     return 0;
 }
 
+/* Tests run in a clean environment: a SHMEMU_* setting of the caller's
+ * (SHMEMU_ERRORS=return, a forced algorithm, checker mode) would change
+ * what the tests assert.  Only the harness's own SHMEMU_TEST_* stay. */
+__attribute__((constructor)) static void clean_environment(void)
+{
+    extern char **environ;
+    for (int again = 1; again;) {
+        again = 0;
+        for (char **e = environ; *e; e++) {
+            if (strncmp(*e, "SHMEMU_", 7) != 0 || strncmp(*e, "SHMEMU_TEST_", 12) == 0)
+                continue;
+            char name[128];
+            size_t n = strcspn(*e, "=");
+            if (n >= sizeof(name))
+                continue;
+            memcpy(name, *e, n);
+            name[n] = '\0';
+            fprintf(stderr, "# harness: ignoring %s from the environment (tests set what "
+                            "they need)\n", *e);
+            unsetenv(name);
+            again = 1; /* environ changed under us: start over */
+            break;
+        }
+    }
+}
+
 static const char *list[16];
 static int nlist = -1;
 
+/* Every transport left out is said, with its reason, once per program. */
 static void scan(void)
 {
     if (nlist >= 0)
@@ -80,9 +107,18 @@ static void scan(void)
     nlist = 0;
     const char *name;
     int usable;
-    for (int i = 0; shmemu_transport_info(i, &name, &usable, NULL, 0) == SHMEMU_OK; i++)
-        if (usable && allowed(name) && nlist < 16)
+    char why[256];
+    for (int i = 0; shmemu_transport_info(i, &name, &usable, why, sizeof(why)) == SHMEMU_OK;
+         i++) {
+        if (!allowed(name))
+            printf("# transport %s skipped: not in SHMEMU_TEST_TRANSPORTS=%s\n", name,
+                   getenv("SHMEMU_TEST_TRANSPORTS"));
+        else if (!usable)
+            printf("# transport %s skipped: it cannot run here: %s\n", name, why);
+        else if (nlist < 16)
             list[nlist++] = name;
+    }
+    fflush(stdout);
 }
 
 int th_transport_count(void)
@@ -110,8 +146,12 @@ void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap)
     assert_true(th_transport_count() > 0);
     for (int t = 0; t < th_transport_count(); t++) {
         for (const int *n = npes_list; *n; n++) {
-            if (th_quick() && *n > 8)
+            if (th_quick() && *n > 8) {
+                static int said;
+                if (!said++)
+                    printf("# SHMEMU_TEST_QUICK: PE counts above 8 skipped\n");
                 continue;
+            }
             int rc = th_launch(th_transport(t), *n, heap, body, arg);
             if (rc != 0)
                 fail_msg("transport %s, %d PEs: job returned %d (%s)", th_transport(t),
@@ -123,8 +163,18 @@ void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap)
 static int saved_fd = -1;
 static FILE *cap;
 
+/* SHMEMU_TEST_NOCAPTURE=1 leaves stderr alone, to see why a test failed
+ * (its assertions on the captured text then fail too). */
+static int nocapture(void)
+{
+    const char *v = getenv("SHMEMU_TEST_NOCAPTURE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 void th_capture_start(void)
 {
+    if (nocapture())
+        return;
     fflush(stderr);
     cap = tmpfile();
     assert_non_null(cap);
@@ -134,6 +184,8 @@ void th_capture_start(void)
 
 char *th_capture_stop(void)
 {
+    if (nocapture())
+        return calloc(1, 1);
     fflush(stderr);
     dup2(saved_fd, STDERR_FILENO);
     close(saved_fd);

@@ -27,6 +27,8 @@ static void need_shm(void)
     for (int i = 0; i < th_transport_count(); i++)
         if (strcmp(th_transport(i), "shm") == 0)
             return;
+    printf("# skipped: needs PEs as processes (the shm transport), which this run "
+           "leaves out\n");
     skip();
 }
 
@@ -398,7 +400,8 @@ static void test_segment_permissions(void **state)
     if (getuid() != 0) {
         shm_unlink(name);
         close(fd);
-        skip(); /* dropping to another uid needs root */
+        printf("# skipped: dropping to another uid needs root\n");
+        skip();
     }
     pid_t parent = getpid(), pid = fork();
     if (pid == 0) {

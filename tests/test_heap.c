@@ -58,7 +58,7 @@ static void test_reuse(void **state)
 static int body_align(void *arg)
 {
     (void)arg;
-    const size_t aligns[] = {1, 8, 64, 128, 4096, 1 << 20, 2 << 20};
+    const size_t aligns[] = {1, 8, 64, 128, 4096, 1 << 20, 2 << 20, 4 << 20, 8 << 20};
     for (size_t i = 0; i < sizeof(aligns) / sizeof(aligns[0]); i++) {
         char *pad = shmemu_malloc(24); /* knock the next block off alignment */
         char *p = shmemu_align(aligns[i], 100);
@@ -72,7 +72,7 @@ static int body_align(void *arg)
         shmemu_free(pad);
     }
     shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
-    const size_t bad[] = {0, 3, 48, 4 << 20};
+    const size_t bad[] = {0, 3, 48, (size_t)512 << 20};
     for (size_t i = 0; i < 4; i++) {
         PE_CHECK(shmemu_align(bad[i], 100) == NULL);
         PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EINVAL);
@@ -85,9 +85,11 @@ static void test_align(void **state)
 {
     (void)state;
     th_capture_start();
-    th_run(body_align, NULL, TH_NPES(1, 2, 5), 0);
+    th_run(body_align, NULL, TH_NPES(1, 2, 5), (size_t)32 << 20);
     char *err = th_capture_stop();
     assert_non_null(strstr(err, "shmemu_align: alignment 3 is not a power of two"));
+    assert_non_null(strstr(err, "shmemu_align: alignment 536870912 is larger than the "
+                                "largest supported, 268435456"));
     free(err);
 }
 

@@ -247,6 +247,54 @@ static void test_tool(void **state)
     assert_int_equal(run_tool("--dtype float128", out, sizeof(out)), 2);
 }
 
+/* A user's plugin built the usual way against an installed shmemu loads in
+ * the installed verifier, and shares its one copy of the library. */
+static void test_installed_plugin(void **state)
+{
+    (void)state;
+    static char out[1 << 16];
+    char dir[] = "/tmp/shmemu-install-XXXXXX", cmd[8192];
+    assert_non_null(mkdtemp(dir));
+    const char *b = th_build_dir();
+    /* BUILD names this build (build, build-asan...), relative to the tree */
+    snprintf(cmd, sizeof(cmd),
+             "cd %s/.. && make -s install PREFIX=%s BUILD=%s >%s/log 2>&1 && "
+             "PKG_CONFIG_PATH=%s/lib/pkgconfig cc -shared -fPIC -o %s/libmine.so "
+             "examples/my_allreduce.c $(PKG_CONFIG_PATH=%s/lib/pkgconfig pkg-config "
+             "--cflags --libs shmemu) >>%s/log 2>&1",
+             b, dir, strrchr(b, '/') + 1, dir, dir, dir, dir, dir);
+    int rc = system(cmd);
+    if (rc != 0) {
+        snprintf(cmd, sizeof(cmd), "cat %s/log", dir);
+        (void)system(cmd);
+    }
+    assert_int_equal(rc, 0);
+    snprintf(cmd, sizeof(cmd),
+             "cd / && env -u LD_LIBRARY_PATH LD_DEBUG=libs %s/bin/shmemu-verify --lib "
+             "%s/libmine.so --symbol my_allreduce --collective allreduce --quick --npes 3 "
+             "2>&1",
+             dir, dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t got = fread(out, 1, sizeof(out) - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_non_null(strstr(out, " passed, 0 failed\n"));
+    /* one copy: the loader initialised exactly one libshmemu */
+    int inits = 0;
+    for (const char *q = out; (q = strstr(q, "calling init: ")) != NULL; q++) {
+        const char *eol = strchr(q, '\n');
+        const char *lib = strstr(q, "libshmemu");
+        if (lib && (!eol || lib < eol))
+            inits++;
+    }
+    assert_int_equal(inits, 1);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_past_dest),  cmocka_unit_test(test_deadlock),
         cmocka_unit_test(test_wrong_root), cmocka_unit_test(test_src_changed),
         cmocka_unit_test(test_invalid_case), cmocka_unit_test(test_tool),
+        cmocka_unit_test(test_installed_plugin),
     };
     return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
 }

@@ -545,8 +545,15 @@ int main(int argc, char **argv)
         if (!sym || !strcmp(coll_opt, "all"))
             die("--lib needs --symbol and --collective");
         void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-            die("cannot load %s: %s", lib, dlerror());
+        if (!h) {
+            const char *why = dlerror();
+            die("cannot load %s: %s%s", lib, why,
+                strstr(why, "libshmemu")
+                    ? " (build it against this shmemu with `cc -shared -fPIC FILE.c "
+                      "$(pkg-config --cflags --libs shmemu)`, or leave -lshmemu out: "
+                      "shmemu-verify provides every shmemu_* symbol)"
+                    : "");
+        }
         void *f = dlsym(h, sym);
         if (!f)
             die("%s has no symbol %s", lib, sym);

@@ -7,9 +7,8 @@
 static int begin(struct coll *c, const char *call, shmemu_team_t team, void *dest,
                  const void *src, size_t sendcount, shmemu_dtype_t dtype)
 {
-    int n = shmemu_team_n_pes(team);
-    size_t total = n > 0 && sendcount <= SIZE_MAX / (size_t)n ? sendcount * (size_t)n : 0;
-    return coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, total, src, sendcount);
+    return coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, src, sendcount,
+                      COLL_DEST_PER_PE);
 }
 
 /* Every variant starts with the caller's block in its own place. */

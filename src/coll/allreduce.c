@@ -30,8 +30,7 @@ int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_
                           shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_ring", team, dtype, op, 1, dest, count, src,
-                        count);
+    int st = coll_begin(&c, "shmemu_allreduce_ring", team, dtype, op, 1, dest, src, count, 0);
     if (st)
         return st;
     int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
@@ -109,8 +108,7 @@ int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, si
                              shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_oneshot", team, dtype, op, 1, dest, count, src,
-                        count);
+    int st = coll_begin(&c, "shmemu_allreduce_oneshot", team, dtype, op, 1, dest, src, count, 0);
     if (st)
         return st;
     int n = c.n, me = c.me;
@@ -182,8 +180,7 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
                         shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_rd", team, dtype, op, 1, dest, count, src,
-                        count);
+    int st = coll_begin(&c, "shmemu_allreduce_rd", team, dtype, op, 1, dest, src, count, 0);
     if (st)
         return st;
     if (c.n == 1 || !count) {
@@ -228,8 +225,8 @@ int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *sr
                                   size_t count, shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_rabenseifner", team, dtype, op, 1, dest, count,
-                        src, count);
+    int st = coll_begin(&c, "shmemu_allreduce_rabenseifner", team, dtype, op, 1, dest, src,
+                        count, 0);
     if (st)
         return st;
     if (c.n == 1 || !count) {
@@ -321,8 +318,7 @@ int shmemu_allreduce_tree(shmemu_team_t team, void *dest, const void *src, size_
                           shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_tree", team, dtype, op, 1, dest, count, src,
-                        count);
+    int st = coll_begin(&c, "shmemu_allreduce_tree", team, dtype, op, 1, dest, src, count, 0);
     if (st)
         return st;
     coll_copy_in(&c, dest, src, count);
@@ -340,8 +336,7 @@ int shmemu_reduce_tree(shmemu_team_t team, void *dest, const void *src, size_t c
                        shmemu_dtype_t dtype, shmemu_op_t op, int root)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_reduce_tree", team, dtype, op, 1, dest, count, src,
-                        count);
+    int st = coll_begin(&c, "shmemu_reduce_tree", team, dtype, op, 1, dest, src, count, 0);
     if (st)
         return st;
     if (root < 0 || root >= c.n) {

@@ -9,7 +9,7 @@
 static int begin_bcast(struct coll *c, const char *call, shmemu_team_t team, void *dest,
                        const void *src, size_t count, shmemu_dtype_t dtype, int root)
 {
-    int st = coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, count, src, count);
+    int st = coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, src, count, 0);
     if (!st && (root < 0 || root >= c->n)) {
         coll_end(c);
         st = shmemu_error(SHMEMU_EINVAL, call, "root %d is not a PE of the team (0..%d)",
@@ -73,12 +73,11 @@ int shmemu_alltoall_pairwise(shmemu_team_t team, void *dest, const void *src, si
                              shmemu_dtype_t dtype)
 {
     struct coll c;
-    int n = shmemu_team_n_pes(team);
-    size_t total = n > 0 && count <= SIZE_MAX / (size_t)n ? count * (size_t)n : 0;
     int st = coll_begin(&c, "shmemu_alltoall_pairwise", team, dtype, SHMEMU_SUM, 0, dest,
-                        total, src, total);
+                        src, count, COLL_DEST_PER_PE | COLL_SRC_PER_PE);
     if (st)
         return st;
+    size_t total = count * (size_t)c.n;
     if (dest == src && total) {
         coll_end(&c);
         return shmemu_error(SHMEMU_EINVAL, c.call, "dest and src are the same buffer");
@@ -104,7 +103,7 @@ int shmemu_barrier_dissemination(shmemu_team_t team)
 {
     struct coll c;
     int st = coll_begin(&c, "shmemu_barrier_dissemination", team, SHMEMU_UINT8, SHMEMU_SUM,
-                        0, NULL, 0, NULL, 0);
+                        0, NULL, NULL, 0, 0);
     if (st)
         return st;
     for (int r = 0; (1 << r) < c.n && !st; r++) {

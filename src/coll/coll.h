@@ -64,11 +64,15 @@ struct coll {
     shmemu__reduce_fn reduce;
 };
 
-/* Check the team, dtype, op (need_op) and buffers, and enter the call.
- * Returns SHMEMU_OK, or a reported failure. */
+/* Which buffers hold count elements per team member, not count; and
+ * whether the caller checks dest itself (its size is not known yet). */
+enum { COLL_DEST_PER_PE = 1, COLL_SRC_PER_PE = 2, COLL_DEST_LATER = 4 };
+
+/* Check the team, dtype, op (need_op), count (no size overflows) and
+ * buffers, and enter the call.  Returns SHMEMU_OK, or a reported failure. */
 int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
-               shmemu_op_t op, int need_op, const void *dest, size_t dest_elems,
-               const void *src, size_t src_elems) __attribute__((visibility("hidden")));
+               shmemu_op_t op, int need_op, const void *dest, const void *src, size_t count,
+               unsigned per_pe) __attribute__((visibility("hidden")));
 void coll_end(struct coll *c) __attribute__((visibility("hidden")));
 
 /* quiet, then a sync of the team: what was put before is delivered. */

@@ -12,8 +12,8 @@ static int sym_ok(const void *p, size_t bytes)
 }
 
 int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
-               shmemu_op_t op, int need_op, const void *dest, size_t dest_elems,
-               const void *src, size_t src_elems)
+               shmemu_op_t op, int need_op, const void *dest, const void *src, size_t count,
+               unsigned per_pe)
 {
     memset(c, 0, sizeof(*c));
     c->call = call;
@@ -30,16 +30,26 @@ int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtyp
     c->me = shmemu_team_my_pe(team);
     if (c->n < 1 || c->me < 0)
         return shmemu_error(SHMEMU_EINVAL, call, "team %d is not a team of this PE", team);
-    if (dest_elems > SIZE_MAX / c->esize || src_elems > SIZE_MAX / c->esize)
-        return shmemu_error(SHMEMU_EINVAL, call, "the element count overflows size_t");
-    if (!sym_ok(dest, dest_elems * c->esize))
+    /* Every byte count below derives from count * esize, times n for the
+     * per-member buffers: check it once, here, so that no algorithm sees
+     * a wrapped size. */
+    size_t times = per_pe & (COLL_DEST_PER_PE | COLL_SRC_PER_PE) ? (size_t)c->n : 1;
+    if (count > SIZE_MAX / c->esize / times)
+        return shmemu_error(SHMEMU_EINVAL, call,
+                            times > 1 ? "count %zu of %zu-byte elements times %d PEs overflows "
+                                     "size_t"
+                                   : "count %zu of %zu-byte elements overflows size_t",
+                            count, c->esize, c->n);
+    size_t dest_bytes = count * c->esize * (per_pe & COLL_DEST_PER_PE ? times : 1);
+    size_t src_bytes = count * c->esize * (per_pe & COLL_SRC_PER_PE ? times : 1);
+    if (!(per_pe & COLL_DEST_LATER) && !sym_ok(dest, dest_bytes))
         return shmemu_error(SHMEMU_ERANGE, call,
                             "dest %p+%zu is not symmetric (not inside one shmemu_malloc'd "
-                            "block)", dest, dest_elems * c->esize);
-    if (!sym_ok(src, src_elems * c->esize))
+                            "block)", dest, dest_bytes);
+    if (!sym_ok(src, src_bytes))
         return shmemu_error(SHMEMU_ERANGE, call,
                             "src %p+%zu is not symmetric (not inside one shmemu_malloc'd "
-                            "block)", src, src_elems * c->esize);
+                            "block)", src, src_bytes);
     c->pe = malloc((size_t)c->n * sizeof(int));
     if (!c->pe)
         return shmemu_error(SHMEMU_ENOMEM, call, "out of memory");

@@ -24,8 +24,8 @@ int shmemu_alltoallmem(shmemu_team_t team, void *dest, const void *source, size_
 int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t nelems)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_collectmem", team, SHMEMU_UINT8, SHMEMU_SUM, 0, NULL, 0,
-                        source, nelems);
+    int st = coll_begin(&c, "shmemu_collectmem", team, SHMEMU_UINT8, SHMEMU_SUM, 0, dest,
+                        source, nelems, COLL_DEST_LATER);
     if (st)
         return st;
     if ((size_t)c.n > COLL_SCRATCH_BYTES / sizeof(uint64_t)) {

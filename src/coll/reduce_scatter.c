@@ -7,9 +7,7 @@
 static int begin(struct coll *c, const char *call, shmemu_team_t team, void *dest,
                  const void *src, size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op)
 {
-    int n = shmemu_team_n_pes(team);
-    size_t total = n > 0 && recvcount <= SIZE_MAX / (size_t)n ? recvcount * (size_t)n : 0;
-    return coll_begin(c, call, team, dtype, op, 1, dest, recvcount, src, total);
+    return coll_begin(c, call, team, dtype, op, 1, dest, src, recvcount, COLL_SRC_PER_PE);
 }
 
 /*

@@ -48,7 +48,7 @@ static void local_job_destroy(struct shmemu_tl_job *job)
 static int local_job_create(struct shmemu_tl_job *job)
 {
     struct local_job *lj = job->priv;
-    lj->stride = job->heap_size + SHMEMU_TL_HEAP_ALIGN; /* heap + guard gap */
+    lj->stride = shmemu_tl_heap_stride(job->heap_size);
     lj->ctl_len = page_round(job->ctl_size);
     lj->ctl = mmap(NULL, lj->ctl_len, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -57,7 +57,7 @@ static int local_job_create(struct shmemu_tl_job *job)
         return SHMEMU_ENOMEM;
     }
     lj->heaps = shmemu_mapped_reserve(lj->stride * (size_t)job->npes,
-                                      SHMEMU_TL_HEAP_ALIGN, PROT_NONE);
+                                      SHMEMU_TL_BASE_ALIGN, PROT_NONE);
     if (!lj->heaps) {
         local_job_destroy(job);
         return SHMEMU_ENOMEM;

@@ -127,7 +127,7 @@ static void shm_job_destroy(struct shmemu_tl_job *job)
 static void layout(struct shmemu_tl_job *job, struct shm_job *sj)
 {
     sj->ctl_len = page_round(job->ctl_size);
-    sj->stride = job->heap_size + SHMEMU_TL_HEAP_ALIGN;
+    sj->stride = shmemu_tl_heap_stride(job->heap_size);
     sj->seg_size = sj->ctl_len + job->heap_size * (size_t)job->npes;
 }
 
@@ -142,7 +142,7 @@ static int map_segment(struct shmemu_tl_job *job, struct shm_job *sj)
         return SHMEMU_ENOMEM;
     }
     sj->heaps = shmemu_mapped_reserve(sj->stride * (size_t)job->npes,
-                                      SHMEMU_TL_HEAP_ALIGN, PROT_NONE);
+                                      SHMEMU_TL_BASE_ALIGN, PROT_NONE);
     if (!sj->heaps) {
         say(job, "reserving %zu bytes of address space failed",
             sj->stride * (size_t)job->npes);
