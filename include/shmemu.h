@@ -62,6 +62,8 @@ typedef struct shmemu_opts {
     size_t heap_size;      /* per-PE bytes; 0: $SHMEMU_HEAP_SIZE (K/M/G), else 64 MiB */
     const char *check;     /* checker mode as $SHMEMU_CHECK takes it ("fuzz:7",
                               "race", "fuzz:7,race", "off"); NULL: $SHMEMU_CHECK */
+    double timeout;        /* end the job after this many seconds, reporting where
+                              each PE is (SHMEMU_ETIMEDOUT); 0: $SHMEMU_TIMEOUT */
 } shmemu_opts;             /* new fields are only ever appended */
 
 /**
@@ -699,6 +701,9 @@ typedef struct shmemu_verify_case {
     int inputs;            /* SHMEMU_VERIFY_EXACT or _RANDOM (see docs/VERIFY.md) */
     const char *check;     /* checker mode for the job ("fuzz:7,race"); NULL:
                               $SHMEMU_CHECK (docs/CHECK.md) */
+    size_t heap_size;      /* per-PE heap; 0: the case's data plus room for scratch
+                              that grows with PEs x count */
+    double timeout;        /* seconds; 0: derived from the case's size */
 } shmemu_verify_case;
 
 typedef struct shmemu_verify_result {

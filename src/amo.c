@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "livelock.h"
 #include "wait.h"
 
 /* Values travel as bit patterns in the low `width` bytes of a uint64_t. */
@@ -51,6 +52,8 @@ static SHMEMU__ALWAYS_INLINE int amo_call(const char *call, int op, const void *
                             me->job->ops->name);
     if (op != SHMEMU_TL_AMO_FETCH)
         shmemu__notify(me, pe);
+    else
+        shmemu__polled(me, call, __builtin_return_address(0), pe, off, width, *result);
     return shmemu__ok();
 }
 

@@ -142,6 +142,8 @@ int shmemu_check_enabled(void)
 
 static int notes_text(struct shmemu__job *job, char *buf, size_t len, const char *prefix)
 {
+    if (buf && len) /* a job without notes leaves none from the last one */
+        buf[0] = '\0';
     if (!job->check_ctl_off)
         return 0;
     struct chk_shared *sh = shared(job);
@@ -181,8 +183,13 @@ int shmemu_check_notes(char *buf, size_t len)
 
 int shmemu__check_job_end(struct shmemu__job *job, int rc)
 {
-    if (!job->check_ctl_off)
+    if (!job->check_ctl_off) { /* an unchecked job leaves no notes */
+        pthread_mutex_lock(&last_lock);
+        last_notes[0] = '\0';
+        last_count = 0;
+        pthread_mutex_unlock(&last_lock);
         return rc;
+    }
     if (rc == SHMEMU_OK && job->check.race && shmemu__race_count(race_area(job)))
         rc = SHMEMU_ERACE;
     pthread_mutex_lock(&last_lock);
@@ -324,30 +331,6 @@ static void nap(shmemu__pe *me, int64_t from)
 
 /* "function+0x1c" (or "module+0x1c" when the symbol is not exported) for a
  * return address: reports name where a call was made. */
-static void format_site(void *addr, char *buf, size_t len)
-{
-    Dl_info di;
-    /* The return address points after the call: -1 lands inside it. */
-    if (!addr)
-        snprintf(buf, len, "?");
-    else if (dladdr((char *)addr - 1, &di) && di.dli_sname)
-        snprintf(buf, len, "%s+%#lx", di.dli_sname,
-                 (unsigned long)((char *)addr - (char *)di.dli_saddr));
-    else if (dladdr((char *)addr - 1, &di) && di.dli_fname) {
-        const char *base = strrchr(di.dli_fname, '/');
-        snprintf(buf, len, "%s+%#lx", base ? base + 1 : di.dli_fname,
-                 (unsigned long)((char *)addr - (char *)di.dli_fbase));
-    } else
-        snprintf(buf, len, "%p", addr);
-}
-
-const char *shmemu__site_name(void *addr)
-{
-    static _Thread_local char buf[CHK_SITE];
-    format_site(addr, buf, sizeof(buf));
-    return buf;
-}
-
 /* The same, cached per PE: the checker asks for the same few sites often. */
 static const char *site_name(struct shmemu__chk *k, void *addr)
 {
@@ -358,7 +341,7 @@ static const char *site_name(struct shmemu__chk *k, void *addr)
             return k->names[i].name;
     struct site_name *s = &k->names[k->next_name++ % 32];
     s->addr = addr;
-    format_site(addr, s->name, sizeof(s->name));
+    shmemu__format_site(addr, s->name, sizeof(s->name));
     return s->name;
 }
 

@@ -35,7 +35,11 @@
       "fuzz:SEED,race; see docs/CHECK.md")                                     \
     X(TIMEOUT, SECONDS, "-1",                                                  \
       "end a launched job that runs longer than this many seconds, saying "    \
-      "where each PE is; 0: never; -1: 300 in checker mode, never otherwise")
+      "where each PE is; 0: never; -1: 300 in checker mode, never otherwise")  \
+    X(LIVELOCK, SECONDS, "2",                                                  \
+      "end a job as deadlocked when every PE has, for this many seconds, "    \
+      "either slept in the library or polled (test, signal_fetch, _g, "       \
+      "atomic_fetch) words that did not change; 0: never")
 
 enum shmemu__param_kind {
     SHMEMU__PARAM_STRING,
@@ -65,6 +69,7 @@ struct shmemu__params {
     int BIND; /* SHMEMU__BIND_* */
     struct shmemu__check_cfg CHECK;
     double TIMEOUT; /* seconds; < 0: the default */
+    double LIVELOCK; /* seconds; 0: off */
 };
 
 /* Parse a SHMEMU_CHECK value ("fuzz:7,race"); 0, or -1 if malformed. */

@@ -85,7 +85,18 @@ typedef struct shmemu__pe {
     /* The handle of the team this PE destroyed in each slot: dead here,
      * though members that have not destroyed it yet still use the slot. */
     shmemu_team_t team_gone[SHMEMU__TEAMS_MAX];
-    size_t any_turn;      /* where wait_until_any starts looking: fairness */
+    size_t any_turn;
+    struct shmemu__poll_state {
+        uint64_t key, val;   /* the last poll (livelock.h's fast path) */
+        uint32_t reps;       /* polls of it in a row */
+        uint32_t activity;   /* bumped by everything but polls */
+        int64_t limit_ns;    /* SHMEMU_LIVELOCK; 0: off */
+        /* Slow path (livelock.c): words polled lately and their values. */
+        struct { uint64_t key, val; } seen[16];
+        unsigned nseen, next;
+        uint32_t activity_seen, polls;
+        int64_t since_ns, published_ns, checked_ns, cpu_ns;
+    } poll;      /* where wait_until_any starts looking: fairness */
 } shmemu__pe;
 
 extern _Thread_local shmemu__pe *shmemu__self
@@ -128,21 +139,26 @@ static inline int shmemu__aborted(const shmemu__pe *me)
 /* "function+0x1c" for a code address of this process (a thread-local
  * buffer, overwritten by the next call). */
 const char *shmemu__site_name(void *addr) SHMEMU__HIDDEN;
+/* The same into buf (site.c). */
+void shmemu__format_site(void *addr, char *buf, size_t len) SHMEMU__HIDDEN;
 
 /* Checker mode, on entry to every call: note the call and its call site
  * (for reports), deliver what is due, perturb the schedule. */
 void shmemu__check_enter(shmemu__pe *me, const char *call, void *site) SHMEMU__HIDDEN;
 
 /* Every public call starts with this; failret is what it returns when the
- * caller is not a live PE or the job has been aborted. */
-#define SHMEMU__ENTER(me, call, failret)                                       \
+ * caller is not a live PE or the job has been aborted.  site: the user's
+ * call site (a return address), for checker mode's reports. */
+#define SHMEMU__ENTER_AT(me, call, failret, site)                              \
     shmemu__pe *me = shmemu__self;                                             \
     if (SHMEMU__UNLIKELY(!me || shmemu__aborted(me))) {                        \
         (void)shmemu__enter_fail(me, call);                                    \
         return failret;                                                        \
     }                                                                          \
     if (SHMEMU__UNLIKELY(me->chk != NULL))                                     \
-        shmemu__check_enter(me, call, __builtin_return_address(0));
+        shmemu__check_enter(me, call, site);
+#define SHMEMU__ENTER(me, call, failret)                                       \
+    SHMEMU__ENTER_AT(me, call, failret, __builtin_return_address(0))
 
 static inline int shmemu__ok(void)
 {

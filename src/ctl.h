@@ -99,6 +99,16 @@ struct shmemu__ctl_pe {
     /* Checker mode: the PE's last library call and its call site, as
      * addresses in the PE's process (for the watchdog's report). */
     _Atomic uintptr_t last_call, last_site;
+    /* Polling (livelock detection, livelock.c): since when the words this PE
+     * polls have not changed (0: not polling), when it last polled, and
+     * what it polls.  Written by the PE only, every few ms at most. */
+    _Atomic int64_t poll_since, poll_beat;
+    struct shmemu__poll_desc {
+        _Atomic uint64_t call[SHMEMU__CALL_LEN / 8]; /* the call's name, packed */
+        _Atomic int32_t pe;
+        _Atomic uint64_t off, value, nbytes;
+        _Atomic uintptr_t site;
+    } poll;
 } SHMEMU__ALIGNED(SHMEMU__CACHELINE);
 
 struct shmemu__ctl_team {

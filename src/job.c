@@ -183,11 +183,16 @@ int shmemu__job_create(const shmemu_opts *opts, const char *call,
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
                             "opts->npes is %d (must be 1..%d)", opts->npes,
                             SHMEMU__NPES_MAX);
+    if (!(opts->timeout >= 0))
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "opts->timeout is %g (must be >= 0)",
+                            opts->timeout);
     struct shmemu__job *job;
     int st = job_prepare(opts->transport, opts->npes, opts->heap_size, 0, opts->check, call,
                          &job);
     if (st)
         return st;
+    if (opts->timeout > 0)
+        job->params.TIMEOUT = opts->timeout;
     if ((st = job->ops->job_create(&job->tl)) != SHMEMU_OK) {
         char why[sizeof(job->tl.why)];
         shmemu__strlcpy(why, job->tl.why, sizeof(why));
@@ -297,6 +302,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     me->rma = job->ops->rma;
     me->amo = job->ops->amo;
     me->refs = 1;
+    me->poll.limit_ns = (int64_t)(job->params.LIVELOCK * 1e9);
     /* A PE process forked or exec'd from the creator registers anew; if it
      * cannot, the job's fence-free updates would be unsafe: refuse. */
     me->notify_light = me->ctl->notify_light;

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "core.h"
+#include "livelock.h"
 #include "value.h"
 #include "wait.h"
 
@@ -181,10 +182,22 @@ static int check_wait(shmemu__pe *me, const char *call, struct waitspec *w,
 
 /* Block until w holds (wait) or look once (test).  Returns SHMEMU_OK with
  * *holds_p set, or a failure status. */
-static int run_wait(const char *call, struct waitspec *w, const void *ivars, int wait,
-                    int *holds_p)
+/* What a test that failed saw, folded into one word (livelock.h). */
+static uint64_t seen_hash(shmemu__pe *me, const struct waitspec *w)
 {
-    SHMEMU__ENTER(me, call, shmemu__last_status);
+    if (w->mode == WS_ONE)
+        return load_elem(me, w, 0);
+    uint64_t h = 0;
+    for (size_t i = 0; i < w->nelems; i++)
+        if (!w->status || !w->status[i])
+            h = (h ^ load_elem(me, w, i)) * 0x100000001b3ull;
+    return h;
+}
+
+static int run_wait_at(void *site, const char *call, struct waitspec *w, const void *ivars,
+                       int wait, int *holds_p)
+{
+    SHMEMU__ENTER_AT(me, call, shmemu__last_status, site);
     *holds_p = 0;
     int st = check_wait(me, call, w, ivars);
     if (st)
@@ -193,11 +206,15 @@ static int run_wait(const char *call, struct waitspec *w, const void *ivars, int
         return shmemu__ok();
     if (w->mode == WS_ANY)
         w->start = me->any_turn++ % w->nelems;
+    size_t bytes = w->nelems * (size_t)shmemu__vt_width(w->vt);
     if (!wait) {
         *holds_p = holds(me, w);
         if (*holds_p && me->chk)
-            shmemu__check_woke(me, call, w->off,
-                               w->nelems * (size_t)shmemu__vt_width(w->vt));
+            shmemu__check_woke(me, call, w->off, bytes);
+        if (*holds_p)
+            shmemu__poll_progress(me);
+        else
+            shmemu__polled(me, call, site, me->pe, w->off, bytes, seen_hash(me, w));
         return shmemu__ok();
     }
     struct shmemu__wait_desc d = {.kind = w->mode == WS_ONE ? SHMEMU__WAIT_VALUE
@@ -209,10 +226,15 @@ static int run_wait(const char *call, struct waitspec *w, const void *ivars, int
         return shmemu__fail(me, st, call, "%s while waiting",
                             st == SHMEMU_EDEADLOCK ? "deadlock" : "job aborted");
     *holds_p = 1;
+    shmemu__poll_progress(me);
     if (me->chk)
-        shmemu__check_woke(me, call, w->off, w->nelems * (size_t)shmemu__vt_width(w->vt));
+        shmemu__check_woke(me, call, w->off, bytes);
     return shmemu__ok();
 }
+
+/* The user's call site is the return address of the public function that
+ * calls run_wait. */
+#define run_wait(...) run_wait_at(__builtin_return_address(0), __VA_ARGS__)
 
 #define SPEC(NAME, TYPE, mode_, n, st_, cmp_, val_, vals_, idx_)               \
     struct waitspec w = {.vt = SHMEMU__VTYPE(TYPE), .mode = mode_, .nelems = n, \
@@ -342,5 +364,11 @@ uint64_t shmemu_signal_fetch(const uint64_t *sig_addr)
     if (check_wait(me, call, &w, sig_addr) != SHMEMU_OK)
         return 0;
     shmemu__ok();
-    return load_elem(me, &w, 0);
+    uint64_t v = load_elem(me, &w, 0);
+    shmemu__polled(me, call, __builtin_return_address(0), me->pe, w.off, sizeof(v), v);
+    /* A synchronising read: a PE that polls a signal and then reads the
+     * data it announces is ordered after the data's writer. */
+    if (me->chk)
+        shmemu__check_woke(me, call, w.off, sizeof(uint64_t));
+    return v;
 }

@@ -4,6 +4,7 @@
 #include <limits.h>
 
 #include "check.h"
+#include "livelock.h"
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,11 @@ void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
         if (call && !job->argv)
             snprintf(where, sizeof(where), "; its last shmemu call: %s at %s",
                      (const char *)call, shmemu__site_name((void *)site));
-        snprintf(buf, len, "is running (not asleep in a shmemu call)%s", where);
+        int64_t beat = atomic_load(&cp->poll_beat);
+        if (atomic_load(&cp->poll_since) && shmemu__now_ns() - beat < 1000000000)
+            shmemu__poll_describe(job, pe, buf, len);
+        else
+            snprintf(buf, len, "is running (not asleep in a shmemu call)%s", where);
     } else if (cp->wait.kind == SHMEMU__WAIT_SYNC) {
         const struct shmemu__wait_desc *d = &cp->wait;
         struct shmemu__ctl_team *t = shmemu__ctl_team(c, d->team);
@@ -409,6 +414,7 @@ static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, i
 
 int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
 {
+    me->poll.activity++;
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     uint32_t gen = (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire);
     int st;

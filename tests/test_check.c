@@ -167,17 +167,20 @@ static int early_ack(shmemu_team_t team, void *dest, const void *src, size_t cou
     int64_t *slot = slot_of(team, 0, CHUNK), got[CHUNK];
     const int64_t *s = src;
     int64_t *d = dest;
+    /* Signals count on across calls: this call's start where the last ended. */
+    uint64_t base = (++u[0] - 1) * ((count + CHUNK - 1) / CHUNK);
     for (size_t c = 0; c * CHUNK < count; c++) {
         size_t k = count - c * CHUNK < CHUNK ? count - c * CHUNK : CHUNK;
-        if (c)
-            shmemu_uint64_wait_until(ack, SHMEMU_CMP_GE, c); /* my previous chunk is out */
+        if (c) /* my previous chunk is out */
+            shmemu_uint64_wait_until(ack, SHMEMU_CMP_GE, base + c);
         shmemu_fence();
-        shmemu_putmem_signal(slot, s + c * CHUNK, k * 8, data, c + 1, SHMEMU_SIGNAL_SET, other);
-        shmemu_uint64_wait_until(data, SHMEMU_CMP_GE, c + 1);
+        shmemu_putmem_signal(slot, s + c * CHUNK, k * 8, data, base + c + 1, SHMEMU_SIGNAL_SET,
+                             other);
+        shmemu_uint64_wait_until(data, SHMEMU_CMP_GE, base + c + 1);
         shmemu_getmem_nbi(got, slot, k * 8, self);
         if (quiet_first)
             shmemu_quiet();
-        shmemu_uint64_p(ack, c + 1, other); /* the bug: the copy may not be made yet */
+        shmemu_uint64_p(ack, base + c + 1, other); /* the bug: the copy may not be made yet */
         shmemu_quiet();
         for (size_t i = 0; i < k; i++)
             d[c * CHUNK + i] = (int64_t)((uint64_t)s[c * CHUNK + i] + (uint64_t)got[i]);

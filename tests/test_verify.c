@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -99,6 +100,148 @@ static int touches_src(shmemu_team_t team, void *dest, const void *src, size_t c
     return st;
 }
 
+/* Allreduce (int64 sum) that leaves out one peer's contribution, or adds
+ * its own twice: the report must say which. */
+static int sum_but(shmemu_team_t team, int64_t *dest, const int64_t *src, size_t count,
+                   int skip, int twice)
+{
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    int64_t *tmp = malloc(count * 8 + 8);
+    uint64_t *acc = malloc(count * 8 + 8);
+    shmemu_quiet();
+    shmemu_team_sync(team);
+    for (size_t i = 0; i < count; i++)
+        acc[i] = (uint64_t)src[i] * (twice && me == 1 ? 2u : 1u);
+    for (int p = 0; p < n; p++) {
+        if (p == me || p == skip)
+            continue;
+        shmemu_getmem(tmp, src, count * 8, shmemu_team_translate_pe(team, p, SHMEMU_TEAM_WORLD));
+        for (size_t i = 0; i < count; i++)
+            acc[i] += (uint64_t)tmp[i];
+    }
+    shmemu_team_sync(team);
+    memcpy(dest, acc, count * 8);
+    free(tmp);
+    free(acc);
+    return 0;
+}
+
+static int lacks_pe2(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    (void)dtype, (void)op;
+    return sum_but(team, dest, src, count, 2, 0); /* BUG: never adds PE 2's */
+}
+
+static int pe1_twice(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    (void)dtype, (void)op;
+    return sum_but(team, dest, src, count, -1, 1); /* BUG: PE 1 counts itself twice */
+}
+
+/* Allgather that fetches the block of the wrong PE (its neighbour's). */
+static int shifted_gather(shmemu_team_t team, void *dest, const void *src, size_t count,
+                          shmemu_dtype_t dtype)
+{
+    int n = shmemu_team_n_pes(team);
+    size_t es = shmemu_dtype_size(dtype);
+    shmemu_quiet();
+    shmemu_team_sync(team);
+    for (int p = 0; p < n; p++) /* BUG: block p from PE p + 1 */
+        shmemu_getmem((char *)dest + (size_t)p * count * es, src, count * es,
+                      shmemu_team_translate_pe(team, (p + 1) % n, SHMEMU_TEAM_WORLD));
+    shmemu_team_sync(team);
+    return 0;
+}
+
+/* Broadcast whose signal is never reset: right on the first call, stale on
+ * the next (the others read before the root has sent). */
+static int stale_signal(shmemu_team_t team, void *dest, const void *src, size_t count,
+                        shmemu_dtype_t dtype, int root)
+{
+    uint64_t *flag = (uint64_t *)shmemu_team_workspace(team) + SHMEMU_TEAM_WORKSPACE_BYTES / 16;
+    size_t es = shmemu_dtype_size(dtype);
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    if (me == root) {
+        memcpy(dest, src, count * es);
+        for (int p = 0; p < n; p++)
+            if (p != me)
+                shmemu_putmem_signal(dest, src, count * es, flag, 1, SHMEMU_SIGNAL_SET,
+                                     shmemu_team_translate_pe(team, p, SHMEMU_TEAM_WORLD));
+        shmemu_quiet();
+    } else {
+        shmemu_signal_wait_until(flag, SHMEMU_CMP_EQ, 1); /* BUG: still 1 next time */
+    }
+    return 0;
+}
+
+/* Allreduce (random floats) in which each PE adds in its own order,
+ * starting with its own element: every value is within the bound, but the
+ * members disagree in the last bits. */
+static int own_order(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    (void)dtype, (void)op;
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    float *tmp = malloc(count * 4 + 4), *acc = malloc(count * 4 + 4);
+    shmemu_quiet();
+    shmemu_team_sync(team);
+    memcpy(acc, src, count * 4);
+    for (int k = 1; k < n; k++) {
+        shmemu_getmem(tmp, src, count * 4,
+                      shmemu_team_translate_pe(team, (me + k) % n, SHMEMU_TEAM_WORLD));
+        for (size_t i = 0; i < count; i++)
+            acc[i] += tmp[i];
+    }
+    shmemu_team_sync(team);
+    memcpy(dest, acc, count * 4);
+    free(tmp);
+    free(acc);
+    return 0;
+}
+
+/* Allreduce that keeps a slot per peer on the symmetric heap, as many
+ * real ones do: its scratch grows with PEs x count. */
+static int slot_per_peer(shmemu_team_t team, void *dest, const void *src, size_t count,
+                         shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    size_t es = shmemu_dtype_size(dtype);
+    char *slots = shmemu_malloc((size_t)n * count * es + 1);
+    if (!slots)
+        return shmemu_last_status();
+    for (int p = 0; p < n; p++)
+        shmemu_putmem(slots + (size_t)me * count * es, src, count * es,
+                      shmemu_team_translate_pe(team, p, SHMEMU_TEAM_WORLD));
+    shmemu_barrier_all();
+    memcpy(dest, slots, count * es);
+    for (int p = 1; p < n; p++)
+        shmemu_reduce_local(dtype, op, dest, dest, slots + (size_t)p * count * es, count);
+    shmemu_free(slots);
+    return 0;
+}
+
+/* Broadcast whose PEs poll, with shmemu_uint64_test, a flag nobody sets. */
+static int polls_forever(shmemu_team_t team, void *dest, const void *src, size_t count,
+                         shmemu_dtype_t dtype, int root)
+{
+    (void)dest, (void)src, (void)count, (void)dtype, (void)root;
+    uint64_t *flag = (uint64_t *)shmemu_team_workspace(team) + SHMEMU_TEAM_WORKSPACE_BYTES / 16;
+    while (!shmemu_uint64_test(flag, SHMEMU_CMP_EQ, 7)) /* BUG: nobody sets it */
+        ;
+    return 0;
+}
+
+/* Broadcast that works outside the library for longer than its limit. */
+static int too_slow(shmemu_team_t team, void *dest, const void *src, size_t count,
+                    shmemu_dtype_t dtype, int root)
+{
+    struct timespec t = {1, 200000000};
+    nanosleep(&t, NULL);
+    return shmemu_broadcast_tree(team, dest, src, count, dtype, root);
+}
+
 /* ------------------------------------------------------------------ cases */
 
 static shmemu_verify_result judge(shmemu_coll_t coll, void (*fn)(void), int npes, size_t count,
@@ -122,7 +265,7 @@ static void test_wrong_op(void **state)
     (void)state;
     shmemu_verify_result r = judge(SHMEMU_COLL_ALLREDUCE, FN(wrong_op), 3, 7, SHMEMU_INT32, 0);
     assert_false(r.passed);
-    assert_non_null(strstr(r.reason, "wrong result: PE "));
+    assert_non_null(strstr(r.reason, "wrong result: dest["));
     assert_true(r.pe >= 0);
     assert_string_not_equal(r.expected, r.got);
 }
@@ -169,7 +312,116 @@ static void test_src_changed(void **state)
     (void)state;
     shmemu_verify_result r = judge(SHMEMU_COLL_ALLREDUCE, FN(touches_src), 2, 8, SHMEMU_INT64, 0);
     assert_false(r.passed);
-    assert_non_null(strstr(r.reason, "PE 0: src changed"));
+    assert_non_null(strstr(r.reason, "PE 0: src["));
+}
+
+static shmemu_verify_result judge_case(shmemu_verify_case *vc)
+{
+    shmemu_verify_result r;
+    vc->algo = "planted";
+    th_capture_start();
+    int st = shmemu_verify_run(vc, &r);
+    free(th_capture_stop());
+    assert_int_equal(st, SHMEMU_OK);
+    return r;
+}
+
+/* A wrong element explains itself: whose element it is, or which
+ * contribution a sum lacks or has twice. */
+static void test_provenance(void **state)
+{
+    (void)state;
+    shmemu_verify_result r = judge(SHMEMU_COLL_ALLREDUCE, FN(lacks_pe2), 4, 9, SHMEMU_INT64, 0);
+    assert_false(r.passed);
+    assert_non_null(strstr(r.reason, "wrong result: dest[0] on PE 0 lacks PE 2's contribution"));
+    r = judge(SHMEMU_COLL_ALLREDUCE, FN(pe1_twice), 3, 5, SHMEMU_INT64, 0);
+    assert_false(r.passed);
+    assert_non_null(strstr(r.reason, "dest[0] on PE 1 has PE 1's contribution twice"));
+    r = judge(SHMEMU_COLL_ALLGATHER, FN(shifted_gather), 3, 4, SHMEMU_INT32, 0);
+    assert_false(r.passed);
+    assert_non_null(strstr(r.reason, "wrong result: dest[0] on PE 0 holds PE 1's element 0 "
+                                     "(expected PE 0's element 0)"));
+}
+
+/* State carried from one call to the next shows on the second call. */
+static void test_repeated_calls(void **state)
+{
+    (void)state;
+    shmemu_verify_result r = judge(SHMEMU_COLL_BROADCAST, FN(stale_signal), 3, 2000,
+                                   SHMEMU_INT32, 0);
+    assert_false(r.passed);
+    /* Seen on the second call (stale data), or on the first, overwritten
+     * by the root's next call before it returned: either names the call. */
+    if (!strstr(r.reason, "of the previous call") && !strstr(r.reason, "of the next call"))
+        fail_msg("%s", r.reason);
+}
+
+/* Members that disagree in the last bits fail, even within the bound. */
+static void test_members_agree(void **state)
+{
+    (void)state;
+    shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .fn = FN(own_order), .npes = 5,
+                             .count = 200, .dtype = SHMEMU_FLOAT, .op = SHMEMU_SUM, .seed = 3,
+                             .inputs = SHMEMU_VERIFY_RANDOM};
+    shmemu_verify_result r = judge_case(&vc);
+    assert_false(r.passed);
+    assert_non_null(strstr(r.reason, "members disagree: dest["));
+    assert_non_null(strstr(r.reason, "every member must get the same bits"));
+    /* the built-ins agree, special values (NaN, inf, -0, subnormals) included */
+    for (int k = 0; k < 5; k++) {
+        const char *name;
+        void (*fn)(void);
+        assert_int_equal(shmemu_verify_builtin(SHMEMU_COLL_ALLREDUCE, k, &name, &fn), 0);
+        for (int op = SHMEMU_SUM; op <= SHMEMU_MAX; op++) {
+            shmemu_verify_case b = {.coll = SHMEMU_COLL_ALLREDUCE, .fn = fn, .npes = 6,
+                                    .count = 333, .dtype = SHMEMU_FLOAT, .op = (shmemu_op_t)op,
+                                    .seed = 9, .inputs = SHMEMU_VERIFY_RANDOM};
+            r = judge_case(&b);
+            if (!r.passed)
+                fail_msg("allreduce %s, %s: %s", name, shmemu_op_name((shmemu_op_t)op),
+                         r.reason);
+        }
+    }
+}
+
+/* The heap fits an algorithm whose scratch grows with PEs x count; one
+ * too small for it is reported as such, not as a wrong answer. */
+static void test_heap_per_case(void **state)
+{
+    (void)state;
+    shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .fn = FN(slot_per_peer), .npes = 4,
+                             .count = (size_t)1 << 20, .dtype = SHMEMU_INT32, .op = SHMEMU_SUM,
+                             .seed = 2};
+    shmemu_verify_result r = judge_case(&vc);
+    if (!r.passed)
+        fail_msg("a slot per peer at 1 Mi elements: %s", r.reason);
+    vc.heap_size = (size_t)40 << 20;
+    r = judge_case(&vc);
+    assert_false(r.passed);
+    assert_non_null(strstr(r.reason, "heap too small for this case"));
+}
+
+/* A PE that polls for what never comes ends the case (no hang); one that
+ * runs past the case's limit is reported as timed out. */
+static void test_polling_and_time(void **state)
+{
+    (void)state;
+    setenv("SHMEMU_LIVELOCK", "1", 1);
+    shmemu_verify_case vc = {.coll = SHMEMU_COLL_BROADCAST, .fn = FN(polls_forever), .npes = 3,
+                             .count = 4, .dtype = SHMEMU_INT8, .seed = 1};
+    for (int t = 0; t < th_transport_count(); t++) {
+        vc.transport = th_transport(t);
+        shmemu_verify_result r = judge_case(&vc);
+        assert_false(r.passed);
+        assert_int_equal(r.status, SHMEMU_EDEADLOCK);
+    }
+    unsetenv("SHMEMU_LIVELOCK");
+    shmemu_verify_case slow = {.coll = SHMEMU_COLL_BROADCAST, .fn = FN(too_slow), .npes = 2,
+                               .count = 4, .dtype = SHMEMU_INT8, .seed = 1, .timeout = 0.5};
+    shmemu_verify_result r = judge_case(&slow);
+    assert_false(r.passed);
+    assert_int_equal(r.status, SHMEMU_ETIMEDOUT);
+    assert_non_null(strstr(r.reason, "timed out after"));
 }
 
 static void test_invalid_case(void **state)
@@ -216,7 +468,7 @@ static void test_tool(void **state)
                                  "my_allreduce_buggy --collective allreduce --quick --json %s/v.json",
              th_build_dir(), th_build_dir());
     assert_int_equal(run_tool(args, out, sizeof(out)), 1);
-    assert_non_null(strstr(out, "first failure: wrong result: PE "));
+    assert_non_null(strstr(out, "first failure: wrong result"));
     assert_non_null(strstr(out, "first difference: PE "));
     char *repro = strstr(out, "reproduce: shmemu-verify --lib ");
     assert_non_null(repro);
@@ -235,7 +487,7 @@ static void test_tool(void **state)
     fclose(f);
     unlink(json);
     assert_non_null(strstr(out, "\"failed\": "));
-    assert_non_null(strstr(out, "\"reason\": \"wrong result: PE "));
+    assert_non_null(strstr(out, "\"reason\": \"wrong result"));
 
     assert_int_equal(run_tool("--collective allgather --algo bruck --npes 5 --count 3 --dtype "
                               "int16 --team strided",
@@ -302,7 +554,9 @@ int main(void)
         cmocka_unit_test(test_past_dest),  cmocka_unit_test(test_deadlock),
         cmocka_unit_test(test_wrong_root), cmocka_unit_test(test_src_changed),
         cmocka_unit_test(test_invalid_case), cmocka_unit_test(test_tool),
-        cmocka_unit_test(test_installed_plugin),
+        cmocka_unit_test(test_installed_plugin), cmocka_unit_test(test_provenance),
+        cmocka_unit_test(test_repeated_calls), cmocka_unit_test(test_members_agree),
+        cmocka_unit_test(test_heap_per_case), cmocka_unit_test(test_polling_and_time),
     };
     return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
 }

@@ -1,17 +1,17 @@
 /*
  * verify.c - run one collective on one point of the test matrix and judge
  * the result (shmemu_verify_run).  Built on the public API like the
- * collectives it checks.
+ * collectives it checks; the values, the reference and the explanation of
+ * a wrong element are in verify_values.c.
  *
- * Inputs are a function of (seed, team PE, index).  By default they are
- * chosen so that every order of reduction gives the same exact result:
- * integers take any value (wrapping arithmetic is associative), float sums
- * add small integers, products multiply +-1, +-2 and +-1/2 (+-1 and +-1/2
- * for float16, whose range would overflow), min and max pick exactly
- * representable values.  So every result is compared exactly, whatever
- * order an algorithm reduces in.  With SHMEMU_VERIFY_RANDOM, float inputs are
- * uniform in [-1, 1) and a result passes within (n-1) u sum|x_i| of the exact
- * value (u: the type's unit roundoff), the bound for any summation order.
+ * Each job calls the collective VERIFY_CALLS times: twice back to back on
+ * the same buffers (new inputs written as soon as the first call returns,
+ * which OpenSHMEM allows), then on a second pair.  After each call the PE
+ * keeps a copy of dest as it was at return.  Then it checks, for every
+ * call: each element against the reference; that src did not change; the
+ * guard bytes around every buffer; that dest did not change after the
+ * collective returned; and, for the collectives that promise it
+ * (allreduce, allgather, broadcast), that every member got the same bits.
  */
 #include <math.h>
 #include <sched.h>
@@ -22,162 +22,23 @@
 #include <time.h>
 
 #include "coll.h"
+#include "verify.h"
 
 #define GUARD 64 /* bytes checked on each side of every buffer */
-
-/* -------------------------------------------------------------- values */
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static uint64_t h3(uint64_t seed, int pe, size_t i)
-{
-    /* one finaliser over a distinct odd-weighted sum: cheap, and every bit
-     * of the result depends on seed, PE and index */
-    return mix(seed * 0x9e3779b97f4a7c15ull + (uint64_t)(unsigned)pe * 0xc2b2ae3d27d4eb4full +
-               (uint64_t)i * 0x165667b19e3779f9ull);
-}
-
-static int is_float(shmemu_dtype_t d)
-{
-    return d == SHMEMU_FLOAT || d == SHMEMU_DOUBLE || d == SHMEMU_FLOAT16 ||
-           d == SHMEMU_BFLOAT16;
-}
-
-static int is_signed_int(shmemu_dtype_t d)
-{
-    return d <= SHMEMU_INT64;
-}
-
-/* Input element i of team PE pe, as a double (floats) or bits (integers). */
-static double in_float(const shmemu_verify_case *vc, int pe, size_t i)
-{
-    uint64_t h = h3(vc->seed, pe, i);
-    if (vc->inputs == SHMEMU_VERIFY_RANDOM)
-        return (double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    switch (vc->op) {
-    case SHMEMU_SUM:
-        return (double)((int)(h % 17) - 8);
-    case SHMEMU_PROD: {
-        static const double fp16[] = {1, -1, 0.5, -0.5};
-        static const double other[] = {1, -1, 2, -2, 0.5, -0.5};
-        return vc->dtype == SHMEMU_FLOAT16 ? fp16[h % 4] : other[h % 6];
-    }
-    default: /* min, max: k/16 with |k| small enough for the narrowest type */
-        return (double)((int)(h % 511) - 255) / 16.0;
-    }
-}
-
-static uint64_t in_int(const shmemu_verify_case *vc, int pe, size_t i)
-{
-    return h3(vc->seed, pe, i);
-}
-
-/* Store a value as a dtype element at p. */
-static void store(shmemu_dtype_t d, void *p, double f, uint64_t bits)
-{
-    switch (d) {
-    case SHMEMU_FLOAT: { float v = (float)f; memcpy(p, &v, 4); return; }
-    case SHMEMU_DOUBLE: memcpy(p, &f, 8); return;
-    case SHMEMU_FLOAT16: { uint16_t v = shmemu__float_to_half((float)f); memcpy(p, &v, 2); return; }
-    case SHMEMU_BFLOAT16: { uint16_t v = shmemu__float_to_bf16((float)f); memcpy(p, &v, 2); return; }
-    default: memcpy(p, &bits, shmemu_dtype_size(d)); return; /* little-endian low bytes */
-    }
-}
-
-static double load_float(shmemu_dtype_t d, const void *p)
-{
-    switch (d) {
-    case SHMEMU_FLOAT: { float v; memcpy(&v, p, 4); return v; }
-    case SHMEMU_DOUBLE: { double v; memcpy(&v, p, 8); return v; }
-    case SHMEMU_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return shmemu__half_to_float(v); }
-    default: { uint16_t v; memcpy(&v, p, 2); return shmemu__bf16_to_float(v); }
-    }
-}
-
-static uint64_t load_int(shmemu_dtype_t d, const void *p)
-{
-    uint64_t v = 0;
-    memcpy(&v, p, shmemu_dtype_size(d));
-    return v;
-}
-
-/* An integer as its type's value, sign-extended or not. */
-static int64_t int_value(shmemu_dtype_t d, uint64_t bits)
-{
-    int shift = 64 - 8 * (int)shmemu_dtype_size(d);
-    if (is_signed_int(d))
-        return shift ? (int64_t)(bits << shift) >> shift : (int64_t)bits;
-    return (int64_t)(shift ? bits & (~0ull >> shift) : bits);
-}
-
-static uint64_t int_op(shmemu_dtype_t d, shmemu_op_t op, uint64_t a, uint64_t b)
-{
-    int sgn = is_signed_int(d);
-    int64_t x = int_value(d, a), y = int_value(d, b);
-    uint64_t ux = (uint64_t)x, uy = (uint64_t)y; /* masked for unsigned */
-    switch (op) {
-    case SHMEMU_SUM: return a + b;
-    case SHMEMU_PROD: return a * b;
-    case SHMEMU_MIN: return sgn ? (x < y ? a : b) : (ux < uy ? a : b);
-    case SHMEMU_MAX: return sgn ? (x > y ? a : b) : (ux > uy ? a : b);
-    case SHMEMU_BAND: return a & b;
-    case SHMEMU_BOR: return a | b;
-    default: return a ^ b;
-    }
-}
-
-static double float_op(shmemu_op_t op, double a, double b)
-{
-    switch (op) {
-    case SHMEMU_SUM: return a + b;
-    case SHMEMU_PROD: return a * b;
-    case SHMEMU_MIN: return b < a ? b : a;
-    default: return b > a ? b : a;
-    }
-}
-
-static double unit_roundoff(shmemu_dtype_t d)
-{
-    switch (d) {
-    case SHMEMU_FLOAT: return 0x1p-24;
-    case SHMEMU_DOUBLE: return 0x1p-53;
-    case SHMEMU_FLOAT16: return 0x1p-11;
-    default: return 0x1p-8;
-    }
-}
-
-static void format_elem(shmemu_dtype_t d, const void *p, char *buf, size_t len)
-{
-    if (is_float(d))
-        snprintf(buf, len, "%.9g", load_float(d, p));
-    else if (is_signed_int(d))
-        snprintf(buf, len, "%lld", (long long)int_value(d, load_int(d, p)));
-    else
-        snprintf(buf, len, "%llu", (unsigned long long)int_value(d, load_int(d, p)));
-}
 
 /* ------------------------------------------------------------ the case */
 
 /* What every PE of the job shares (a MAP_SHARED mapping, so forked PEs see
- * it too): the verdict, and the reference of a reduction. */
+ * it too): the verdict, and the reference of a reduction per call. */
 struct shared {
     int lock;         /* guards the fault fields (PEs may be processes) */
-    int failed;       /* a PE found a fault: the lowest PE's is kept */
-    int pe;
+    int failed;       /* a PE found a fault: the lowest (rank, call, PE, index) is kept */
+    int rank, call, pe;
     size_t index;
-    char reason[256];
+    char reason[448];
     char expected[48], got[48];
-    /* reference: per element, an exact double (floats) or wrapped bits
-     * (integers), and for random inputs sum |x_i| */
-    size_t nref;
-    struct ref { double f, absum; uint64_t bits; } ref[];
+    size_t nref;      /* per call */
+    uint64_t want[];  /* [call][nref]: the reduction's elements, as bits */
 };
 
 struct job {
@@ -185,26 +46,46 @@ struct job {
     struct shared *sh;
 };
 
-/* Keep the fault of the lowest PE (then the lowest index): the report must
- * not depend on which PE happened to check first, or a reproducer would
- * print a different line than the run that found the bug. */
-static void fault(struct shared *sh, int pe, size_t index, const char *reason,
-                  const char *expected, const char *got)
+/* Kinds of fault, the one that names the mistake best first: a dest that
+ * changed after the return (a missing quiet) explains the wrong elements
+ * it leaves behind. */
+enum { F_RETURNED, F_LATE, F_OTHER };
+
+/* Keep the first fault (lowest rank, call, PE, index): the report must not
+ * depend on which PE happened to check first, or a reproducer would print
+ * a different line than the run that found the bug. */
+static void fault_ranked(struct shared *sh, int rank, int call, int pe, size_t index,
+                         const char *reason, const char *expected, const char *got)
 {
     while (__atomic_exchange_n(&sh->lock, 1, __ATOMIC_ACQUIRE))
         sched_yield();
-    int keep = sh->failed && (sh->pe < pe || (sh->pe == pe && sh->index <= index));
-    if (keep) {
-        __atomic_store_n(&sh->lock, 0, __ATOMIC_RELEASE);
-        return;
+    long long a[4] = {rank, call, pe, (long long)index},
+              b[4] = {sh->rank, sh->call, sh->pe, (long long)sh->index};
+    int keep = 0;
+    if (sh->failed)
+        for (int k = 0; k < 4 && !keep; k++) {
+            if (a[k] != b[k]) {
+                keep = b[k] < a[k] ? 1 : -1;
+                break;
+            }
+        }
+    if (!sh->failed || keep < 0) {
+        sh->failed = 1;
+        sh->rank = rank;
+        sh->call = call;
+        sh->pe = pe;
+        sh->index = index;
+        snprintf(sh->reason, sizeof(sh->reason), "%s", reason);
+        snprintf(sh->expected, sizeof(sh->expected), "%s", expected ? expected : "");
+        snprintf(sh->got, sizeof(sh->got), "%s", got ? got : "");
     }
-    sh->failed = 1;
-    sh->pe = pe;
-    sh->index = index;
-    snprintf(sh->reason, sizeof(sh->reason), "%s", reason);
-    snprintf(sh->expected, sizeof(sh->expected), "%s", expected ? expected : "");
-    snprintf(sh->got, sizeof(sh->got), "%s", got ? got : "");
     __atomic_store_n(&sh->lock, 0, __ATOMIC_RELEASE);
+}
+
+static void fault(struct shared *sh, int call, int pe, size_t index, const char *reason,
+                  const char *expected, const char *got)
+{
+    fault_ranked(sh, F_OTHER, call, pe, index, reason, expected, got);
 }
 
 static int team_size(const shmemu_verify_case *vc)
@@ -224,6 +105,12 @@ static void sizes(const shmemu_verify_case *vc, int n, size_t *in, size_t *out)
     }
 }
 
+static int is_reduction(shmemu_coll_t c)
+{
+    return c == SHMEMU_COLL_ALLREDUCE || c == SHMEMU_COLL_REDUCE ||
+           c == SHMEMU_COLL_REDUCE_SCATTER;
+}
+
 static void fill_guard(unsigned char *p, unsigned salt)
 {
     for (int i = 0; i < GUARD; i++)
@@ -238,68 +125,8 @@ static long check_guard(const unsigned char *p, unsigned salt)
     return -1;
 }
 
-static void fill_input(const shmemu_verify_case *vc, int pe, void *buf, size_t n)
-{
-    size_t es = shmemu_dtype_size(vc->dtype);
-    for (size_t i = 0; i < n; i++)
-        store(vc->dtype, (char *)buf + i * es, is_float(vc->dtype) ? in_float(vc, pe, i) : 0,
-              in_int(vc, pe, i));
-}
-
-/* Reference elements [lo, hi) of the reduction of element idx0 + i over the
- * team's inputs (idx0: the slice of a reduce-scatter). */
-static void compute_ref(const shmemu_verify_case *vc, struct shared *sh, int n, size_t lo,
-                        size_t hi)
-{
-    for (size_t i = lo; i < hi; i++) {
-        struct ref r = {0, 0, 0};
-        for (int p = 0; p < n; p++) {
-            if (is_float(vc->dtype)) {
-                double x = in_float(vc, p, i);
-                /* round each input to the type: it is what the PEs hold */
-                unsigned char tmp[8];
-                store(vc->dtype, tmp, x, 0);
-                x = load_float(vc->dtype, tmp);
-                r.f = p ? float_op(vc->op, r.f, x) : x;
-                r.absum += fabs(x);
-            } else {
-                uint64_t x = in_int(vc, p, i);
-                r.bits = p ? int_op(vc->dtype, vc->op, r.bits, x) : x;
-            }
-        }
-        sh->ref[i] = r;
-    }
-}
-
-/* Does got (one dest element) hold the reduction's element i? */
-static int ref_ok(const shmemu_verify_case *vc, const struct ref *r, const void *got,
-                  int n, char *exp, char *gs)
-{
-    shmemu_dtype_t d = vc->dtype;
-    unsigned char want[8];
-    if (!is_float(d)) {
-        store(d, want, 0, r->bits);
-        if (!memcmp(want, got, shmemu_dtype_size(d)))
-            return 1;
-        format_elem(d, want, exp, 48);
-        format_elem(d, got, gs, 48);
-        return 0;
-    }
-    double g = load_float(d, got);
-    store(d, want, r->f, 0);
-    double w = load_float(d, want);
-    double tol = vc->inputs == SHMEMU_VERIFY_RANDOM && (vc->op == SHMEMU_SUM || vc->op == SHMEMU_PROD)
-                     ? (n - 1) * unit_roundoff(d) * (vc->op == SHMEMU_SUM ? r->absum : fabs(r->f)) +
-                           unit_roundoff(d) * fabs(r->f)
-                     : 0;
-    if (g == w || fabs(g - w) <= tol)
-        return 1;
-    snprintf(exp, 48, "%.9g", w);
-    format_elem(d, got, gs, 48);
-    return 0;
-}
-
-static int call(const shmemu_verify_case *vc, shmemu_team_t team, void *dest, const void *src)
+static int call_fn(const shmemu_verify_case *vc, shmemu_team_t team, void *dest,
+                   const void *src)
 {
     switch (vc->coll) {
     case SHMEMU_COLL_ALLREDUCE:
@@ -315,48 +142,75 @@ static int call(const shmemu_verify_case *vc, shmemu_team_t team, void *dest, co
     }
 }
 
-/* Check this PE's dest against what the collective must produce. */
-static void check_dest(const shmemu_verify_case *vc, struct shared *sh, int n, int me,
+/* " in call 2 of 3" when it matters which. */
+static const char *which_call(int call)
+{
+    static const char *const names[VERIFY_CALLS] = {
+        "", " (call 2 of 3: back to back, same buffers)", " (call 3 of 3: other buffers)"};
+    return names[call];
+}
+
+/* Check this PE's dest (as it was when call k returned). */
+static void check_dest(const shmemu_verify_case *vc, struct shared *sh, int call, int n, int me,
                        const char *dest, size_t out)
 {
     size_t es = shmemu_dtype_size(vc->dtype), c = vc->count;
-    char exp[48], gs[48], why[160];
-    unsigned char want[8];
+    const uint64_t *want_of = sh->want + (size_t)call * sh->nref;
+    char exp[48], gs[48], why[448], how[160];
+    if (is_reduction(vc->coll)) { /* the common case: bits as expected */
+        const uint64_t *w = want_of + (vc->coll == SHMEMU_COLL_REDUCE_SCATTER ? (size_t)me * c : 0);
+        size_t i = 0;
+        for (uint64_t g = 0; i < out; i++) {
+            memcpy(&g, dest + i * es, es);
+            if (g != w[i])
+                break;
+        }
+        if (i == out)
+            return;
+    }
     for (size_t i = 0; i < out; i++) {
         const char *got = dest + i * es;
         int ok;
+        int from = 0;
+        size_t j = 0;
         switch (vc->coll) {
         case SHMEMU_COLL_ALLREDUCE:
         case SHMEMU_COLL_REDUCE:
-            ok = ref_ok(vc, &sh->ref[i], got, n, exp, gs);
+            ok = shmemu__verify_ref_ok(vc, call, n, i, want_of[i], got, exp, gs);
             break;
         case SHMEMU_COLL_REDUCE_SCATTER:
-            ok = ref_ok(vc, &sh->ref[(size_t)me * c + i], got, n, exp, gs);
+            ok = shmemu__verify_ref_ok(vc, call, n, (size_t)me * c + i, want_of[(size_t)me * c + i],
+                                       got, exp, gs);
             break;
         default: {
-            int from = vc->coll == SHMEMU_COLL_BROADCAST ? vc->root : (int)(i / c);
-            size_t j = vc->coll == SHMEMU_COLL_BROADCAST ? i
-                       : vc->coll == SHMEMU_COLL_ALLGATHER ? i % c
-                                                            : (size_t)me * c + i % c;
-            store(vc->dtype, want, is_float(vc->dtype) ? in_float(vc, from, j) : 0,
-                  in_int(vc, from, j));
+            unsigned char want[8];
+            from = vc->coll == SHMEMU_COLL_BROADCAST ? vc->root : (int)(i / c);
+            j = vc->coll == SHMEMU_COLL_BROADCAST   ? i
+                : vc->coll == SHMEMU_COLL_ALLGATHER ? i % c
+                                                    : (size_t)me * c + i % c;
+            shmemu__verify_input(vc, call, from, j, want);
             ok = !memcmp(want, got, es);
             if (!ok) {
-                format_elem(vc->dtype, want, exp, sizeof(exp));
-                format_elem(vc->dtype, got, gs, sizeof(gs));
+                shmemu__verify_format(vc->dtype, want, exp, sizeof(exp));
+                shmemu__verify_format(vc->dtype, got, gs, sizeof(gs));
             }
         }
         }
-        if (!ok) {
-            int poison = 1; /* still the pattern dest was filled with? */
-            for (size_t b = 0; b < es; b++)
-                poison &= (unsigned char)got[b] == 0xa5;
-            if (poison)
-                snprintf(gs, sizeof(gs), "(never written)");
-            snprintf(why, sizeof(why), "wrong result: PE %d dest[%zu]", me, i);
-            fault(sh, me, i, why, exp, gs);
-            return;
-        }
+        if (ok)
+            continue;
+        int poison = 1; /* still the pattern dest was filled with? */
+        for (size_t b = 0; b < es; b++)
+            poison &= (unsigned char)got[b] == 0xa5;
+        if (poison && call == 0)
+            snprintf(gs, sizeof(gs), "(never written)");
+        shmemu__verify_explain(vc, call, n, me, i, got, how, sizeof(how));
+        if (!is_reduction(vc->coll) && how[0])
+            snprintf(how + strlen(how), sizeof(how) - strlen(how),
+                     " (expected PE %d's element %zu)", from, j);
+        snprintf(why, sizeof(why), "wrong result%s: dest[%zu] on PE %d%s%s", which_call(call),
+                 i, me, how[0] ? " " : "", how);
+        fault(sh, call, me, i, why, exp, gs);
+        return;
     }
 }
 
@@ -377,12 +231,106 @@ __attribute__((noinline)) static void snapshot_at_return(void *copy, const void 
     memcpy(copy, dest, n);
 }
 
+/* Every member of the team must hold the same bits as team PE 0 (the
+ * collectives that promise it). */
+static void check_agree(const shmemu_verify_case *vc, struct shared *sh, int call, int me,
+                        shmemu_team_t team, const unsigned char *mine, size_t out)
+{
+    size_t es = shmemu_dtype_size(vc->dtype), bytes = out * es;
+    unsigned char *theirs = malloc(bytes ? bytes : 1);
+    if (!theirs)
+        return;
+    int pe0 = shmemu_team_translate_pe(team, 0, SHMEMU_TEAM_WORLD);
+    if (shmemu_getmem(theirs, mine, bytes, pe0) == SHMEMU_OK && memcmp(theirs, mine, bytes)) {
+        for (size_t i = 0; i < out; i++) {
+            if (shmemu__verify_same_bits(vc->dtype, mine + i * es, theirs + i * es))
+                continue;
+            char a[48], b[48], why[448];
+            shmemu__verify_format(vc->dtype, theirs + i * es, a, sizeof(a));
+            shmemu__verify_format(vc->dtype, mine + i * es, b, sizeof(b));
+            uint64_t ba = 0, bb = 0;
+            memcpy(&ba, theirs + i * es, es);
+            memcpy(&bb, mine + i * es, es);
+            snprintf(why, sizeof(why),
+                     "members disagree%s: dest[%zu] is %s (bits 0x%llx) on PE 0 but %s (bits "
+                     "0x%llx) on PE %d; every member must get the same bits",
+                     which_call(call), i, a, (unsigned long long)ba, b, (unsigned long long)bb,
+                     me);
+            fault(sh, call, me, i, why, a, b);
+            break;
+        }
+    }
+    free(theirs);
+}
+
+struct bufs {
+    unsigned char *sbuf, *dbuf; /* with guards */
+    unsigned char *src, *dest;
+};
+
+/* Carve a buffer pair, guards around each, out of the job's one block. */
+static void carve_bufs(const shmemu_verify_case *vc, struct bufs *b, unsigned char **at,
+                       size_t in, size_t out)
+{
+    size_t es = shmemu_dtype_size(vc->dtype);
+    b->sbuf = *at;
+    *at += 2 * GUARD + (in * es + 7) / 8 * 8;
+    b->dbuf = vc->in_place ? b->sbuf : *at;
+    if (!vc->in_place)
+        *at += 2 * GUARD + (out * es + 7) / 8 * 8;
+    b->src = b->sbuf + GUARD;
+    b->dest = b->dbuf + GUARD;
+    fill_guard(b->sbuf, 1);
+    fill_guard(b->src + in * es, 2);
+    if (!vc->in_place) {
+        fill_guard(b->dbuf, 3);
+        fill_guard(b->dest + out * es, 4);
+        memset(b->dest, 0xa5, out * es); /* anything the collective forgets shows */
+    }
+}
+
+/* Bytes of the job's block: two buffer pairs, a copy of src, and a copy of
+ * dest per call. */
+static size_t block_bytes(size_t in, size_t out, size_t es)
+{
+    size_t pair = 2 * GUARD + (in * es + 7) / 8 * 8 + 2 * GUARD + (out * es + 7) / 8 * 8;
+    return 2 * pair + (in * es + 7) / 8 * 8 + VERIFY_CALLS * ((out * es + 7) / 8 * 8) + 8;
+}
+
+static void check_guards(const shmemu_verify_case *vc, struct shared *sh, int call, int me,
+                         const struct bufs *b, size_t in, size_t out)
+{
+    size_t es = shmemu_dtype_size(vc->dtype);
+    const unsigned char *guards[4] = {b->sbuf, b->src + in * es, b->dbuf, b->dest + out * es};
+    for (int k = 0; k < (vc->in_place ? 2 : 4); k++) {
+        long g = check_guard(guards[k], (unsigned)k + 1);
+        if (g < 0)
+            continue;
+        char why[160];
+        snprintf(why, sizeof(why), "PE %d wrote %s %s its buffer (byte %ld of the guard)%s", me,
+                 k < 2 ? "src" : "dest", k % 2 ? "past the end of" : "before", g,
+                 which_call(call));
+        fault(sh, call, me, (size_t)g, why, NULL, NULL);
+    }
+}
+
+static void check_src(const shmemu_verify_case *vc, struct shared *sh, int call, int me,
+                      const unsigned char *src, const unsigned char *snap, size_t in)
+{
+    size_t es = shmemu_dtype_size(vc->dtype), i;
+    if (vc->in_place || (i = first_diff(snap, src, in * es)) >= in * es)
+        return;
+    char why[160];
+    snprintf(why, sizeof(why), "PE %d: src[%zu] changed%s", me, i / es, which_call(call));
+    fault(sh, call, me, i / es, why, NULL, NULL);
+}
+
 static int pe_main(void *arg)
 {
     const struct job *job = arg;
     const shmemu_verify_case *vc = job->vc;
     struct shared *sh = job->sh;
-    int world = shmemu_my_pe(), np = shmemu_n_pes();
+    int np = shmemu_n_pes();
     shmemu_team_t team = SHMEMU_TEAM_WORLD;
     if (vc->team == SHMEMU_VERIFY_STRIDED &&
         shmemu_team_split_strided(SHMEMU_TEAM_WORLD, 0, 2, (np + 1) / 2, NULL, 0, &team))
@@ -390,79 +338,79 @@ static int pe_main(void *arg)
     int n = team_size(vc), me = team == SHMEMU_TEAM_INVALID ? -1 : shmemu_team_my_pe(team);
     size_t es = shmemu_dtype_size(vc->dtype), in, out;
     sizes(vc, n, &in, &out);
-    /* [guard | src | guard] [guard | dest | guard] on every world PE */
-    unsigned char *sbuf = shmemu_malloc(2 * GUARD + in * es);
-    unsigned char *dbuf = vc->in_place ? sbuf : shmemu_malloc(2 * GUARD + out * es);
-    /* the heap, not malloc: a PE the job aborts (a deadlock) never returns
-     * here to free it, and the heap goes with the job */
-    unsigned char *snap = shmemu_malloc(in * es + 1);
-    unsigned char *at_return = shmemu_malloc(out * es + 1);
-    if (!sbuf || !dbuf || !snap || !at_return)
+    /* Everything on the heap, in one block, not malloc: a PE the job
+     * aborts (a deadlock) never returns here to free it, and the heap goes
+     * with the job. */
+    unsigned char *block = shmemu_malloc(block_bytes(in, out, es)), *at = block;
+    if (!block)
         return 1;
-    unsigned char *src = sbuf + GUARD, *dest = dbuf + GUARD;
-    fill_guard(sbuf, 1);
-    fill_guard(src + in * es, 2);
-    if (!vc->in_place) {
-        fill_guard(dbuf, 3);
-        fill_guard(dest + out * es, 4);
-        memset(dest, 0xa5, out * es); /* anything the collective forgets shows */
-    }
+    struct bufs set[2];
+    carve_bufs(vc, &set[0], &at, in, out);
+    carve_bufs(vc, &set[1], &at, in, out);
+    unsigned char *snap = at, *at_return[VERIFY_CALLS];
+    at += (in * es + 7) / 8 * 8;
+    for (int k = 0; k < VERIFY_CALLS; k++, at += (out * es + 7) / 8 * 8)
+        at_return[k] = at;
     if (me >= 0) {
-        fill_input(vc, me, src, in);
-        memcpy(snap, src, in * es);
-        /* my slice of the reduction's reference */
-        size_t nref = sh->nref;
-        compute_ref(vc, sh, n, nref * (size_t)me / (size_t)n, nref * (size_t)(me + 1) / (size_t)n);
+        /* my slice of the reduction's reference, for every call */
+        size_t nref = sh->nref, lo = nref * (size_t)me / (size_t)n,
+               hi = nref * (size_t)(me + 1) / (size_t)n;
+        for (int k = 0; k < VERIFY_CALLS; k++)
+            for (size_t i = lo; i < hi; i++)
+                sh->want[(size_t)k * nref + i] = shmemu__verify_want(vc, k, n, i);
+        shmemu__verify_fill(vc, 0, me, set[0].src, in);
     }
     shmemu_barrier_all();
-    int st = me >= 0 ? call(vc, team, dest, src) : SHMEMU_OK;
-    /* A collective's result is this PE's as soon as it returns; the
-     * barrier below would complete puts still in flight and hide that. */
-    if (me >= 0 && !st)
-        snapshot_at_return(at_return, dest, out * es);
+    int st = SHMEMU_OK, k = 0;
+    for (; me >= 0 && k < VERIFY_CALLS && !st; k++) {
+        struct bufs *b = &set[k == VERIFY_CALLS - 1];
+        if (k > 0) /* the next call's inputs, at once: src is ours again */
+            shmemu__verify_fill(vc, k, me, b->src, in);
+        memcpy(snap, b->src, in * es);
+        st = call_fn(vc, team, b->dest, b->src);
+        /* A collective's result is this PE's as soon as it returns; the
+         * barrier below would complete puts still in flight and hide that. */
+        if (!st) {
+            snapshot_at_return(at_return[k], b->dest, out * es);
+            check_src(vc, sh, k, me, b->src, snap, in);
+        }
+    }
     if (st) {
-        char why[96];
-        snprintf(why, sizeof(why), "PE %d: the algorithm returned %d (%s)", me, st,
-                 shmemu_strerror(st));
-        fault(sh, me, 0, why, NULL, NULL);
+        char why[160];
+        snprintf(why, sizeof(why), "PE %d: the algorithm returned %d (%s)%s", me, st,
+                 shmemu_strerror(st), which_call(k - 1));
+        fault_ranked(sh, F_RETURNED, k - 1, me, 0, why, NULL, NULL);
     }
     shmemu_barrier_all();
     if (me >= 0 && !st) {
-        long g;
-        char why[128];
-        const unsigned char *guards[4] = {sbuf, src + in * es, dbuf, dest + out * es};
-        for (int k = 0; k < (vc->in_place ? 2 : 4); k++)
-            if ((g = check_guard(guards[k], (unsigned)k + 1)) >= 0) {
-                snprintf(why, sizeof(why), "PE %d wrote %s %s its buffer (byte %ld of the guard)",
-                         me, k < 2 ? "src" : "dest", k % 2 ? "past the end of" : "before", g);
-                fault(sh, me, (size_t)g, why, NULL, NULL);
-            }
-        size_t i;
-        if (!vc->in_place && (i = first_diff(snap, src, in * es)) < in * es) {
-            snprintf(why, sizeof(why), "PE %d: src changed (byte %zu)", me, i);
-            fault(sh, me, i / es, why, NULL, NULL);
-        }
-        if (vc->coll != SHMEMU_COLL_REDUCE || me == vc->root) {
-            if ((i = first_diff(at_return, dest, out * es)) < out * es) {
-                char late[224];
+        int agree = vc->coll == SHMEMU_COLL_ALLREDUCE || vc->coll == SHMEMU_COLL_ALLGATHER ||
+                    vc->coll == SHMEMU_COLL_BROADCAST;
+        for (int c = 0; c < 2; c++) { /* after the last call on each pair */
+            int last = c ? VERIFY_CALLS - 1 : VERIFY_CALLS - 2;
+            check_guards(vc, sh, last, me, &set[c], in, out);
+            size_t i;
+            int has_result = vc->coll != SHMEMU_COLL_REDUCE || me == vc->root;
+            if (has_result && (i = first_diff(at_return[last], set[c].dest, out * es)) <
+                                  out * es) {
+                char late[256];
                 snprintf(late, sizeof(late),
-                         "PE %d: dest[%zu] changed after the collective returned there "
+                         "PE %d: dest[%zu] changed after the collective returned there%s "
                          "(operations still in flight: shmemu_quiet() before the last sync?)",
-                         me, i / es);
-                fault(sh, me, i / es, late, NULL, NULL);
+                         me, i / es, which_call(last));
+                fault_ranked(sh, F_LATE, last, me, i / es, late, NULL, NULL);
             }
-            check_dest(vc, sh, n, me, (const char *)at_return, out);
+        }
+        for (int c = 0; c < VERIFY_CALLS; c++) {
+            if (vc->coll == SHMEMU_COLL_REDUCE && me != vc->root)
+                continue;
+            check_dest(vc, sh, c, n, me, (const char *)at_return[c], out);
+            if (agree && n > 1)
+                check_agree(vc, sh, c, me, team, at_return[c], out);
         }
     }
-    shmemu_barrier_all();
-    shmemu_free(at_return);
-    shmemu_free(snap);
-    if (!vc->in_place)
-        shmemu_free(dbuf);
-    shmemu_free(sbuf);
+    shmemu_free(block); /* a barrier: nobody reads it any more */
     if (team != SHMEMU_TEAM_WORLD)
         shmemu_team_destroy(team);
-    (void)world;
     return 0;
 }
 
@@ -474,42 +422,70 @@ const char *shmemu_coll_name(shmemu_coll_t coll)
     return (unsigned)coll < SHMEMU_COLL_COUNT ? coll_names[coll] : NULL;
 }
 
+/* Time a case may take: a base for launching, plus its traffic at a rate
+ * any machine beats, more under the checker. */
+static double case_timeout(const shmemu_verify_case *vc, size_t in, size_t out)
+{
+    double bytes = (double)vc->npes * (double)(in + out) * (double)shmemu_dtype_size(vc->dtype) *
+                   VERIFY_CALLS * vc->npes;
+    double t = 30 + bytes / 20e6;
+    const char *chk = vc->check ? vc->check : getenv("SHMEMU_CHECK");
+    if (chk && *chk && strcmp(chk, "off"))
+        t *= 4;
+    return t;
+}
+
 int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
 {
     memset(res, 0, sizeof(*res));
     res->pe = -1;
     size_t es = shmemu_dtype_size(vc->dtype);
-    int reduction = vc->coll == SHMEMU_COLL_ALLREDUCE || vc->coll == SHMEMU_COLL_REDUCE ||
-                    vc->coll == SHMEMU_COLL_REDUCE_SCATTER;
+    int reduction = is_reduction(vc->coll);
     if (!vc->fn || !es || vc->npes < 1 || (unsigned)vc->coll >= SHMEMU_COLL_COUNT ||
         (reduction && !shmemu_op_valid(vc->op, vc->dtype)) ||
         (vc->in_place && !(vc->coll == SHMEMU_COLL_ALLREDUCE || vc->coll == SHMEMU_COLL_REDUCE ||
                            vc->coll == SHMEMU_COLL_BROADCAST)) ||
         ((vc->coll == SHMEMU_COLL_REDUCE || vc->coll == SHMEMU_COLL_BROADCAST) &&
-         (vc->root < 0 || vc->root >= team_size(vc))))
+         (vc->root < 0 || vc->root >= team_size(vc))) ||
+        !(vc->timeout >= 0))
         return SHMEMU_EINVAL;
     int n = team_size(vc);
     size_t in, out;
     sizes(vc, n, &in, &out);
     size_t nref = !reduction ? 0 : vc->coll == SHMEMU_COLL_REDUCE_SCATTER ? vc->count * (size_t)n
                                                                           : vc->count;
-    size_t shbytes = sizeof(struct shared) + nref * sizeof(struct ref);
+    size_t shbytes = sizeof(struct shared) + VERIFY_CALLS * nref * sizeof(uint64_t);
     struct shared *sh = mmap(NULL, shbytes, PROT_READ | PROT_WRITE,
                              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED)
         return SHMEMU_ENOMEM;
     sh->nref = nref;
     struct job job = {vc, sh};
-    size_t need = 2 * (2 * GUARD + (in > out ? in : out) * es) + (in + out) * es +
-                  ((size_t)1 << 20);
-    shmemu_opts o = {.npes = vc->npes, .transport = vc->transport, .heap_size = need,
-                     .check = vc->check};
+    /* Two buffer pairs, a copy of src and of dest per call, guards; then
+     * room for an algorithm's scratch, which commonly grows with PEs x
+     * count (a slot per peer). */
+    size_t big = (in > out ? in : out) * es, data = block_bytes(in, out, es);
+    size_t heap = vc->heap_size ? vc->heap_size
+                                : data + (size_t)(n + 2) * big + ((size_t)8 << 20);
+    shmemu_opts o = {.npes = vc->npes, .transport = vc->transport, .heap_size = heap,
+                     .check = vc->check,
+                     .timeout = vc->timeout > 0 ? vc->timeout : case_timeout(vc, in, out)};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     res->status = shmemu_launch(&o, pe_main, &job);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    if (sh->failed) {
+    if (res->status == SHMEMU_ENOMEM || (sh->failed && strstr(sh->reason, "(out of memory)"))) {
+        snprintf(res->reason, sizeof(res->reason),
+                 "heap too small for this case: %zu bytes per PE ran out (the algorithm's "
+                 "scratch?); rerun with --heap-size",
+                 heap);
+    } else if (res->status == SHMEMU_ETIMEDOUT) {
+        snprintf(res->reason, sizeof(res->reason),
+                 "timed out after %.0f s (the case's limit; --timeout to change it); where "
+                 "each PE was is printed above",
+                 o.timeout);
+    } else if (sh->failed) {
         res->pe = sh->pe;
         res->index = sh->index;
         snprintf(res->reason, sizeof(res->reason), "%s", sh->reason);

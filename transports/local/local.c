@@ -68,6 +68,9 @@ static int local_job_create(struct shmemu_tl_job *job)
             local_job_destroy(job);
             return SHMEMU_ENOMEM;
         }
+        /* Huge pages where the kernel offers them: a large put touches a
+         * fresh heap 512 times less often (a hint; failure is harmless). */
+        (void)madvise(base, job->heap_size, MADV_HUGEPAGE);
         job->heap_base[pe] = base;
     }
     job->ctl = lj->ctl;

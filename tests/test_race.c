@@ -1,0 +1,329 @@
+/* test_race.c - the race detector (SHMEMU_CHECK=race): planted races are
+ * reported on every seed with both PEs, both calls, the byte ranges and
+ * the call sites; their correct twins, and every polling pattern that the
+ * specification makes synchronising, are never accused. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TSAN 1
+#endif
+#endif
+#ifdef TSAN
+/* The planted races are unsynchronised on purpose; the twins are not. */
+const char *__tsan_default_suppressions(void);
+const char *__tsan_default_suppressions(void)
+{
+    return "race:race_put_put\nrace:race_put_get\nrace:race_put_ptr\n";
+}
+#endif
+
+enum { N = 64 };
+
+/* Every body: x is N bytes on every PE, flag a signal word; PEs 0 and 1
+ * write or read PE target's x. */
+struct shared {
+    char *x;
+    uint64_t *flag;
+    long *word;
+    int target;
+};
+
+static int setup(struct shared *s)
+{
+    s->x = shmemu_calloc(1, N);
+    s->flag = shmemu_calloc(1, sizeof(uint64_t));
+    s->word = shmemu_calloc(1, sizeof(long));
+    s->target = shmemu_n_pes() - 1;
+    return s->x && s->flag && s->word ? 0 : -1;
+}
+
+static void teardown(struct shared *s)
+{
+    shmemu_barrier_all();
+    shmemu_free(s->word);
+    shmemu_free(s->flag);
+    shmemu_free(s->x);
+}
+
+/* ----------------------------------------------------------- planted */
+
+/* PEs 0 and 1 put overlapping bytes of the target's x; nothing orders them. */
+int race_put_put(void *arg);
+int race_put_put(void *arg)
+{
+    (void)arg;
+    struct shared s;
+    PE_CHECK(setup(&s) == 0);
+    char buf[32];
+    memset(buf, shmemu_my_pe() + 1, sizeof(buf));
+    if (shmemu_my_pe() == 0)
+        shmemu_putmem(s.x, buf, 16, s.target);
+    else if (shmemu_my_pe() == 1)
+        shmemu_putmem(s.x + 8, buf, 16, s.target);
+    teardown(&s);
+    return 0;
+}
+
+/* PE 0 puts into the target's x while PE 1 gets it. */
+int race_put_get(void *arg);
+int race_put_get(void *arg)
+{
+    (void)arg;
+    struct shared s;
+    PE_CHECK(setup(&s) == 0);
+    char buf[N] = {1};
+    if (shmemu_my_pe() == 0)
+        shmemu_putmem(s.x, buf, N, s.target);
+    else if (shmemu_my_pe() == 1)
+        shmemu_getmem(buf, s.x + 4, 8, s.target);
+    teardown(&s);
+    return 0;
+}
+
+/* A reader that loads through shmemu_ptr when it can, else gets: under the
+ * checker shmemu_ptr gives NULL, so the read goes where it is seen. */
+static void read_x(char *dst, const char *x, size_t n, int pe)
+{
+    const char *p = shmemu_ptr(x, pe);
+    if (p)
+        memcpy(dst, p, n);
+    else
+        shmemu_getmem(dst, x, n, pe);
+}
+
+int race_put_ptr(void *arg);
+int race_put_ptr(void *arg)
+{
+    (void)arg;
+    struct shared s;
+    PE_CHECK(setup(&s) == 0);
+    char buf[N] = {1};
+    if (shmemu_my_pe() == 0)
+        shmemu_putmem(s.x, buf, N, s.target);
+    else if (shmemu_my_pe() == 1)
+        read_x(buf, s.x + 32, 4, s.target);
+    teardown(&s);
+    return 0;
+}
+
+/* ------------------------------------------------------ correct twins */
+
+/* The puts are ordered by a barrier between them. */
+static int twin_put_put(void *arg)
+{
+    (void)arg;
+    struct shared s;
+    PE_CHECK(setup(&s) == 0);
+    char buf[32];
+    memset(buf, shmemu_my_pe() + 1, sizeof(buf));
+    if (shmemu_my_pe() == 0)
+        shmemu_putmem(s.x, buf, 16, s.target);
+    shmemu_barrier_all();
+    if (shmemu_my_pe() == 1)
+        shmemu_putmem(s.x + 8, buf, 16, s.target);
+    teardown(&s);
+    return 0;
+}
+
+/* How the reader learns that the data landed: each is synchronising. */
+enum how { BY_SIGNAL_FETCH, BY_SIGNAL_WAIT, BY_TEST, BY_TEST_ANY, BY_WAIT, BY_G, BY_FETCH,
+           BY_COUNT };
+static const char *const how_name[] = {"signal_fetch loop", "signal_wait_until",
+                                       "test loop", "test_any loop", "wait_until",
+                                       "_g loop", "atomic_fetch loop"};
+
+/* The writer (PE 0) puts the data into the reader's (PE 1's) x, then
+ * raises a flag; the reader polls the flag and reads x with a get. */
+static int twin_poll(void *arg)
+{
+    enum how how = *(const enum how *)arg;
+    struct shared s;
+    PE_CHECK(setup(&s) == 0);
+    int me = shmemu_my_pe();
+    char buf[N];
+    memset(buf, 7, sizeof(buf));
+    if (me == 0) {
+        if (how == BY_SIGNAL_FETCH || how == BY_SIGNAL_WAIT) {
+            PE_CHECK_OK(shmemu_putmem_signal(s.x, buf, N, s.flag, 1, SHMEMU_SIGNAL_SET, 1));
+        } else {
+            PE_CHECK_OK(shmemu_putmem(s.x, buf, N, 1));
+            PE_CHECK_OK(shmemu_fence());
+            shmemu_long_atomic_set(s.word, 1, 1);
+        }
+    } else if (me == 1) {
+        switch (how) {
+        case BY_SIGNAL_FETCH:
+            while (shmemu_signal_fetch(s.flag) == 0)
+                ;
+            break;
+        case BY_SIGNAL_WAIT:
+            shmemu_signal_wait_until(s.flag, SHMEMU_CMP_EQ, 1);
+            break;
+        case BY_TEST:
+            while (!shmemu_long_test(s.word, SHMEMU_CMP_EQ, 1))
+                ;
+            break;
+        case BY_TEST_ANY:
+            while (shmemu_long_test_any(s.word, 1, NULL, SHMEMU_CMP_EQ, 1) == SIZE_MAX)
+                ;
+            break;
+        case BY_WAIT:
+            shmemu_long_wait_until(s.word, SHMEMU_CMP_EQ, 1);
+            break;
+        case BY_G:
+            while (shmemu_long_g(s.word, 1) == 0)
+                ;
+            break;
+        default:
+            while (shmemu_long_atomic_fetch(s.word, 1) == 0)
+                ;
+        }
+        char got[N];
+        PE_CHECK_OK(shmemu_getmem(got, s.x, N, 1));
+        PE_CHECK(memcmp(got, buf, N) == 0);
+    }
+    teardown(&s);
+    return 0;
+}
+
+/* ---------------------------------------------------------- harness */
+
+static int launch(const char *tp, int npes, const char *check, int (*body)(void *), void *arg,
+                  char *notes, size_t len)
+{
+    shmemu_opts o = {.npes = npes, .transport = tp, .heap_size = (size_t)4 << 20,
+                     .check = check};
+    int rc = shmemu_launch(&o, body, arg);
+    notes[0] = '\0';
+    shmemu_check_notes(notes, len);
+    return rc;
+}
+
+/* The note's byte range [lo, hi) for the access named first. */
+static size_t first_range(const char *note)
+{
+    const char *b = strstr(note, "bytes [");
+    unsigned long lo, hi;
+    if (!b || sscanf(b, "bytes [%lx, %lx)", &lo, &hi) != 2)
+        return 0;
+    return hi - lo;
+}
+
+static void planted(int (*body)(void *), const char *first_call, const char *second_call,
+                    size_t first_len)
+{
+    static char notes[8192];
+    int seeds = (int)th_iters(20, 4);
+    for (int t = 0; t < th_transport_count(); t++) {
+        const char *tp = th_transport(t);
+        for (int npes = 2; npes <= 3; npes++)
+            for (int seed = 0; seed <= seeds; seed++) {
+                char check[32];
+                if (seed)
+                    snprintf(check, sizeof(check), "fuzz:%d,race", seed);
+                else
+                    snprintf(check, sizeof(check), "race");
+                th_capture_start();
+                int rc = launch(tp, npes, check, body, NULL, notes, sizeof(notes));
+                free(th_capture_stop());
+                if (rc != SHMEMU_ERACE)
+                    fail_msg("%s, %d PEs, %s: returned %d, not SHMEMU_ERACE; notes: %s", tp,
+                             npes, check, rc, notes);
+                const char *r = strstr(notes, "race: PE ");
+                if (!r)
+                    fail_msg("%s %s: no race note: %s", tp, check, notes);
+                /* Both PEs and both calls, whichever came first. */
+                int a = r[9] - '0';
+                char want[160];
+                snprintf(want, sizeof(want), "race: PE %d's %s (at ", a,
+                         a == 0 ? first_call : second_call);
+                if (!strstr(r, want) || (a != 0 && a != 1))
+                    fail_msg("%s %s: the note does not start with '%s': %s", tp, check, want, r);
+                snprintf(want, sizeof(want), "which PE %d's %s (at ", 1 - a,
+                         a == 0 ? second_call : first_call);
+                if (!strstr(r, want))
+                    fail_msg("%s %s: the note lacks '%s': %s", tp, check, want, r);
+                char heap[64];
+                snprintf(heap, sizeof(heap), "of PE %d's heap", npes - 1);
+                if (!strstr(r, heap) || !strstr(r, "no wait, signal or sync orders the two"))
+                    fail_msg("%s %s: the note lacks the target or the verdict: %s", tp, check,
+                             r);
+                if (a == 0 && first_range(r) != first_len)
+                    fail_msg("%s %s: PE 0's range is not %zu bytes: %s", tp, check, first_len,
+                             r);
+                if (strstr(r, "(at ?)"))
+                    fail_msg("%s %s: a call site is unknown: %s", tp, check, r);
+            }
+    }
+}
+
+static void test_put_put(void **state)
+{
+    (void)state;
+    planted(race_put_put, "shmemu_putmem", "shmemu_putmem", 16);
+}
+
+static void test_put_get(void **state)
+{
+    (void)state;
+    planted(race_put_get, "shmemu_putmem", "shmemu_getmem", N);
+}
+
+static void test_put_ptr(void **state)
+{
+    (void)state;
+    planted(race_put_ptr, "shmemu_putmem", "shmemu_getmem", N);
+}
+
+static void clean(int (*body)(void *), void *arg, const char *what)
+{
+    static char notes[8192];
+    int seeds = (int)th_iters(20, 4);
+    for (int t = 0; t < th_transport_count(); t++)
+        for (int npes = 2; npes <= 3; npes++)
+            for (int seed = 0; seed <= seeds; seed++) {
+                char check[32];
+                if (seed)
+                    snprintf(check, sizeof(check), "fuzz:%d,race", seed);
+                else
+                    snprintf(check, sizeof(check), "race");
+                int rc = launch(th_transport(t), npes, check, body, arg, notes,
+                                sizeof(notes));
+                if (rc != 0 || strstr(notes, "race:"))
+                    fail_msg("%s, %s, %d PEs, %s: a correct program was accused (rc %d): %s",
+                             what, th_transport(t), npes, check, rc, notes);
+            }
+}
+
+static void test_twin_put_put(void **state)
+{
+    (void)state;
+    clean(twin_put_put, NULL, "puts ordered by a barrier");
+}
+
+/* Defect: polling shmemu_signal_fetch, then reading the data, was a race. */
+static void test_polling(void **state)
+{
+    (void)state;
+    for (int h = 0; h < BY_COUNT; h++) {
+        enum how how = (enum how)h;
+        clean(twin_poll, &how, how_name[h]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_put_put),      cmocka_unit_test(test_put_get),
+        cmocka_unit_test(test_put_ptr),      cmocka_unit_test(test_twin_put_put),
+        cmocka_unit_test(test_polling),
+    };
+    return cmocka_run_group_tests_name("race", tests, NULL, NULL);
+}
