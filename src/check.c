@@ -17,7 +17,7 @@
 /* ------------------------------------------------------------- shared part */
 
 #define CHK_NOTES 8
-#define CHK_NOTE_LEN 320
+#define CHK_NOTE_LEN 480
 #define CHK_OT 8  /* overtakes remembered per destination PE */
 #define CHK_RW 16 /* recent writes remembered per destination PE */
 #define CHK_SITE 72
@@ -664,14 +664,15 @@ static int check_get_overtaken(shmemu__pe *me, const struct held *g)
     if (later >= 0 && me->job->check_ctl_off)
         shmemu__check_note(
             me->job,
-            "get not complete before a later operation: PE %d's %s (at %s) of bytes "
-            "[%#zx, %#zx) on PE %d completes only at shmemu_quiet(), but PE %d's later %s "
-            "(at %s) reached PE %d first, which may then change those bytes (reuse the "
-            "buffer) before the get reads them: shmemu_quiet() before telling PE %d",
+            "get not complete (a missing shmemu_quiet): PE %d's %s (at %s) of bytes "
+            "[%#zx, %#zx) on PE %d was still in flight when PE %d's later %s (at %s) "
+            "reached PE %d, which may then change those bytes (reuse the buffer) before "
+            "the get reads them; a nonblocking get completes only at shmemu_quiet(): "
+            "call it after the get, before that %s",
             me->pe, g->call ? g->call : "?", site_name(k, g->site), g->rma.off,
             g->rma.off + g->rma.nbytes, g->rma.pe, me->pe,
             k->last_call[later] ? k->last_call[later] : "?", site_name(k, k->last_site[later]),
-            later, later);
+            later, k->last_call[later] ? k->last_call[later] : "operation");
     return later >= 0;
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shmemu.h"
@@ -43,9 +44,11 @@ static uint64_t seed = 1;
 static int inputs = SHMEMU_VERIFY_EXACT;
 /* Per-PE buffer limits: the largest count (1 Mi) is tested, but not scaled by
  * 16 PEs for the collectives whose buffers grow with the PE count. */
-static size_t max_bytes = (size_t)8 << 20;
-static size_t max_elems = (size_t)1 << 20;
+static size_t max_bytes = ((size_t)4 << 20) + 512;
+static size_t max_elems = ((size_t)1 << 20) + 64;
 static int verbose;
+static size_t heap_size;     /* --heap-size: per case; 0 derived */
+static double case_timeout;  /* --timeout: per case; 0 derived */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -70,7 +73,12 @@ static void set_axis(int a, const long long *v, int n)
 static void default_axes(int quick)
 {
     static const long long npes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16};
-    static const long long counts[] = {0, 1, 2, 3, 7, 64, 1000, 4097, 1 << 20};
+    /* Odd counts just past the built-ins' size thresholds (2 KiB, 4 KiB,
+     * 16 KiB, 64 KiB of 1-byte elements) and odd large ones: vector tails
+     * and uneven chunks; 0, 1 and 2 for the edges. */
+    static const long long counts[] = {0,    1,     2,     3,     7,      64,
+                                       1000, 2049,  4097,  16385, 65537, 100003,
+                                       (1 << 20) + 3};
     static const long long qnpes[] = {1, 2, 3, 5, 8};
     static const long long qcounts[] = {0, 1, 7, 1000};
     long long dt[SHMEMU_DTYPE_COUNT], ops[SHMEMU_OP_COUNT];
@@ -88,7 +96,7 @@ static void default_axes(int quick)
         set_axis(A_OP, qops, 3);
     } else {
         set_axis(A_NPES, npes, 11);
-        set_axis(A_COUNT, counts, 9);
+        set_axis(A_COUNT, counts, (int)(sizeof(counts) / sizeof(counts[0])));
         set_axis(A_DTYPE, dt, SHMEMU_DTYPE_COUNT);
         set_axis(A_OP, ops, SHMEMU_OP_COUNT);
     }
@@ -216,13 +224,39 @@ static size_t pidx(int a, int va, int b, int vb)
     return (((size_t)a * MAXV + (size_t)va) * NAXES + (size_t)b) * MAXV + (size_t)vb;
 }
 
+/* A degenerate case -- count 0 or 1, a one-member team -- runs none of an
+ * algorithm's real paths: it covers only the pairs that involve what makes
+ * it degenerate (count 0 with every dtype, say), nothing else. */
+static int degenerate_axis(const point p, int a)
+{
+    long long npes = ax[A_NPES].v[p[A_NPES]];
+    int members = ax[A_TEAM].v[p[A_TEAM]] ? (int)(npes + 1) / 2 : (int)npes;
+    if (a == A_COUNT)
+        return ax[A_COUNT].v[p[A_COUNT]] <= 1;
+    if (a == A_NPES || a == A_TEAM)
+        return members == 1;
+    return 0;
+}
+
+static int covers(const point p, int a, int b)
+{
+    int any = 0, hit = 0;
+    for (int k = 0; k < NAXES; k++)
+        if (degenerate_axis(p, k)) {
+            any = 1;
+            hit |= k == a || k == b;
+        }
+    return !any || hit;
+}
+
 /* How many coverable pairs of p are not covered yet. */
 static int gain(const struct cover *cv, const point p)
 {
     int g = 0;
     for (int a = 0; a < NAXES; a++)
         for (int b = a + 1; b < NAXES; b++)
-            g += cv->possible[pidx(a, p[a], b, p[b])] && !cv->seen[pidx(a, p[a], b, p[b])];
+            g += cv->possible[pidx(a, p[a], b, p[b])] && !cv->seen[pidx(a, p[a], b, p[b])] &&
+                 covers(p, a, b);
     return g;
 }
 
@@ -230,7 +264,8 @@ static void mark(struct cover *cv, const point p)
 {
     for (int a = 0; a < NAXES; a++)
         for (int b = a + 1; b < NAXES; b++)
-            cv->seen[pidx(a, p[a], b, p[b])] = 1;
+            if (covers(p, a, b))
+                cv->seen[pidx(a, p[a], b, p[b])] = 1;
 }
 
 static uint64_t rnd(uint64_t *s)
@@ -252,7 +287,7 @@ static int random_point(const struct algo *al, point p, int a, int va, int b, in
             p[a] = va;
             p[b] = vb;
         }
-        if (valid(al, p))
+        if (valid(al, p) && (a < 0 || covers(p, a, b)))
             return 1;
     }
     return 0;
@@ -298,7 +333,7 @@ static int covering(const struct algo *al, point **out, int *nout)
                 int keep = p[k], g0 = -1;
                 for (int v = 0; v < ax[k].n; v++) {
                     p[k] = v;
-                    int g = valid(al, p) ? gain(&cv, p) : -1;
+                    int g = valid(al, p) && covers(p, fa, fb) ? gain(&cv, p) : -1;
                     if (g > g0) {
                         g0 = g;
                         keep = v;
@@ -312,7 +347,7 @@ static int covering(const struct algo *al, point **out, int *nout)
                 memcpy(best, p, sizeof(point));
             }
         }
-        if (bestg < 0) { /* cannot be done after all */
+        if (bestg < 0 || !covers(best, fa, fb)) { /* cannot be done after all */
             cv.possible[pidx(fa, fva, fb, fvb)] = 0;
             continue;
         }
@@ -326,6 +361,44 @@ static int covering(const struct algo *al, point **out, int *nout)
     *out = pts;
     *nout = n;
     return n;
+}
+
+/* Size classes of a count: what the built-ins switch on. */
+static int size_class(long long count)
+{
+    return count <= 1 ? -1 : count <= 64 ? 0 : count <= 16385 ? 1 : 2;
+}
+
+/* Pairs cannot see that a strided team and in-place buffers meet a large
+ * count only together: make sure every team x in-place x size class that
+ * a valid, non-degenerate case can hold has one. */
+static void add_triples(const struct algo *al, point **pts, int *npts)
+{
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int team = 0; team < ax[A_TEAM].n; team++)
+        for (int inp = 0; inp < ax[A_INPLACE].n; inp++)
+            for (int cls = 0; cls < 3; cls++) {
+                int have = 0;
+                for (int i = 0; i < *npts && !have; i++) {
+                    const int *q = (*pts)[i];
+                    have = q[A_TEAM] == team && q[A_INPLACE] == inp &&
+                           size_class(ax[A_COUNT].v[q[A_COUNT]]) == cls &&
+                           !degenerate_axis(q, A_NPES);
+                }
+                for (int tries = 0; tries < 400 && !have; tries++) {
+                    point p;
+                    for (int k = 0; k < NAXES; k++)
+                        p[k] = (int)(rnd(&s) % (uint64_t)ax[k].n);
+                    p[A_TEAM] = team;
+                    p[A_INPLACE] = inp;
+                    if (size_class(ax[A_COUNT].v[p[A_COUNT]]) != cls || degenerate_axis(p, A_NPES) ||
+                        !valid(al, p))
+                        continue;
+                    *pts = realloc(*pts, (size_t)(*npts + 1) * sizeof(point));
+                    memcpy((*pts)[(*npts)++], p, sizeof(point));
+                    have = 1;
+                }
+            }
 }
 
 /* ---------------------------------------------------------------- output */
@@ -357,6 +430,8 @@ static void fill_case(shmemu_verify_case *vc, const struct algo *al, const point
     vc->root = (int)((seed + (uint64_t)vc->npes + vc->count) % (uint64_t)n);
     vc->seed = seed;
     vc->inputs = inputs;
+    vc->heap_size = heap_size;
+    vc->timeout = case_timeout;
 }
 
 static void reproducer(FILE *f, const struct row *w, const char *lib, const char *sym)
@@ -378,6 +453,10 @@ static void reproducer(FILE *f, const struct row *w, const char *lib, const char
             c->inputs ? " --inputs random" : "");
     if (w->check[0])
         fprintf(f, " --check %s", w->check);
+    if (c->heap_size)
+        fprintf(f, " --heap-size %zu", c->heap_size);
+    if (c->timeout > 0)
+        fprintf(f, " --timeout %g", c->timeout);
     fprintf(f, "\n");
 }
 
@@ -450,6 +529,76 @@ static void write_json(const char *path, const struct row *rows, int n, int fail
     fclose(f);
 }
 
+/* A table per collective and algorithm: cases, passed, failed, seconds. */
+static void summary(const struct row *rows, int n)
+{
+    printf("%-14s %-14s %7s %7s %7s %9s\n", "# collective", "algo", "cases", "passed",
+           "failed", "seconds");
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = rows[j].vc.coll == rows[i].vc.coll && !strcmp(rows[j].vc.algo, rows[i].vc.algo);
+        if (seen)
+            continue;
+        int cases = 0, bad = 0;
+        double secs = 0;
+        for (int j = i; j < n; j++) {
+            if (rows[j].vc.coll != rows[i].vc.coll || strcmp(rows[j].vc.algo, rows[i].vc.algo))
+                continue;
+            cases++;
+            bad += !rows[j].r.passed;
+            secs += rows[j].r.seconds;
+        }
+        printf("%-14s %-14s %7d %7d %7d %9.1f\n", shmemu_coll_name(rows[i].vc.coll),
+               rows[i].vc.algo, cases, cases - bad, bad, secs);
+    }
+}
+
+/* Each failure in full: the case, why, the first difference, what the
+ * checker saw, and the line that reproduces it. */
+static void print_failures(const struct row *rows, int n, const char *lib, const char *sym)
+{
+    enum { SHOWN = 10 };
+    int k = 0, total = 0;
+    for (int i = 0; i < n; i++)
+        total += !rows[i].r.passed;
+    for (int i = 0; i < n && k < SHOWN; i++) {
+        const struct row *w = &rows[i];
+        if (w->r.passed)
+            continue;
+        const shmemu_verify_case *c = &w->vc;
+        printf("\nFAILED %d of %d: %s %s on %s, %d PEs, count %zu, %s", ++k, total,
+               shmemu_coll_name(c->coll), c->algo, c->transport ? c->transport : "local",
+               c->npes, c->count, shmemu_dtype_name(c->dtype));
+        if (c->coll == SHMEMU_COLL_ALLREDUCE || c->coll == SHMEMU_COLL_REDUCE ||
+            c->coll == SHMEMU_COLL_REDUCE_SCATTER)
+            printf(" %s", shmemu_op_name(c->op));
+        printf("%s%s%s\n", c->in_place ? ", in place" : "", c->team ? ", strided team" : "",
+               w->check[0] ? ", under the checker" : "");
+        printf("  %s%s\n", k == 1 ? "first failure: " : "", w->r.reason);
+        if (w->r.pe >= 0 && w->r.expected[0])
+            printf("  %s PE %d, index %zu: expected %s, got %s\n",
+                   k == 1 ? "first difference:" : "difference:", w->r.pe, w->r.index,
+                   w->r.expected, w->r.got);
+        if (w->r.notes[0]) {
+            printf("  checker notes:\n");
+            for (const char *l = w->r.notes; *l;) {
+                const char *nl = strchr(l, '\n');
+                int len = nl ? (int)(nl - l) : (int)strlen(l);
+                printf("    %.*s\n", len, l);
+                l += len + (nl != NULL);
+            }
+        }
+        printf("  reproduce: ");
+        reproducer(stdout, w, lib, sym);
+    }
+    if (total > SHOWN)
+        printf("\n... and %d more failures (-v lists every case, --json FILE writes them all)\n",
+               total - SHOWN);
+    if (total)
+        printf("\n");
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -459,6 +608,7 @@ static void usage(FILE *f)
             "                     [--op NAME|all] [--in-place yes|no|all] [--team world|strided|all]\n"
             "                     [--transport local,shm] [--seed N] [--inputs exact|random]\n"
             "                     [--quick | --thorough] [--max-bytes SIZE] [--json FILE] [-v]\n"
+            "                     [--heap-size SIZE] [--timeout SECONDS]\n"
             "                     [--fuzz N [--race] | --check fuzz:SEED,race]\n"
             "collectives: allreduce reduce reduce_scatter allgather broadcast alltoall\n");
 }
@@ -500,6 +650,21 @@ int main(int argc, char **argv)
             fuzz_seeds = (int)k;
         }
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--heap-size")) {
+            char *end;
+            unsigned long long h = strtoull(v, &end, 10);
+            int sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
+                     : *end == 'G' || *end == 'g' ? 30 : 0;
+            if (end == v || (sh && end[1]) || (!sh && *end) || !h)
+                die("--heap-size takes a size (bytes, or with K, M, G), not '%s'", v);
+            heap_size = (size_t)h << sh;
+        }
+        else if (!strcmp(a, "--timeout")) {
+            char *end;
+            case_timeout = strtod(v, &end);
+            if (end == v || *end || !(case_timeout > 0))
+                die("--timeout takes seconds (> 0), not '%s'", v);
+        }
         else if (!strcmp(a, "--max-bytes")) {
             max_bytes = (size_t)strtoull(v, NULL, 10) << (strchr(v, 'M') ? 20 : 0);
             max_elems = max_bytes;
@@ -627,6 +792,8 @@ int main(int argc, char **argv)
                 }
             }
         }
+        if (!thorough)
+            add_triples(&algos[k], &pts, &npts);
         for (int i = 0; i < npts; i++) {
             if (n == cap)
                 rows = realloc(rows, (size_t)(cap *= 2) * sizeof(*rows));
@@ -643,14 +810,25 @@ int main(int argc, char **argv)
         snprintf(mode, sizeof(mode), ", checker: %s", check_opt ? check_opt : "race");
     printf("# shmemu-verify %s: %d cases, seed %llu, inputs %s%s\n", SHMEMU_VERSION_STRING, n,
            (unsigned long long)seed, inputs ? "random" : "exact", mode);
-    printf("%-14s %-12s %-6s %4s %8s %-8s %-5s %-3s %-7s %-4s %8s\n", "# collective", "algo",
-           "tport", "npes", "count", "dtype", "op", "in", "team", "res", "seconds");
-    int failed = 0, first_fail = -1, tty = isatty(STDERR_FILENO);
+    if (verbose)
+        printf("%-14s %-12s %-6s %4s %8s %-8s %-5s %-3s %-7s %-4s %8s\n", "# collective", "algo",
+               "tport", "npes", "count", "dtype", "op", "in", "team", "res", "seconds");
+    fflush(stdout);
+    int failed = 0, tty = isatty(STDERR_FILENO), said = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < n; i++) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        double el = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+        /* one progress line: rewritten on a terminal, every tenth elsewhere */
         if (tty)
-            fprintf(stderr, "\r[%d/%d] %s %s npes %d count %zu   ", i + 1, n,
-                    shmemu_coll_name(rows[i].vc.coll), rows[i].vc.algo, rows[i].vc.npes,
-                    rows[i].vc.count);
+            fprintf(stderr, "\r[%d/%d] %d failed, %.0f s: %s %s npes %d count %zu      ", i + 1,
+                    n, failed, el, shmemu_coll_name(rows[i].vc.coll), rows[i].vc.algo,
+                    rows[i].vc.npes, rows[i].vc.count);
+        else if (i * 10 / n != said) {
+            said = i * 10 / n;
+            fprintf(stderr, "# %d/%d cases, %d failed, %.0f s\n", i, n, failed, el);
+        }
         if (verbose) { /* before the case: the line to rerun it, should it hang */
             printf("# case %d/%d: ", i + 1, n);
             reproducer(stdout, &rows[i], lib, sym);
@@ -675,35 +853,19 @@ int main(int argc, char **argv)
                 break;
         }
         rows[i].r.seconds = secs;
-        if (tty)
-            fprintf(stderr, "\r%60s\r", "");
-        if (!rows[i].r.passed) {
-            failed++;
-            if (first_fail < 0)
-                first_fail = i;
+        failed += !rows[i].r.passed;
+        if (verbose) {
+            if (tty)
+                fprintf(stderr, "\r%70s\r", "");
+            print_row(&rows[i]);
+            fflush(stdout);
         }
-        print_row(&rows[i]);
-        fflush(stdout);
     }
+    if (tty)
+        fprintf(stderr, "\r%70s\r", "");
+    summary(rows, n);
+    print_failures(rows, n, lib, sym);
     printf("%d passed, %d failed\n", n - failed, failed);
-    if (first_fail >= 0) {
-        const struct row *w = &rows[first_fail];
-        printf("first failure: %s\n", w->r.reason);
-        if (w->r.pe >= 0 && w->r.expected[0])
-            printf("first difference: PE %d, index %zu: expected %s, got %s\n", w->r.pe,
-                   w->r.index, w->r.expected, w->r.got);
-        if (w->r.notes[0]) {
-            printf("checker notes:\n");
-            for (const char *l = w->r.notes; *l;) {
-                const char *nl = strchr(l, '\n');
-                int len = nl ? (int)(nl - l) : (int)strlen(l);
-                printf("  %.*s\n", len, l);
-                l += len + (nl != NULL);
-            }
-        }
-        printf("reproduce: ");
-        reproducer(stdout, w, lib, sym);
-    }
     if (json)
         write_json(json, rows, n, failed);
     free(rows);

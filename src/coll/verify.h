@@ -38,6 +38,9 @@ double shmemu__verify_bf16_value(uint16_t h) SHMEMU__HID;
 /* Input element i of team PE pe for call k, stored into buf. */
 void shmemu__verify_fill(const shmemu_verify_case *vc, int call, int pe, void *buf, size_t n)
     SHMEMU__HID;
+/* Elements [first, first + n) of team PE pe's input for call k. */
+void shmemu__verify_fill_range(const shmemu_verify_case *vc, int call, int pe, size_t first,
+                               void *buf, size_t n) SHMEMU__HID;
 void shmemu__verify_input(const shmemu_verify_case *vc, int call, int pe, size_t i, void *out)
     SHMEMU__HID;
 /* The reduction over n team PEs of element i, for call k. */
