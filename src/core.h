@@ -71,6 +71,10 @@ typedef struct shmemu__pe {
     int notify_light; /* copy of job->notify_light */
     int direct;       /* heaps are load/store here (SHMEMU_TL_CAP_LOAD_STORE) */
     int cpu_amo;      /* the core applies AMOs itself (SHMEMU_TL_CAP_CPU_ATOMICS) */
+    /* Livelock detection (livelock.h): polls until the next sample, and a
+     * count of everything but polls. */
+    uint32_t poll_countdown;
+    uint32_t poll_activity;
     struct shmemu__chk *chk; /* checker mode state (check.c); NULL when off */
 
     struct shmemu__job *job;
@@ -87,14 +91,11 @@ typedef struct shmemu__pe {
     shmemu_team_t team_gone[SHMEMU__TEAMS_MAX];
     size_t any_turn;
     struct shmemu__poll_state {
-        uint64_t key, val;   /* the last poll (livelock.h's fast path) */
-        uint32_t reps;       /* polls of it in a row */
-        uint32_t activity;   /* bumped by everything but polls */
         int64_t limit_ns;    /* SHMEMU_LIVELOCK; 0: off */
-        /* Slow path (livelock.c): words polled lately and their values. */
+        /* Slow path (livelock.c): words sampled lately and their values. */
         struct { uint64_t key, val; } seen[16];
-        unsigned nseen, next;
-        uint32_t activity_seen, polls;
+        unsigned nseen, next, turn;
+        uint32_t activity_seen, polls, polls_last;
         int64_t since_ns, published_ns, checked_ns, cpu_ns;
     } poll;      /* where wait_until_any starts looking: fairness */
 } shmemu__pe;

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "core.h"
+#include "livelock.h"
 #include "wait.h"
 
 /* More PEs than this is surely a typo, and would exhaust threads anyway. */
@@ -302,7 +303,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     me->rma = job->ops->rma;
     me->amo = job->ops->amo;
     me->refs = 1;
-    me->poll.limit_ns = (int64_t)(job->params.LIVELOCK * 1e9);
+    shmemu__poll_init(me, (int64_t)(job->params.LIVELOCK * 1e9));
     /* A PE process forked or exec'd from the creator registers anew; if it
      * cannot, the job's fence-free updates would be unsafe: refuse. */
     me->notify_light = me->ctl->notify_light;

@@ -171,14 +171,35 @@ out:
     free(moved);
 }
 
+/* Polls between samples: about 60, never the same period twice in a row,
+ * so that a loop over a few words has every one of them sampled. */
+static uint32_t next_period(struct shmemu__poll_state *s)
+{
+    static const uint8_t periods[] = {53, 59, 61, 67, 71, 73, 64, 47};
+    return periods[s->turn++ % sizeof(periods)];
+}
+
+void shmemu__poll_init(shmemu__pe *me, int64_t limit_ns)
+{
+    me->poll.limit_ns = limit_ns;
+    /* off: the countdown still runs, and wraps after 4 billion polls */
+    me->poll_countdown = limit_ns ? next_period(&me->poll) : UINT32_MAX;
+}
+
 void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, size_t off,
                        size_t nbytes, uint64_t value)
 {
     struct shmemu__poll_state *s = &me->poll;
+    uint32_t period = me->poll_countdown == 0 && s->limit_ns ? next_period(s) : UINT32_MAX;
+    uint32_t polls = s->polls_last ? s->polls_last : 1;
+    s->polls_last = period;
+    me->poll_countdown = period;
+    if (!s->limit_ns)
+        return;
     uint64_t key = (uint64_t)off << 24 ^ (uint64_t)(uint32_t)pe ^ (uint64_t)nbytes << 56;
     int64_t now = shmemu__now_ns();
-    int moved = s->activity != s->activity_seen;
-    s->activity_seen = s->activity;
+    int moved = me->poll_activity != s->activity_seen;
+    s->activity_seen = me->poll_activity;
     unsigned i = 0;
     while (i < s->nseen && s->seen[i].key != key)
         i++;
@@ -192,10 +213,6 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
     }
     s->seen[i].key = key;
     s->seen[i].val = value;
-    uint32_t polls = s->reps ? s->reps : 1; /* since the last slow path, about */
-    s->key = key;
-    s->val = value;
-    s->reps = 1;
     s->polls += polls;
     if (moved || !s->since_ns) {
         s->since_ns = now;

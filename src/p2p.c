@@ -213,8 +213,8 @@ static int run_wait_at(void *site, const char *call, struct waitspec *w, const v
             shmemu__check_woke(me, call, w->off, bytes);
         if (*holds_p)
             shmemu__poll_progress(me);
-        else
-            shmemu__polled(me, call, site, me->pe, w->off, bytes, seen_hash(me, w));
+        else if (shmemu__poll_due(me))
+            shmemu__poll_slow(me, call, site, me->pe, w->off, bytes, seen_hash(me, w));
         return shmemu__ok();
     }
     struct shmemu__wait_desc d = {.kind = w->mode == WS_ONE ? SHMEMU__WAIT_VALUE

@@ -9,7 +9,7 @@
 /* Every RMA entry point funnels here.  sym: the symmetric address, local:
  * the private buffer; nelems * elsize bytes. */
 static SHMEMU__ALWAYS_INLINE int rma_op(const char *call, int op, int nbi, const void *sym,
-                         const void *local, size_t nelems, size_t elsize, int pe)
+                         const void *local, size_t nelems, size_t elsize, int pe, int poll)
 {
     SHMEMU__ENTER(me, call, shmemu__last_status);
     int st;
@@ -34,70 +34,73 @@ static SHMEMU__ALWAYS_INLINE int rma_op(const char *call, int op, int nbi, const
         return shmemu__fail(me, st, call, "the %s transport failed a %zu-byte %s",
                             me->job->ops->name, nbytes,
                             op == SHMEMU_TL_PUT ? "put" : "get");
-    if (op == SHMEMU_TL_PUT)
+    if (op == SHMEMU_TL_PUT) {
         shmemu__notify(me, pe);
-    else if (nbytes <= 8 && !nbi) { /* a blocking read of a flag: maybe a poll */
-        uint64_t v = 0;
-        memcpy(&v, local, nbytes);
-        shmemu__polled(me, call, __builtin_return_address(0), pe, off, nbytes, v);
-    } else
-        shmemu__poll_progress(me);
+    } else if (poll) { /* a _g: the way a flag is polled (livelock.h) */
+        if (shmemu__poll_due(me)) {
+            uint64_t v = 0;
+            memcpy(&v, local, nbytes);
+            shmemu__poll_slow(me, call, __builtin_return_address(0), pe, off, nbytes, v);
+        }
+    } else if (nbytes > 8) {
+        shmemu__poll_progress(me); /* bulk data moved: not a poll */
+    }
     return shmemu__ok();
 }
 
 int shmemu_putmem(void *dest, const void *src, size_t nbytes, int pe)
 {
-    return rma_op("shmemu_putmem", SHMEMU_TL_PUT, 0, dest, src, nbytes, 1, pe);
+    return rma_op("shmemu_putmem", SHMEMU_TL_PUT, 0, dest, src, nbytes, 1, pe, 0);
 }
 
 int shmemu_getmem(void *dest, const void *src, size_t nbytes, int pe)
 {
-    return rma_op("shmemu_getmem", SHMEMU_TL_GET, 0, src, dest, nbytes, 1, pe);
+    return rma_op("shmemu_getmem", SHMEMU_TL_GET, 0, src, dest, nbytes, 1, pe, 0);
 }
 
 int shmemu_putmem_nbi(void *dest, const void *src, size_t nbytes, int pe)
 {
-    return rma_op("shmemu_putmem_nbi", SHMEMU_TL_PUT, 1, dest, src, nbytes, 1, pe);
+    return rma_op("shmemu_putmem_nbi", SHMEMU_TL_PUT, 1, dest, src, nbytes, 1, pe, 0);
 }
 
 int shmemu_getmem_nbi(void *dest, const void *src, size_t nbytes, int pe)
 {
-    return rma_op("shmemu_getmem_nbi", SHMEMU_TL_GET, 1, src, dest, nbytes, 1, pe);
+    return rma_op("shmemu_getmem_nbi", SHMEMU_TL_GET, 1, src, dest, nbytes, 1, pe, 0);
 }
 
 #define X(NAME, TYPE)                                                          \
     int shmemu_##NAME##_put(TYPE *dest, const TYPE *src, size_t nelems, int pe) \
     {                                                                          \
         return rma_op("shmemu_" #NAME "_put", SHMEMU_TL_PUT, 0, dest, src,     \
-                      nelems, sizeof(TYPE), pe);                               \
+                      nelems, sizeof(TYPE), pe, 0);                            \
     }                                                                          \
     int shmemu_##NAME##_get(TYPE *dest, const TYPE *src, size_t nelems, int pe) \
     {                                                                          \
         return rma_op("shmemu_" #NAME "_get", SHMEMU_TL_GET, 0, src, dest,     \
-                      nelems, sizeof(TYPE), pe);                               \
+                      nelems, sizeof(TYPE), pe, 0);                            \
     }                                                                          \
     int shmemu_##NAME##_put_nbi(TYPE *dest, const TYPE *src, size_t nelems,    \
                                 int pe)                                        \
     {                                                                          \
         return rma_op("shmemu_" #NAME "_put_nbi", SHMEMU_TL_PUT, 1, dest, src, \
-                      nelems, sizeof(TYPE), pe);                               \
+                      nelems, sizeof(TYPE), pe, 0);                            \
     }                                                                          \
     int shmemu_##NAME##_get_nbi(TYPE *dest, const TYPE *src, size_t nelems,    \
                                 int pe)                                        \
     {                                                                          \
         return rma_op("shmemu_" #NAME "_get_nbi", SHMEMU_TL_GET, 1, src, dest, \
-                      nelems, sizeof(TYPE), pe);                               \
+                      nelems, sizeof(TYPE), pe, 0);                            \
     }                                                                          \
     int shmemu_##NAME##_p(TYPE *dest, TYPE value, int pe)                      \
     {                                                                          \
         return rma_op("shmemu_" #NAME "_p", SHMEMU_TL_PUT, 0, dest, &value, 1, \
-                      sizeof(TYPE), pe);                                       \
+                      sizeof(TYPE), pe, 0);                                    \
     }                                                                          \
     TYPE shmemu_##NAME##_g(const TYPE *src, int pe)                            \
     {                                                                          \
         TYPE value = 0;                                                        \
         (void)rma_op("shmemu_" #NAME "_g", SHMEMU_TL_GET, 0, src, &value, 1,   \
-                     sizeof(TYPE), pe);                                        \
+                     sizeof(TYPE), pe, 1);                                     \
         return value;                                                          \
     }
 SHMEMU_RMA_TYPES(X)

@@ -41,7 +41,6 @@ static inline void shmemu__notify(shmemu__pe *me, int pe)
     /* Dekker with shmemu__wait_ready: either the waiter sees our update when
      * it re-checks, or we see that it registered.  Our side needs a full
      * fence unless the waiter pays for both with a membarrier. */
-    me->poll.activity++; /* a write: not a livelock (livelock.h) */
     if (SHMEMU__LIKELY(me->notify_light))
         shmemu__compiler_barrier();
     else
