@@ -482,6 +482,16 @@ int shmemu_team_get_config(shmemu_team_t team, long config_mask,
                            shmemu_team_config_t *config);
 /** Wait until every member of team has arrived; completes nothing. */
 int shmemu_team_sync(shmemu_team_t team);
+/**
+ * Collective over team: check that every member is in the same call (its
+ * name, call) with the same nvals values (at most 5); names, comma
+ * separated ("count,root,dtype,op"), label them in the report.  Returns
+ * SHMEMU_OK, or SHMEMU_EMISMATCH on every member with one line naming the
+ * PEs and the values that differ; the team stays usable.  Costs two team
+ * syncs: the built-in collectives call it in checker mode.
+ */
+int shmemu_team_agree(shmemu_team_t team, const char *call, const char *names,
+                      const long long *vals, int nvals);
 /** Collective over team: release it.  WORLD and SHARED cannot be destroyed;
  *  SHMEMU_TEAM_INVALID is ignored. */
 void shmemu_team_destroy(shmemu_team_t team);

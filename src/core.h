@@ -238,8 +238,13 @@ enum {
     REC_FREE,
     REC_REALLOC,
     REC_SPLIT_STRIDED,
-    REC_SPLIT_2D
+    REC_SPLIT_2D,
+    REC_COLL /* shmemu_team_agree: a[0..4] values, a[5] the call's name hashed */
 };
+
+/* The labels of a REC_COLL record's values (shmemu_team_agree), for the
+ * report of the agreement in progress on this thread. */
+extern _Thread_local const char *shmemu__agree_names SHMEMU__HIDDEN;
 
 /* Control collective over the members of team slot: publish rec, sync, and
  * compare the first nargs arguments (and the kind) of every member's record

@@ -54,6 +54,7 @@ static const char *rec_name(int kind)
     case REC_REALLOC: return "a realloc";
     case REC_SPLIT_STRIDED: return "a strided team split";
     case REC_SPLIT_2D: return "a 2-D team split";
+    case REC_COLL: return "a collective call";
     default: return "a control call";
     }
 }
@@ -79,6 +80,19 @@ static void describe(const struct shmemu__rec *r, char *buf, size_t len)
     case REC_SPLIT_2D:
         snprintf(buf, len, "xrange %lld", (long long)r->a[0]);
         break;
+    case REC_COLL: { /* "count 17, root 0" from the labels */
+        const char *n = shmemu__agree_names ? shmemu__agree_names : "";
+        size_t used = 0;
+        buf[0] = '\0';
+        for (int i = 0; i < 5 && *n && used < len; i++) {
+            size_t l = strcspn(n, ",");
+            int w = snprintf(buf + used, len - used, "%s%.*s %lld", i ? ", " : "", (int)l, n,
+                             (long long)r->a[i]);
+            used += w > 0 ? (size_t)w : 0;
+            n += l + (n[l] == ',');
+        }
+        break;
+    }
     default:
         snprintf(buf, len, "%s #%u", rec_name(r->kind), r->seq);
     }
@@ -88,8 +102,10 @@ int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec
                   int nargs)
 {
     /* A control collective starts as a barrier does: what this PE issued
-     * is complete before the others go on (frees, resizes, new teams). */
-    int st = shmemu__complete(me, call, 1);
+     * is complete before the others go on (frees, resizes, new teams).  A
+     * collective's argument check (shmemu_team_agree) completes nothing:
+     * the checker must still see what the collective leaves in flight. */
+    int st = rec->kind == REC_COLL ? SHMEMU_OK : shmemu__complete(me, call, 1);
     if (st)
         return st;
     const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
@@ -116,6 +132,8 @@ int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec
             snprintf(theirs, sizeof(theirs),
                      "is not in this call (it is in a barrier, a team sync or another "
                      "team's call)");
+        else if (r->kind == REC_COLL && rec->kind == REC_COLL && r->a[5] != rec->a[5])
+            snprintf(theirs, sizeof(theirs), "is in another collective call");
         else if (r->kind != rec->kind)
             snprintf(theirs, sizeof(theirs), "is in %s, not %s", rec_name(r->kind),
                      rec_name(rec->kind));

@@ -316,6 +316,39 @@ int shmemu_team_sync(shmemu_team_t team)
     return st ? st : shmemu__ok();
 }
 
+_Thread_local const char *shmemu__agree_names;
+
+int shmemu_team_agree(shmemu_team_t team, const char *call, const char *names,
+                      const long long *vals, int nvals)
+{
+    static const char me_call[] = "shmemu_team_agree";
+    SHMEMU__ENTER(me, me_call, shmemu__last_status);
+    struct team_view v;
+    if (!call || !names || (nvals && !vals) || nvals < 0 || nvals > 5)
+        return shmemu__fail(me, SHMEMU_EINVAL, me_call,
+                            "%s", !call ? "call is NULL" : !names ? "names is NULL"
+                                  : nvals < 0 || nvals > 5 ? "nvals is not in 0..5"
+                                                           : "vals is NULL");
+    int st = member_view(me, call, team, &v);
+    if (st)
+        return st;
+    struct shmemu__rec rec = {.kind = REC_COLL};
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the call's name */
+    for (const char *c = call; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    for (int i = 0; i < nvals; i++)
+        rec.a[i] = vals[i];
+    rec.a[5] = (int64_t)h;
+    shmemu__agree_names = names;
+    st = shmemu__agree(me, call, v.slot, &rec, 6);
+    shmemu__agree_names = NULL;
+    if (st)
+        return st;
+    /* no member may publish its next record while another reads this one */
+    st = shmemu__team_sync_as(me, v.slot, call, 1);
+    return st ? st : shmemu__ok();
+}
+
 void shmemu_team_destroy(shmemu_team_t team)
 {
     static const char call[] = "shmemu_team_destroy";

@@ -287,6 +287,50 @@ static void test_mixed_abort(void **state)
     free(th_capture_stop());
 }
 
+/* Checker mode: members that pass different counts, roots or ops to a
+ * collective get SHMEMU_EMISMATCH, with the values that differ, and the
+ * job stays usable. */
+static int body_coll_args(void *arg)
+{
+    (void)arg;
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_RETURN));
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    long *v = shmemu_calloc(16, sizeof(long));
+    PE_CHECK(v != NULL);
+    PE_CHECK_EQ(shmemu_allreduce_ring(SHMEMU_TEAM_WORLD, v + 8, v, me == 1 ? 4 : 5, SHMEMU_INT64,
+                                      SHMEMU_SUM),
+                SHMEMU_EMISMATCH);
+    PE_CHECK_EQ(shmemu_broadcast_tree(SHMEMU_TEAM_WORLD, v + 8, v, 3, SHMEMU_INT64,
+                                      me == np - 1 ? 1 : 0),
+                SHMEMU_EMISMATCH);
+    PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_WORLD, v + 8, v, 3, SHMEMU_INT64,
+                                 me ? SHMEMU_MAX : SHMEMU_SUM),
+                SHMEMU_EMISMATCH);
+    PE_CHECK_OK(shmemu_barrier_all());
+    check_still_works();
+    shmemu_free(v);
+    return 0;
+}
+
+static void test_coll_args(void **state)
+{
+    (void)state;
+    th_capture_start();
+    for (int t = 0; t < th_transport_count(); t++) {
+        shmemu_opts o = {.npes = 3, .transport = th_transport(t), .heap_size = TH_HEAP,
+                         .check = "race"};
+        assert_int_equal(shmemu_launch(&o, body_coll_args, NULL), 0);
+    }
+    char *err = th_capture_stop();
+    assert_non_null(strstr(err, "shmemu: PE 0/3 shmemu_allreduce_ring: PEs disagree: PE 0 passed "
+                                "count 5, root -1, dtype 3, op 0 but PE 1 passed count 4, root "
+                                "-1, dtype 3, op 0\n"));
+    assert_non_null(strstr(err, "shmemu_broadcast_tree: PEs disagree: PE 0 passed count 3, root "
+                                "0, dtype 3, op -1 but PE 2 passed count 3, root 1"));
+    assert_non_null(strstr(err, "PE 1 passed count 3, root -1, dtype 3, op 3"));
+    free(err);
+}
+
 /* Alignments above 2 MiB hold on every PE; the cap and non-powers of two
  * are refused with the real reason. */
 static int body_align(void *arg)
@@ -361,7 +405,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overflow),    cmocka_unit_test(test_workspace),
         cmocka_unit_test(test_destroy),     cmocka_unit_test(test_mixed_calls),
-        cmocka_unit_test(test_mixed_abort), cmocka_unit_test(test_align),
+        cmocka_unit_test(test_mixed_abort), cmocka_unit_test(test_coll_args),
+        cmocka_unit_test(test_align),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests_name("misuse", tests, NULL, NULL);

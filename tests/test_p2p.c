@@ -71,6 +71,107 @@ static void test_compare(void **state)
     th_run(body_cmp, NULL, TH_NPES(2, 3), 0);
 }
 
+/* The comparisons themselves, for every type, on the values where they go
+ * wrong (the extremes, the top bit of unsigned types, -1 against 0): every
+ * cmp of every pair, through test and every array form, each judged by C's
+ * own comparison of the two values in that type. */
+static int holds_c(int cmp, long double a, long double b)
+{
+    switch (cmp) {
+    case SHMEMU_CMP_EQ: return a == b;
+    case SHMEMU_CMP_NE: return a != b;
+    case SHMEMU_CMP_GT: return a > b;
+    case SHMEMU_CMP_GE: return a >= b;
+    case SHMEMU_CMP_LT: return a < b;
+    default: return a <= b;
+    }
+}
+
+#define X(NAME, TYPE)                                                          \
+    static int table_##NAME(void)                                              \
+    {                                                                          \
+        int is_signed = (TYPE)-1 < (TYPE)1;                                    \
+        /* the top bit alone: the minimum of a signed type (built without   \
+         * signed overflow) */                                                 \
+        unsigned long long t_ = 1ull << (sizeof(TYPE) * 8 - 1);                \
+        TYPE top = (TYPE)t_, top1 = (TYPE)(t_ + 1), below = (TYPE)(t_ - 1);    \
+        TYPE vals[] = {0, 1, (TYPE)-1, top, top1, below, 2};                   \
+        enum { NV = sizeof(vals) / sizeof(vals[0]) };                          \
+        TYPE *iv = shmemu_calloc(NV, sizeof(TYPE));                            \
+        PE_CHECK(iv != NULL);                                                  \
+        memcpy(iv, vals, sizeof(vals));                                        \
+        for (int cmp = SHMEMU_CMP_EQ; cmp <= SHMEMU_CMP_LE; cmp++)             \
+            for (int j = 0; j < NV; j++) {                                     \
+                TYPE b = vals[j];                                              \
+                size_t n_true = 0, first = SIZE_MAX, idx[NV];                  \
+                for (int i = 0; i < NV; i++) {                                 \
+                    /* the truth, in the type's own arithmetic */              \
+                    int want = holds_c(cmp, (long double)vals[i], (long double)b); \
+                    PE_CHECK_EQ(shmemu_##NAME##_test(&iv[i], cmp, b), want);   \
+                    n_true += (size_t)want;                                    \
+                    if (want && first == SIZE_MAX)                             \
+                        first = (size_t)i;                                     \
+                }                                                              \
+                PE_CHECK_EQ(shmemu_##NAME##_test_all(iv, NV, NULL, cmp, b),    \
+                            n_true == NV);                                     \
+                size_t any = shmemu_##NAME##_test_any(iv, NV, NULL, cmp, b);   \
+                if (n_true)                                                    \
+                    PE_CHECK(any < NV && holds_c(cmp, (long double)iv[any], (long double)b)); \
+                else                                                           \
+                    PE_CHECK(any == SIZE_MAX);                                 \
+                PE_CHECK_EQ(shmemu_##NAME##_test_some(iv, NV, idx, NULL, cmp, b), n_true); \
+                if (n_true) {                                                  \
+                    PE_CHECK_EQ(shmemu_##NAME##_wait_until_some(iv, NV, idx, NULL, cmp, b), \
+                                n_true);                                       \
+                    PE_CHECK_EQ(idx[0], first);                                \
+                    size_t w = shmemu_##NAME##_wait_until_any(iv, NV, NULL, cmp, b); \
+                    PE_CHECK(w < NV && holds_c(cmp, (long double)iv[w], (long double)b)); \
+                }                                                              \
+                /* vector forms: element i against vals[(i + j) % NV] */      \
+                TYPE vv[NV];                                                   \
+                size_t vtrue = 0;                                              \
+                for (int i = 0; i < NV; i++) {                                 \
+                    vv[i] = vals[(i + j) % NV];                                \
+                    vtrue += (size_t)holds_c(cmp, (long double)vals[i], (long double)vv[i]); \
+                }                                                              \
+                if (vtrue) {                                                   \
+                    PE_CHECK_EQ(shmemu_##NAME##_wait_until_some_vector(iv, NV, idx, NULL, \
+                                                                       cmp, vv), vtrue); \
+                    size_t w = shmemu_##NAME##_wait_until_any_vector(iv, NV, NULL, cmp, vv); \
+                    PE_CHECK(w < NV && holds_c(cmp, (long double)iv[w], (long double)vv[w])); \
+                }                                                              \
+                if (vtrue == NV)                                               \
+                    PE_CHECK_OK(shmemu_##NAME##_wait_until_all_vector(iv, NV, NULL, cmp, vv)); \
+                /* excluded elements are not looked at */                     \
+                int status[NV];                                                \
+                for (int i = 0; i < NV; i++)                                   \
+                    status[i] = !holds_c(cmp, (long double)vals[i], (long double)b); \
+                if (n_true)                                                    \
+                    PE_CHECK_OK(shmemu_##NAME##_wait_until_all(iv, NV, status, cmp, b)); \
+            }                                                                  \
+        (void)is_signed;                                                       \
+        shmemu_free(iv);                                                       \
+        return 0;                                                              \
+    }
+SHMEMU_P2P_TYPES(X)
+#undef X
+
+static int body_table(void *arg)
+{
+    (void)arg;
+    int rc = 0;
+#define X(NAME, TYPE) rc |= table_##NAME();
+    SHMEMU_P2P_TYPES(X)
+#undef X
+    return rc;
+}
+
+static void test_compare_table(void **state)
+{
+    (void)state;
+    th_run(body_table, NULL, TH_NPES(1, 2), 0);
+}
+
 /* Array forms: PE 0 waits on n flags that the other PEs set one by one
  * (some excluded by status); checks _all, _any, _some and the vector forms. */
 static int body_arrays(void *arg)
@@ -364,7 +465,8 @@ static void test_p2p_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_compare),       cmocka_unit_test(test_arrays),
+        cmocka_unit_test(test_compare),     cmocka_unit_test(test_compare_table),
+        cmocka_unit_test(test_arrays),
         cmocka_unit_test(test_fairness),      cmocka_unit_test(test_ring),
         cmocka_unit_test(test_deadlock),      cmocka_unit_test(test_mixed_deadlock),
         cmocka_unit_test(test_departed),      cmocka_unit_test(test_wakers),

@@ -8,7 +8,7 @@ static int begin(struct coll *c, const char *call, shmemu_team_t team, void *des
                  const void *src, size_t sendcount, shmemu_dtype_t dtype)
 {
     return coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, src, sendcount,
-                      COLL_DEST_PER_PE);
+                      COLL_DEST_PER_PE, -1);
 }
 
 /* Every variant starts with the caller's block in its own place. */

@@ -30,7 +30,8 @@ int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_
                           shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_ring", team, dtype, op, 1, dest, src, count, 0);
+    int st = coll_begin(&c, "shmemu_allreduce_ring", team, dtype, op, 1, dest, src, count, 0,
+                        -1);
     if (st)
         return st;
     int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
@@ -108,7 +109,8 @@ int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, si
                              shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_oneshot", team, dtype, op, 1, dest, src, count, 0);
+    int st = coll_begin(&c, "shmemu_allreduce_oneshot", team, dtype, op, 1, dest, src, count, 0,
+                        -1);
     if (st)
         return st;
     int n = c.n, me = c.me;
@@ -180,7 +182,8 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
                         shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_rd", team, dtype, op, 1, dest, src, count, 0);
+    int st = coll_begin(&c, "shmemu_allreduce_rd", team, dtype, op, 1, dest, src, count, 0,
+                        -1);
     if (st)
         return st;
     if (c.n == 1 || !count) {
@@ -226,7 +229,7 @@ int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *sr
 {
     struct coll c;
     int st = coll_begin(&c, "shmemu_allreduce_rabenseifner", team, dtype, op, 1, dest, src,
-                        count, 0);
+                        count, 0, -1);
     if (st)
         return st;
     if (c.n == 1 || !count) {
@@ -318,7 +321,8 @@ int shmemu_allreduce_tree(shmemu_team_t team, void *dest, const void *src, size_
                           shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_tree", team, dtype, op, 1, dest, src, count, 0);
+    int st = coll_begin(&c, "shmemu_allreduce_tree", team, dtype, op, 1, dest, src, count, 0,
+                        -1);
     if (st)
         return st;
     coll_copy_in(&c, dest, src, count);
@@ -336,7 +340,8 @@ int shmemu_reduce_tree(shmemu_team_t team, void *dest, const void *src, size_t c
                        shmemu_dtype_t dtype, shmemu_op_t op, int root)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_reduce_tree", team, dtype, op, 1, dest, src, count, 0);
+    int st = coll_begin(&c, "shmemu_reduce_tree", team, dtype, op, 1, dest, src, count, 0,
+                        root);
     if (st)
         return st;
     if (root < 0 || root >= c.n) {

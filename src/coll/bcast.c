@@ -9,7 +9,7 @@
 static int begin_bcast(struct coll *c, const char *call, shmemu_team_t team, void *dest,
                        const void *src, size_t count, shmemu_dtype_t dtype, int root)
 {
-    int st = coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, src, count, 0);
+    int st = coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, src, count, 0, root);
     if (!st && (root < 0 || root >= c->n)) {
         coll_end(c);
         st = shmemu_error(SHMEMU_EINVAL, call, "root %d is not a PE of the team (0..%d)",
@@ -74,7 +74,7 @@ int shmemu_alltoall_pairwise(shmemu_team_t team, void *dest, const void *src, si
 {
     struct coll c;
     int st = coll_begin(&c, "shmemu_alltoall_pairwise", team, dtype, SHMEMU_SUM, 0, dest,
-                        src, count, COLL_DEST_PER_PE | COLL_SRC_PER_PE);
+                        src, count, COLL_DEST_PER_PE | COLL_SRC_PER_PE, -1);
     if (st)
         return st;
     size_t total = count * (size_t)c.n;
@@ -103,7 +103,7 @@ int shmemu_barrier_dissemination(shmemu_team_t team)
 {
     struct coll c;
     int st = coll_begin(&c, "shmemu_barrier_dissemination", team, SHMEMU_UINT8, SHMEMU_SUM,
-                        0, NULL, NULL, 0, 0);
+                        0, NULL, NULL, 0, 0, -1);
     if (st)
         return st;
     for (int r = 0; (1 << r) < c.n && !st; r++) {

@@ -68,11 +68,12 @@ struct coll {
  * whether the caller checks dest itself (its size is not known yet). */
 enum { COLL_DEST_PER_PE = 1, COLL_SRC_PER_PE = 2, COLL_DEST_LATER = 4 };
 
-/* Check the team, dtype, op (need_op), count (no size overflows) and
- * buffers, and enter the call.  Returns SHMEMU_OK, or a reported failure. */
+/* Check the team, dtype, op (need_op), count (no size overflows), root
+ * (-1: none) and buffers, and, in checker mode, that every member passed
+ * the same; then enter the call.  Returns SHMEMU_OK, or a reported failure. */
 int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
                shmemu_op_t op, int need_op, const void *dest, const void *src, size_t count,
-               unsigned per_pe) __attribute__((visibility("hidden")));
+               unsigned per_pe, int root) __attribute__((visibility("hidden")));
 void coll_end(struct coll *c) __attribute__((visibility("hidden")));
 
 /* quiet, then a sync of the team: what was put before is delivered. */

@@ -13,7 +13,7 @@ static int sym_ok(const void *p, size_t bytes)
 
 int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
                shmemu_op_t op, int need_op, const void *dest, const void *src, size_t count,
-               unsigned per_pe)
+               unsigned per_pe, int root)
 {
     memset(c, 0, sizeof(*c));
     c->call = call;
@@ -50,6 +50,19 @@ int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtyp
         return shmemu_error(SHMEMU_ERANGE, call,
                             "src %p+%zu is not symmetric (not inside one shmemu_malloc'd "
                             "block)", src, src_bytes);
+    if (root >= c->n)
+        return shmemu_error(SHMEMU_EINVAL, call, "root %d is not a PE of the team (0..%d)",
+                            root, c->n - 1);
+    /* Checker mode: members that disagree on the arguments would pair
+     * their steps wrongly; say which differ instead. */
+    if (shmemu_check_enabled()) {
+        /* collectmem's counts differ by design (COLL_DEST_LATER) */
+        long long v[4] = {per_pe & COLL_DEST_LATER ? -1 : (long long)count, root, dtype,
+                          need_op ? (long long)op : -1};
+        int st = shmemu_team_agree(team, call, "count,root,dtype,op", v, 4);
+        if (st)
+            return st;
+    }
     c->pe = malloc((size_t)c->n * sizeof(int));
     if (!c->pe)
         return shmemu_error(SHMEMU_ENOMEM, call, "out of memory");

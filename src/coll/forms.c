@@ -25,7 +25,7 @@ int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t
 {
     struct coll c;
     int st = coll_begin(&c, "shmemu_collectmem", team, SHMEMU_UINT8, SHMEMU_SUM, 0, dest,
-                        source, nelems, COLL_DEST_LATER);
+                        source, nelems, COLL_DEST_LATER, -1);
     if (st)
         return st;
     if ((size_t)c.n > COLL_SCRATCH_BYTES / sizeof(uint64_t)) {

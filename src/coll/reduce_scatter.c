@@ -7,7 +7,8 @@
 static int begin(struct coll *c, const char *call, shmemu_team_t team, void *dest,
                  const void *src, size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op)
 {
-    return coll_begin(c, call, team, dtype, op, 1, dest, src, recvcount, COLL_SRC_PER_PE);
+    return coll_begin(c, call, team, dtype, op, 1, dest, src, recvcount, COLL_SRC_PER_PE,
+                      -1);
 }
 
 /*
