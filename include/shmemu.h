@@ -132,20 +132,25 @@ int shmemu_transport_info(int index, const char **name_p, int *usable_p,
  * All four are collective over the world team and must get the same
  * arguments on every PE (else SHMEMU_EMISMATCH and NULL).  malloc, calloc,
  * align and realloc end with a barrier_all; free and realloc start with one.
+ * The team workspaces are the library's: free or realloc of them is
+ * SHMEMU_EINVAL.
  * A size of 0 returns NULL with status SHMEMU_OK.
  */
 void *shmemu_malloc(size_t size);
 void *shmemu_calloc(size_t count, size_t size);
-/** alignment: a power of two, at most 2 MiB. */
+/** alignment: a power of two, at most 256 MiB (every heap base is aligned
+ *  to that). */
 void *shmemu_align(size_t alignment, size_t size);
 void *shmemu_realloc(void *ptr, size_t size);
 void shmemu_free(void *ptr);
 
 /**
  * Address at which this PE can load from and store to PE pe's copy of the
- * symmetric object dest, or NULL where the transport gives no direct access
- * (or dest is not symmetric).  Stores made through it are plain stores: they
- * do not wake a PE sleeping in a wait routine (use an atomic or a put).
+ * symmetric object dest, or NULL (with shmemu_last_status()) where the
+ * transport gives no direct access or in checker mode (SHMEMU_ENOTSUP), when
+ * dest is not inside an allocated block (SHMEMU_ERANGE) or pe is not a PE
+ * (SHMEMU_EPE).  Stores made through it are plain stores: they do not wake a
+ * PE sleeping in a wait routine (use an atomic or a put).
  */
 void *shmemu_ptr(const void *dest, int pe);
 
@@ -263,7 +268,10 @@ int shmemu_sync_all(void);
 /*
  * Atomic operations on a naturally aligned symmetric object of PE pe.  Every
  * AMO is atomic with respect to every other AMO on the same object from any
- * PE, and complete on return.  Fetching forms return the old value and
+ * PE.  A fetching AMO is complete on return; a non-fetching one (set, inc,
+ * add, and, or, xor) is ordered like a put: by shmemu_fence, complete at
+ * shmemu_quiet (the mapped transports perform it at once, checker mode
+ * holds it as OpenSHMEM allows).  Fetching forms return the old value and
  * record their status for shmemu_last_status() (0 on error).  Errors: a
  * misaligned dest is SHMEMU_EINVAL, a non-symmetric one SHMEMU_ERANGE, a bad
  * pe SHMEMU_EPE.

@@ -365,8 +365,8 @@ void *shmemu_ptr(const void *dest, int pe)
         shmemu__last_status = SHMEMU_EPE;
         return NULL;
     }
-    if (!dest || off >= me->heap_size) {
-        shmemu__last_status = SHMEMU_ERANGE;
+    if (!dest || off >= me->heap_size || !shmemu__heap_find(&me->alloc, off)->used) {
+        shmemu__last_status = SHMEMU_ERANGE; /* not in an allocated block */
         return NULL;
     }
     /* In checker mode every access goes through the library, where the

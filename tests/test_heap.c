@@ -267,6 +267,13 @@ static int body_ptr(void *arg)
     PE_CHECK(!shmemu_addr_accessible(&stack, 0));
     PE_CHECK(!shmemu_addr_accessible(x, -1));
     PE_CHECK_OK(shmemu_barrier_all());
+    /* a freed block is not symmetric any more: NULL, as the header says */
+    char *gone = shmemu_malloc(4096), *kept = shmemu_malloc(64);
+    PE_CHECK(gone && kept);
+    shmemu_free(gone);
+    PE_CHECK(shmemu_ptr(gone + 100, 0) == NULL);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_ERANGE);
+    shmemu_free(kept);
     shmemu_free(x);
     return 0;
 }
