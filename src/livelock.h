@@ -11,9 +11,8 @@
  * nothing changed, and when that is longer than SHMEMU_LIVELOCK it checks
  * whether every live PE is asleep or polls unchanged words too.  A word
  * that changes between samples has changed when next sampled; whoever
- * changed it did something besides polling, and is not stuck.  Anything else a PE
- * does in the library (a put, an AMO, a sync, a wait that ends) counts as
- * progress, and so does CPU time spent between polls.
+ * changed it is not stuck.  A sync, a wait that ends and a bulk get count
+ * as progress, and so does CPU time spent between polls.
  */
 #ifndef SHMEMU_LIVELOCK_H
 #define SHMEMU_LIVELOCK_H

@@ -24,6 +24,16 @@
 
 #include "shmemu.h"
 
+/* TH_TSAN: built with ThreadSanitizer (gcc says so one way, clang another):
+ * tests that plant races on purpose tell it which ones. */
+#if defined(__SANITIZE_THREAD__)
+#define TH_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TH_TSAN 1
+#endif
+#endif
+
 #define TH_HEAP ((size_t)8 << 20) /* default test heap per PE */
 
 /* Transports under test (compiled in, usable here, allowed by the filter). */

@@ -12,14 +12,7 @@
 
 #include "harness.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TSAN 1
-#endif
-#endif
-#ifdef TSAN
+#ifdef TH_TSAN
 /* The planted bugs are unsynchronised accesses on purpose: ThreadSanitizer
  * is right about them, and the checker's own race detector is what this
  * test is about.  Their corrected twins run under it unsuppressed. */

@@ -8,14 +8,7 @@
 
 #include "harness.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TSAN 1
-#endif
-#endif
-#ifdef TSAN
+#ifdef TH_TSAN
 /* The planted races are unsynchronised on purpose; the twins are not. */
 const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)
