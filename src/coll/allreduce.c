@@ -210,8 +210,14 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
             !(st = coll_wait(&c, W_ROUND + r, 0)) &&
             !(st = coll_pull(&c, tmp, dest, count, partner)) &&
             !(st = coll_signal(&c, partner, W_ROUND2 + r, 0)) &&
-            !(st = coll_wait(&c, W_ROUND2 + r, 0)))
-            c.reduce(dest, tmp, dest, count);
+            !(st = coll_wait(&c, W_ROUND2 + r, 0))) {
+            /* Both partners combine the same pair: in team order, so they
+             * get the same bits (a NaN keeps its first operand's payload). */
+            if (partner < c.me)
+                c.reduce(dest, tmp, dest, count);
+            else
+                c.reduce(dest, dest, tmp, count);
+        }
     }
     if (!st)
         st = fold_out(&c, dest, 0, count, &f);

@@ -151,14 +151,13 @@ uint16_t shmemu__float_to_bf16(float f)
         for (size_t i = 0; i < n; i++)                                         \
             d[i] = FROM(OP(TO(x[i]), TO(y[i])));                               \
     }
-/* Floating kernels give the same bits whatever the order of operands, so
- * that every member of a collective ends with the same bits however its
- * algorithm paired them: a NaN result is always the default quiet NaN
- * (x86 would keep the first operand's payload), and min/max follow IEEE
- * 754-2019 minimum/maximum: a NaN operand wins and -0 < +0. */
-#define FCANON(r) (isnan(r) ? NAN : (r))
-#define FSUM(a, b) FCANON((a) + (b))
-#define FPROD(a, b) FCANON((a) * (b))
+/* min/max of floats follow IEEE 754-2019 minimum/maximum: a NaN operand
+ * wins (as the default quiet NaN) and -0 < +0, so that they give the same
+ * bits whatever the order of operands, and every member of a collective
+ * ends with the same bits however its algorithm paired them.  Sums and
+ * products are commutative to the bit except for a NaN's payload (x86 keeps
+ * the first operand's): the algorithms that combine one element on two PEs
+ * put the operands in team order (recursive doubling). */
 #define FMIN(a, b)                                                             \
     (isnan(a) || isnan(b) ? NAN                                                \
      : (a) < (b)          ? (a)                                                \
@@ -188,20 +187,20 @@ INT_KERNELS(uint8_t, uint32_t, u8)
 INT_KERNELS(uint16_t, uint32_t, u16)
 INT_KERNELS(uint32_t, uint32_t, u32)
 INT_KERNELS(uint64_t, uint64_t, u64)
-KERNEL(float, f32_sum, FSUM)
-KERNEL(float, f32_prod, FPROD)
+KERNEL(float, f32_sum, SUM)
+KERNEL(float, f32_prod, PROD)
 KERNEL(float, f32_min, FMIN)
 KERNEL(float, f32_max, FMAX)
-KERNEL(double, f64_sum, FSUM)
-KERNEL(double, f64_prod, FPROD)
+KERNEL(double, f64_sum, SUM)
+KERNEL(double, f64_prod, PROD)
 KERNEL(double, f64_min, FMIN)
 KERNEL(double, f64_max, FMAX)
-HKERNEL(f16_sum, FSUM, shmemu__half_to_float, shmemu__float_to_half)
-HKERNEL(f16_prod, FPROD, shmemu__half_to_float, shmemu__float_to_half)
+HKERNEL(f16_sum, SUM, shmemu__half_to_float, shmemu__float_to_half)
+HKERNEL(f16_prod, PROD, shmemu__half_to_float, shmemu__float_to_half)
 HKERNEL(f16_min, FMIN, shmemu__half_to_float, shmemu__float_to_half)
 HKERNEL(f16_max, FMAX, shmemu__half_to_float, shmemu__float_to_half)
-HKERNEL(bf16_sum, FSUM, shmemu__bf16_to_float, shmemu__float_to_bf16)
-HKERNEL(bf16_prod, FPROD, shmemu__bf16_to_float, shmemu__float_to_bf16)
+HKERNEL(bf16_sum, SUM, shmemu__bf16_to_float, shmemu__float_to_bf16)
+HKERNEL(bf16_prod, PROD, shmemu__bf16_to_float, shmemu__float_to_bf16)
 HKERNEL(bf16_min, FMIN, shmemu__bf16_to_float, shmemu__float_to_bf16)
 HKERNEL(bf16_max, FMAX, shmemu__bf16_to_float, shmemu__float_to_bf16)
 
