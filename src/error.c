@@ -85,9 +85,11 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     int abort_mode = atomic_load(&c->error_mode) == SHMEMU_ERRORS_ABORT;
     if (abort_mode || job_wide(status)) {
         line[strlen(line) - 1] = '\0';
+        /* Our line is the report: claim it before the abort wakes the
+         * others, or one released at once prints a line of its own. */
+        atomic_store(&c->reported, 1);
         shmemu__abort_job(me->job, job_wide(status) ? status : SHMEMU_EABORTED,
                           me->pe, status, line + strlen("shmemu: "), NULL);
-        atomic_store(&c->reported, 1);
     }
     if (abort_mode) {
         if (me->abort_jmp)
