@@ -89,15 +89,16 @@ typedef struct shmemu__pe {
     /* The handle of the team this PE destroyed in each slot: dead here,
      * though members that have not destroyed it yet still use the slot. */
     shmemu_team_t team_gone[SHMEMU__TEAMS_MAX];
-    size_t any_turn;
+    size_t any_turn; /* where wait_until_any starts looking: fairness */
+    /* Livelock detection's slow path (livelock.c): words sampled lately
+     * and their values, and since when none changed. */
     struct shmemu__poll_state {
         int64_t limit_ns;    /* SHMEMU_LIVELOCK; 0: off */
-        /* Slow path (livelock.c): words sampled lately and their values. */
         struct { uint64_t key, val; } seen[16];
         unsigned nseen, next, turn;
         uint32_t activity_seen, polls, polls_last;
         int64_t since_ns, published_ns, checked_ns, cpu_ns;
-    } poll;      /* where wait_until_any starts looking: fairness */
+    } poll;
 } shmemu__pe;
 
 extern _Thread_local shmemu__pe *shmemu__self

@@ -307,6 +307,18 @@ static int body_coll_args(void *arg)
                                  me ? SHMEMU_MAX : SHMEMU_SUM),
                 SHMEMU_EMISMATCH);
     PE_CHECK_OK(shmemu_barrier_all());
+    /* the call itself: agreeing values pass, bad arguments are refused alone */
+    long long same[2] = {17, 3};
+    PE_CHECK_OK(shmemu_team_agree(SHMEMU_TEAM_WORLD, "my_coll", "count,root", same, 2));
+    PE_CHECK_EQ(shmemu_team_agree(SHMEMU_TEAM_WORLD, "my_coll", "count", NULL, 1),
+                SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_team_agree(SHMEMU_TEAM_WORLD, "my_coll", "a,b,c,d,e,f", same, 6),
+                SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_team_agree(SHMEMU_TEAM_INVALID, "my_coll", "count", same, 1),
+                SHMEMU_EINVAL);
+    long long mine[1] = {me == 2 ? 8 : 7};
+    PE_CHECK_EQ(shmemu_team_agree(SHMEMU_TEAM_WORLD, "my_coll", "chunk", mine, 1),
+                SHMEMU_EMISMATCH);
     check_still_works();
     shmemu_free(v);
     return 0;
@@ -328,6 +340,10 @@ static void test_coll_args(void **state)
     assert_non_null(strstr(err, "shmemu_broadcast_tree: PEs disagree: PE 0 passed count 3, root "
                                 "0, dtype 3, op -1 but PE 2 passed count 3, root 1"));
     assert_non_null(strstr(err, "PE 1 passed count 3, root -1, dtype 3, op 3"));
+    assert_non_null(strstr(err, "shmemu_team_agree: vals is NULL\n"));
+    assert_non_null(strstr(err, "shmemu_team_agree: nvals is not in 0..5\n"));
+    assert_non_null(strstr(err, "my_coll: PEs disagree: PE 0 passed chunk 7 but PE 2 passed "
+                                "chunk 8\n"));
     free(err);
 }
 
