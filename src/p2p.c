@@ -25,6 +25,14 @@ void shmemu__vt_format(int vt, uint64_t bits, char *buf, size_t len)
         snprintf(buf, len, "%" PRIu64, shmemu__vt_unsigned_value(vt, bits));
 }
 
+enum { WS_ONE, WS_ALL, WS_ANY, WS_SOME };
+
+/* The waited-on argument as the call's prototype names it. */
+static const char *ivar_name(const char *call, int mode)
+{
+    return strstr(call, "_signal_") ? "sig_addr" : mode == WS_ONE ? "ivar" : "ivars";
+}
+
 void shmemu__format_value_wait(struct shmemu__job *job, int pe,
                                const struct shmemu__wait_desc *d, char *buf,
                                size_t len)
@@ -52,7 +60,7 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
                  *now ? now : "not readable here");
     else
     {
-        const char *arg = strstr(d->call, "_signal_") ? "sig_addr" : "ivar";
+        const char *arg = ivar_name(d->call, WS_ONE);
         snprintf(buf, len, "in %s(%s=heap+0x%" PRIx64 ", %s, %s): %s is %s", d->call, arg,
                  d->off, shmemu__cmp_name(d->cmp), want, arg,
                  *now ? now : "not readable here");
@@ -61,13 +69,6 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
 
 /* ------------------------------------------------------------------ waits */
 
-enum { WS_ONE, WS_ALL, WS_ANY, WS_SOME };
-
-/* The waited-on argument as the call's prototype names it. */
-static const char *ivar_name(const char *call, int mode)
-{
-    return strstr(call, "_signal_") ? "sig_addr" : mode == WS_ONE ? "ivar" : "ivars";
-}
 
 /* One wait or test over one ivar or an array of them. */
 struct waitspec {
