@@ -89,12 +89,13 @@ static int all_stuck(shmemu__pe *me)
     uint64_t *snap = malloc((size_t)n * sizeof(*snap));
     if (!snap)
         return 0; /* cannot tell: assume progress */
-    int stuck = 1;
+    int stuck = 1, waiting = 0;
     for (int pass = 0; pass < 2 && stuck; pass++) {
         for (int p = 0; p < n; p++) {
             struct shmemu__ctl_pe *cp = ctl_pe(me, p);
             uint64_t w = 0;
             if (!gone(atomic_load(&cp->life))) {
+                waiting += pass;
                 w = atomic_load(&cp->wstate);
                 uint32_t s = shmemu__ws_state(w);
                 if (atomic_load(&cp->life) == SHMEMU__LIFE_NEW ||
@@ -120,7 +121,8 @@ static int all_stuck(shmemu__pe *me)
         }
     }
     free(snap);
-    return stuck;
+    /* Every PE gone (the last ones left while we looked): nobody waits. */
+    return stuck && waiting > 0;
 }
 
 /* Called when the blocked count reached the live count; if the job really is
