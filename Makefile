@@ -22,8 +22,8 @@ OPT     ?= -O2
 
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wpointer-arith -Wformat=2
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc
-CFLAGS_ALL   := $(WARN) $(OPT) -g -pthread -fPIC -fvisibility=default $(CFLAGS)
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc -Itransports
+CFLAGS_ALL   := $(WARN) $(OPT) -g -pthread -fPIC $(CFLAGS)
 LDLIBS_ALL    = -pthread $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc) -lm
 
 ifeq ($(SAN),asan)
@@ -46,8 +46,7 @@ endif
 
 VERSION := $(shell sed -n 's/^\#define SHMEMU_VERSION_STRING "\(.*\)"/\1/p' include/shmemu.h)
 
-LIB_SRC   := $(wildcard src/*.c) $(wildcard src/coll/*.c) $(wildcard transports/common/*.c) \
-             $(wildcard transports/local/*.c) $(wildcard transports/shm/*.c)
+LIB_SRC   := $(wildcard src/*/*.c) $(wildcard transports/*/*.c)
 LIB_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -56,7 +55,7 @@ TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/
 DEPS_LIB  := $(BUILD)/.deps-lib
 DEPS_TEST := $(BUILD)/.deps-test
 
-.PHONY: all lib test asan tsan valgrind run demo bench install clean stress
+.PHONY: all lib check-tree test asan tsan valgrind run demo bench install clean stress
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -90,6 +89,10 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_LIB)
 $(BUILD)/obj/src/coll/%.o: CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude
 $(BUILD)/obj/src/coll/ops.o: CFLAGS_ALL += -O3
 
+# Only what include/shmemu.h declares is exported (it says so with a
+# visibility pragma); internals stay inside the shared library.
+$(LIB_OBJ): CFLAGS_ALL += -fvisibility=hidden
+
 $(BUILD)/libshmemu.a: $(LIB_OBJ)
 	@rm -f $@
 	$(say) AR $@
@@ -116,8 +119,15 @@ $(BUILD)/tests/progs/%: $(BUILD)/obj/tests/progs/%.o $(BUILD)/libshmemu.a
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
+test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) check-tree
 	@scripts/run-tests.sh $(TEST_BIN)
+
+# The architecture's rules, checked on every test run: no include cycle
+# among the library's modules; only the public API exported, nothing
+# unprefixed in the static library.
+check-tree: lib
+	@scripts/check-includes.sh
+	@CC="$(CC)" scripts/check-symbols.sh $(BUILD)
 
 asan:
 	$(MAKE) BUILD=build-asan SAN=asan OPT=-O1 test

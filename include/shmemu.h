@@ -22,6 +22,12 @@
 extern "C" {
 #endif
 
+/* Everything declared here is the library's interface: exported from
+ * libshmemu.so, while the library is built with -fvisibility=hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define SHMEMU_VERSION_MAJOR 0
 #define SHMEMU_VERSION_MINOR 1
 #define SHMEMU_VERSION_PATCH 0
@@ -748,6 +754,10 @@ const char *shmemu_coll_name(shmemu_coll_t coll);
  *  SHMEMU_EINVAL past the last. */
 int shmemu_verify_builtin(shmemu_coll_t coll, int i, const char **name_p,
                           void (**fn_p)(void));
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "heap.h"
+#include "runtime/heap.h"
 
 static int body_reuse(void *arg)
 {

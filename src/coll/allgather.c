@@ -7,7 +7,7 @@
 static int begin(struct coll *c, const char *call, shmemu_team_t team, void *dest,
                  const void *src, size_t sendcount, shmemu_dtype_t dtype)
 {
-    return coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, src, sendcount,
+    return shmemu__coll_begin(c, call, team, dtype, SHMEMU_SUM, 0, dest, src, sendcount,
                       COLL_DEST_PER_PE, -1);
 }
 
@@ -29,20 +29,20 @@ int shmemu_allgather_ring(shmemu_team_t team, void *dest, const void *src, size_
     int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
     own_block(&c, dest, src, sendcount);
     if (n > 1 && sendcount) {
-        st = coll_sync(&c);
+        st = shmemu__coll_sync(&c);
         for (int s = 0; s < n - 1 && !st; s++) {
             size_t at = (size_t)((me + 2 * n - 1 - s) % n) * sendcount;
             if (s > 0)
-                st = coll_wait(&c, W_PROD, (uint64_t)s - 1);
+                st = shmemu__coll_wait(&c, W_PROD, (uint64_t)s - 1);
             if (!st)
-                st = coll_pull(&c, elem(dest, &c, at), elem(dest, &c, at), sendcount, left);
+                st = shmemu__coll_pull(&c, elem(dest, &c, at), elem(dest, &c, at), sendcount, left);
             if (!st)
-                st = coll_signal(&c, right, W_PROD, (uint64_t)s);
+                st = shmemu__coll_signal(&c, right, W_PROD, (uint64_t)s);
         }
         if (!st)
-            st = coll_sync(&c);
+            st = shmemu__coll_sync(&c);
     }
-    coll_end(&c);
+    shmemu__coll_end(&c);
     return st;
 }
 
@@ -59,27 +59,27 @@ int shmemu_allgather_bruck(shmemu_team_t team, void *dest, const void *src,
     int n = c.n, me = c.me;
     if (n == 1 || !sendcount) {
         own_block(&c, dest, src, sendcount);
-        coll_end(&c);
+        shmemu__coll_end(&c);
         return SHMEMU_OK;
     }
     size_t bytes = sendcount * c.esize;
     memmove(dest, src, bytes); /* slot 0: my own block */
-    st = coll_sync(&c);
+    st = shmemu__coll_sync(&c);
     int r = 0;
     for (int k = 1; k < n && !st; k *= 2, r++) {
         int partner = (me + k) % n, take = k < n - k ? k : n - k;
         if (r > 0)
-            st = coll_wait(&c, W_ROUND + r - 1, 0); /* partner has its first k slots */
+            st = shmemu__coll_wait(&c, W_ROUND + r - 1, 0); /* partner has its first k slots */
         if (!st)
-            st = coll_pull(&c, (char *)dest + (size_t)k * bytes, dest,
+            st = shmemu__coll_pull(&c, (char *)dest + (size_t)k * bytes, dest,
                            (size_t)take * sendcount, partner);
         if (!st && k * 2 < n) /* whoever fetches from me next round may */
-            st = coll_signal(&c, (me + n - 2 * k % n) % n, W_ROUND + r, 0);
+            st = shmemu__coll_signal(&c, (me + n - 2 * k % n) % n, W_ROUND + r, 0);
     }
     char *tmp = st ? NULL : malloc((size_t)n * bytes);
     if (!st && !tmp)
         st = shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory");
-    if (!st && !(st = coll_sync(&c))) {
+    if (!st && !(st = shmemu__coll_sync(&c))) {
         memcpy(tmp, dest, (size_t)n * bytes);
         for (int i = 0; i < n; i++)
             memcpy((char *)dest + (size_t)((me + i) % n) * bytes, tmp + (size_t)i * bytes,
@@ -87,8 +87,8 @@ int shmemu_allgather_bruck(shmemu_team_t team, void *dest, const void *src,
     }
     free(tmp);
     if (!st)
-        st = coll_sync(&c);
-    coll_end(&c);
+        st = shmemu__coll_sync(&c);
+    shmemu__coll_end(&c);
     return st;
 }
 
@@ -104,13 +104,13 @@ int shmemu_allgather_rd(shmemu_team_t team, void *dest, const void *src, size_t 
     int n = c.n, me = c.me;
     own_block(&c, dest, src, sendcount);
     if (n == 1 || !sendcount) {
-        coll_end(&c);
+        shmemu__coll_end(&c);
         return SHMEMU_OK;
     }
     struct fold f = fold_of(n, me);
-    st = coll_sync(&c);
+    st = shmemu__coll_sync(&c);
     if (!st && me < 2 * f.rem && f.newrank >= 0) /* fold in the even partner's block */
-        st = coll_pull(&c, elem(dest, &c, (size_t)(me - 1) * sendcount),
+        st = shmemu__coll_pull(&c, elem(dest, &c, (size_t)(me - 1) * sendcount),
                        elem(dest, &c, (size_t)(me - 1) * sendcount), sendcount, me - 1);
     int lo = f.newrank, hi = f.newrank + 1; /* newranks whose blocks I hold */
     for (int r = 0; (1 << r) < f.p2 && f.newrank >= 0 && !st; r++) {
@@ -118,9 +118,9 @@ int shmemu_allgather_rd(shmemu_team_t team, void *dest, const void *src, size_t 
         int plo = pnr & ~(dist - 1), phi = plo + dist; /* the partner's group */
         size_t from = (size_t)fold_lo(&f, plo) * sendcount,
                len = (size_t)fold_lo(&f, phi) * sendcount - from;
-        if (!(st = coll_signal(&c, partner, W_ROUND + r, 0)) &&
-            !(st = coll_wait(&c, W_ROUND + r, 0)))
-            st = coll_pull(&c, elem(dest, &c, from), elem(dest, &c, from), len, partner);
+        if (!(st = shmemu__coll_signal(&c, partner, W_ROUND + r, 0)) &&
+            !(st = shmemu__coll_wait(&c, W_ROUND + r, 0)))
+            st = shmemu__coll_pull(&c, elem(dest, &c, from), elem(dest, &c, from), len, partner);
         lo = lo < plo ? lo : plo;
         hi = hi > phi ? hi : phi;
     }
@@ -128,12 +128,12 @@ int shmemu_allgather_rd(shmemu_team_t team, void *dest, const void *src, size_t 
     (void)hi;
     if (!st && me < 2 * f.rem) { /* fold out: the whole vector to the even PE */
         if (f.newrank >= 0)
-            st = coll_signal(&c, me - 1, W_DOWN, 0);
-        else if (!(st = coll_wait(&c, W_DOWN, 0)))
-            st = coll_pull(&c, dest, dest, (size_t)n * sendcount, me + 1);
+            st = shmemu__coll_signal(&c, me - 1, W_DOWN, 0);
+        else if (!(st = shmemu__coll_wait(&c, W_DOWN, 0)))
+            st = shmemu__coll_pull(&c, dest, dest, (size_t)n * sendcount, me + 1);
     }
     if (!st)
-        st = coll_sync(&c);
-    coll_end(&c);
+        st = shmemu__coll_sync(&c);
+    shmemu__coll_end(&c);
     return st;
 }

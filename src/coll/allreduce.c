@@ -17,7 +17,7 @@
  * that the next PE starts early. */
 #define RING_PIPE_BYTES ((size_t)256 << 10)
 
-int coll_copy_in(struct coll *c, void *dest, const void *src, size_t count)
+int shmemu__coll_copy_in(struct coll *c, void *dest, const void *src, size_t count)
 {
     if (dest != src && count)
         memmove(dest, src, count * c->esize);
@@ -30,19 +30,19 @@ int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_
                           shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_ring", team, dtype, op, 1, dest, src, count, 0,
+    int st = shmemu__coll_begin(&c, "shmemu_allreduce_ring", team, dtype, op, 1, dest, src, count, 0,
                         -1);
     if (st)
         return st;
     int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
     if (n == 1 || !count) {
-        coll_copy_in(&c, dest, src, count);
-        coll_end(&c);
+        shmemu__coll_copy_in(&c, dest, src, count);
+        shmemu__coll_end(&c);
         return SHMEMU_OK;
     }
     size_t pipe = RING_PIPE_BYTES / c.esize, maxlen = (count + (size_t)n - 1) / (size_t)n;
     uint64_t subs = (maxlen + pipe - 1) / pipe; /* steps per ring step: same on all PEs */
-    if ((st = coll_sync(&c)))
+    if ((st = shmemu__coll_sync(&c)))
         goto out;
 
     /* Reduce-scatter: at step s, chunk me-2-s: my left neighbour's partial
@@ -57,16 +57,16 @@ int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_
             size_t o = off + k * pipe, l = len - k * pipe < pipe ? len - k * pipe : pipe;
             const void *from = s == 0 ? src : dest;
             if (s > 0)
-                st = coll_wait(&c, W_PROD, (uint64_t)(s - 1) * subs + k);
+                st = shmemu__coll_wait(&c, W_PROD, (uint64_t)(s - 1) * subs + k);
             if (!st)
-                st = coll_pull_reduce(&c, elem(dest, &c, o), elem((void *)(uintptr_t)src, &c, o),
+                st = shmemu__coll_pull_reduce(&c, elem(dest, &c, o), elem((void *)(uintptr_t)src, &c, o),
                                       elem((void *)(uintptr_t)from, &c, o), l, left);
             if (!st)
-                st = coll_signal(&c, right, W_PROD, (uint64_t)s * subs + k);
+                st = shmemu__coll_signal(&c, right, W_PROD, (uint64_t)s * subs + k);
         }
     }
     /* Every partial has been read: the allgather may overwrite them. */
-    if (st || (st = coll_sync(&c)))
+    if (st || (st = shmemu__coll_sync(&c)))
         goto out;
     /* Allgather: push the chunk I finished (then each one I received) to my
      * right neighbour with a signal, granule by granule. */
@@ -76,16 +76,16 @@ int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_
         for (uint64_t k = 0; k * pipe < len && !st; k++) {
             size_t o = off + k * pipe, l = len - k * pipe < pipe ? len - k * pipe : pipe;
             if (s > 0)
-                st = coll_wait(&c, W_PUSH, (uint64_t)(s - 1) * subs + k);
+                st = shmemu__coll_wait(&c, W_PUSH, (uint64_t)(s - 1) * subs + k);
             if (!st && s < n - 1)
-                st = coll_push(&c, right, elem(dest, &c, o), elem(dest, &c, o), l * c.esize,
+                st = shmemu__coll_push(&c, right, elem(dest, &c, o), elem(dest, &c, o), l * c.esize,
                                W_PUSH, (uint64_t)s * subs + k);
         }
     }
     if (!st)
-        st = coll_sync(&c);
+        st = shmemu__coll_sync(&c);
 out:
-    coll_end(&c);
+    shmemu__coll_end(&c);
     return st;
 }
 
@@ -109,16 +109,16 @@ int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, si
                              shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_oneshot", team, dtype, op, 1, dest, src, count, 0,
+    int st = shmemu__coll_begin(&c, "shmemu_allreduce_oneshot", team, dtype, op, 1, dest, src, count, 0,
                         -1);
     if (st)
         return st;
     int n = c.n, me = c.me;
     size_t slot = coll_oneshot_slot(n), per = slot / c.esize;
     if (n == 1 || !count || !per) {
-        coll_end(&c);
+        shmemu__coll_end(&c);
         if (n == 1 || !count)
-            return coll_copy_in(&c, dest, src, count);
+            return shmemu__coll_copy_in(&c, dest, src, count);
         /* beyond ~380 PEs a slot holds nothing: no one-shot possible */
         return shmemu_allreduce_rd(team, dest, src, count, dtype, op);
     }
@@ -148,7 +148,7 @@ int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, si
         for (int p = 2; p < n; p++)
             c.reduce(out, out, set + (size_t)p * slot, k);
     }
-    coll_end(&c);
+    shmemu__coll_end(&c);
     return st;
 }
 
@@ -160,9 +160,9 @@ static int fold_in(struct coll *c, void *dest, size_t count, const struct fold *
     if (c->me >= 2 * f->rem)
         return SHMEMU_OK;
     if (f->newrank < 0)
-        return coll_signal(c, c->me + 1, W_UP, 0);
-    int st = coll_wait(c, W_UP, 0);
-    return st ? st : coll_pull_reduce(c, dest, dest, dest, count, c->me - 1);
+        return shmemu__coll_signal(c, c->me + 1, W_UP, 0);
+    int st = shmemu__coll_wait(c, W_UP, 0);
+    return st ? st : shmemu__coll_pull_reduce(c, dest, dest, dest, count, c->me - 1);
 }
 
 /* Fold out: the odd PE of a pair hands the result to the even one. */
@@ -171,9 +171,9 @@ static int fold_out(struct coll *c, void *dest, size_t lo, size_t count, const s
     if (c->me >= 2 * f->rem)
         return SHMEMU_OK;
     if (f->newrank >= 0)
-        return coll_signal(c, c->me - 1, W_DOWN, 0);
-    int st = coll_wait(c, W_DOWN, 0);
-    return st ? st : coll_pull(c, elem(dest, c, lo), elem(dest, c, lo), count, c->me + 1);
+        return shmemu__coll_signal(c, c->me - 1, W_DOWN, 0);
+    int st = shmemu__coll_wait(c, W_DOWN, 0);
+    return st ? st : shmemu__coll_pull(c, elem(dest, c, lo), elem(dest, c, lo), count, c->me + 1);
 }
 
 /* ------------------------------------------------------ recursive doubling */
@@ -182,35 +182,35 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
                         shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_rd", team, dtype, op, 1, dest, src, count, 0,
+    int st = shmemu__coll_begin(&c, "shmemu_allreduce_rd", team, dtype, op, 1, dest, src, count, 0,
                         -1);
     if (st)
         return st;
     if (c.n == 1 || !count) {
-        coll_copy_in(&c, dest, src, count);
-        coll_end(&c);
+        shmemu__coll_copy_in(&c, dest, src, count);
+        shmemu__coll_end(&c);
         return SHMEMU_OK;
     }
     void *tmp = malloc(count * c.esize);
     if (!tmp) {
-        coll_end(&c);
+        shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory for %zu bytes",
                             count * c.esize);
     }
     struct fold f = fold_of(c.n, c.me);
-    coll_copy_in(&c, dest, src, count);
-    st = coll_sync(&c);
+    shmemu__coll_copy_in(&c, dest, src, count);
+    st = shmemu__coll_sync(&c);
     if (!st)
         st = fold_in(&c, dest, count, &f);
     /* Each round: tell the partner my dest is ready, copy its dest, tell it
      * I have, wait until it has mine, and only then combine into my dest. */
     for (int r = 0; (1 << r) < f.p2 && f.newrank >= 0 && !st; r++) {
         int partner = fold_real(&f, f.newrank ^ (1 << r));
-        if (!(st = coll_signal(&c, partner, W_ROUND + r, 0)) &&
-            !(st = coll_wait(&c, W_ROUND + r, 0)) &&
-            !(st = coll_pull(&c, tmp, dest, count, partner)) &&
-            !(st = coll_signal(&c, partner, W_ROUND2 + r, 0)) &&
-            !(st = coll_wait(&c, W_ROUND2 + r, 0))) {
+        if (!(st = shmemu__coll_signal(&c, partner, W_ROUND + r, 0)) &&
+            !(st = shmemu__coll_wait(&c, W_ROUND + r, 0)) &&
+            !(st = shmemu__coll_pull(&c, tmp, dest, count, partner)) &&
+            !(st = shmemu__coll_signal(&c, partner, W_ROUND2 + r, 0)) &&
+            !(st = shmemu__coll_wait(&c, W_ROUND2 + r, 0))) {
             /* Both partners combine the same pair: in team order, so they
              * get the same bits (a NaN keeps its first operand's payload). */
             if (partner < c.me)
@@ -222,9 +222,9 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
     if (!st)
         st = fold_out(&c, dest, 0, count, &f);
     if (!st)
-        st = coll_sync(&c);
+        st = shmemu__coll_sync(&c);
     free(tmp);
-    coll_end(&c);
+    shmemu__coll_end(&c);
     return st;
 }
 
@@ -234,18 +234,18 @@ int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *sr
                                   size_t count, shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_rabenseifner", team, dtype, op, 1, dest, src,
+    int st = shmemu__coll_begin(&c, "shmemu_allreduce_rabenseifner", team, dtype, op, 1, dest, src,
                         count, 0, -1);
     if (st)
         return st;
     if (c.n == 1 || !count) {
-        coll_copy_in(&c, dest, src, count);
-        coll_end(&c);
+        shmemu__coll_copy_in(&c, dest, src, count);
+        shmemu__coll_end(&c);
         return SHMEMU_OK;
     }
     struct fold f = fold_of(c.n, c.me);
-    coll_copy_in(&c, dest, src, count);
-    st = coll_sync(&c);
+    shmemu__coll_copy_in(&c, dest, src, count);
+    st = shmemu__coll_sync(&c);
     if (!st)
         st = fold_in(&c, dest, count, &f);
     int rounds = 0;
@@ -264,9 +264,9 @@ int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *sr
             lo = mid;
         else
             hi = mid;
-        if (!(st = coll_signal(&c, partner, W_ROUND + r, 0)) &&
-            !(st = coll_wait(&c, W_ROUND + r, 0)))
-            st = coll_pull_reduce(&c, elem(dest, &c, lo), elem(dest, &c, lo),
+        if (!(st = shmemu__coll_signal(&c, partner, W_ROUND + r, 0)) &&
+            !(st = shmemu__coll_wait(&c, W_ROUND + r, 0)))
+            st = shmemu__coll_pull_reduce(&c, elem(dest, &c, lo), elem(dest, &c, lo),
                                   elem(dest, &c, lo), hi - lo, partner);
     }
     /* Allgather by recursive doubling, in the reverse order: fetch the half
@@ -274,17 +274,17 @@ int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *sr
     for (int r = rounds - 1; r >= 0 && f.newrank >= 0 && !st; r--) {
         int dist = f.p2 >> (r + 1), partner = fold_real(&f, f.newrank ^ dist);
         size_t plo = lo == los[r] ? hi : los[r], phi = lo == los[r] ? his[r] : lo;
-        if (!(st = coll_signal(&c, partner, W_ROUND2 + r, 0)) &&
-            !(st = coll_wait(&c, W_ROUND2 + r, 0)))
-            st = coll_pull(&c, elem(dest, &c, plo), elem(dest, &c, plo), phi - plo, partner);
+        if (!(st = shmemu__coll_signal(&c, partner, W_ROUND2 + r, 0)) &&
+            !(st = shmemu__coll_wait(&c, W_ROUND2 + r, 0)))
+            st = shmemu__coll_pull(&c, elem(dest, &c, plo), elem(dest, &c, plo), phi - plo, partner);
         lo = los[r];
         hi = his[r];
     }
     if (!st)
         st = fold_out(&c, dest, 0, count, &f);
     if (!st)
-        st = coll_sync(&c);
-    coll_end(&c);
+        st = shmemu__coll_sync(&c);
+    shmemu__coll_end(&c);
     return st;
 }
 
@@ -292,34 +292,34 @@ int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *sr
 
 /* Reduce every member's dest into root's along a binomial tree; a child
  * signals its parent once its subtree's sum is in its dest. */
-int coll_tree_reduce(struct coll *c, void *dest, size_t count, int root)
+int shmemu__coll_tree_reduce(struct coll *c, void *dest, size_t count, int root)
 {
     int n = c->n, v = (c->me - root + n) % n, st = SHMEMU_OK;
     for (int bit = 0; (1 << bit) < n && !st; bit++) {
         int mask = 1 << bit;
         if (v & mask)
-            return coll_signal(c, (v - mask + root) % n, W_UP + bit, 0);
-        if (v + mask < n && !(st = coll_wait(c, W_UP + bit, 0)))
-            st = coll_pull_reduce(c, dest, dest, dest, count, (v + mask + root) % n);
+            return shmemu__coll_signal(c, (v - mask + root) % n, W_UP + bit, 0);
+        if (v + mask < n && !(st = shmemu__coll_wait(c, W_UP + bit, 0)))
+            st = shmemu__coll_pull_reduce(c, dest, dest, dest, count, (v + mask + root) % n);
     }
     return st;
 }
 
 /* Broadcast root's dest along a binomial tree: each PE pulls from its parent
  * once told, then tells its children. */
-int coll_tree_bcast(struct coll *c, void *dest, size_t count, int root)
+int shmemu__coll_tree_bcast(struct coll *c, void *dest, size_t count, int root)
 {
     int n = c->n, v = (c->me - root + n) % n, st = SHMEMU_OK, top = 1;
     if (v) {
         while (top * 2 <= v)
             top *= 2;
-        if ((st = coll_wait(c, W_DOWN, 1)) ||
-            (st = coll_pull(c, dest, dest, count, (v - top + root) % n)))
+        if ((st = shmemu__coll_wait(c, W_DOWN, 1)) ||
+            (st = shmemu__coll_pull(c, dest, dest, count, (v - top + root) % n)))
             return st;
         top *= 2;
     }
     for (int mask = top; v + mask < n && !st; mask *= 2)
-        st = coll_signal(c, (v + mask + root) % n, W_DOWN, 1);
+        st = shmemu__coll_signal(c, (v + mask + root) % n, W_DOWN, 1);
     return st;
 }
 
@@ -327,18 +327,18 @@ int shmemu_allreduce_tree(shmemu_team_t team, void *dest, const void *src, size_
                           shmemu_dtype_t dtype, shmemu_op_t op)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_allreduce_tree", team, dtype, op, 1, dest, src, count, 0,
+    int st = shmemu__coll_begin(&c, "shmemu_allreduce_tree", team, dtype, op, 1, dest, src, count, 0,
                         -1);
     if (st)
         return st;
-    coll_copy_in(&c, dest, src, count);
+    shmemu__coll_copy_in(&c, dest, src, count);
     if (c.n > 1 && count) {
-        if (!(st = coll_sync(&c)) && !(st = coll_tree_reduce(&c, dest, count, 0)))
-            st = coll_tree_bcast(&c, dest, count, 0);
+        if (!(st = shmemu__coll_sync(&c)) && !(st = shmemu__coll_tree_reduce(&c, dest, count, 0)))
+            st = shmemu__coll_tree_bcast(&c, dest, count, 0);
         if (!st)
-            st = coll_sync(&c);
+            st = shmemu__coll_sync(&c);
     }
-    coll_end(&c);
+    shmemu__coll_end(&c);
     return st;
 }
 
@@ -346,22 +346,22 @@ int shmemu_reduce_tree(shmemu_team_t team, void *dest, const void *src, size_t c
                        shmemu_dtype_t dtype, shmemu_op_t op, int root)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_reduce_tree", team, dtype, op, 1, dest, src, count, 0,
+    int st = shmemu__coll_begin(&c, "shmemu_reduce_tree", team, dtype, op, 1, dest, src, count, 0,
                         root);
     if (st)
         return st;
     if (root < 0 || root >= c.n) {
-        coll_end(&c);
+        shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_EINVAL, c.call, "root %d is not a PE of the team (0..%d)",
                             root, c.n - 1);
     }
-    coll_copy_in(&c, dest, src, count);
+    shmemu__coll_copy_in(&c, dest, src, count);
     if (c.n > 1 && count) {
-        if (!(st = coll_sync(&c)))
-            st = coll_tree_reduce(&c, dest, count, root);
+        if (!(st = shmemu__coll_sync(&c)))
+            st = shmemu__coll_tree_reduce(&c, dest, count, root);
         if (!st)
-            st = coll_sync(&c);
+            st = shmemu__coll_sync(&c);
     }
-    coll_end(&c);
+    shmemu__coll_end(&c);
     return st;
 }

@@ -71,13 +71,13 @@ enum { COLL_DEST_PER_PE = 1, COLL_SRC_PER_PE = 2, COLL_DEST_LATER = 4 };
 /* Check the team, dtype, op (need_op), count (no size overflows), root
  * (-1: none) and buffers, and, in checker mode, that every member passed
  * the same; then enter the call.  Returns SHMEMU_OK, or a reported failure. */
-int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
+int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
                shmemu_op_t op, int need_op, const void *dest, const void *src, size_t count,
                unsigned per_pe, int root) __attribute__((visibility("hidden")));
-void coll_end(struct coll *c) __attribute__((visibility("hidden")));
+void shmemu__coll_end(struct coll *c) __attribute__((visibility("hidden")));
 
 /* quiet, then a sync of the team: what was put before is delivered. */
-int coll_sync(struct coll *c) __attribute__((visibility("hidden")));
+int shmemu__coll_sync(struct coll *c) __attribute__((visibility("hidden")));
 
 static inline uint64_t coll_tag(const struct coll *c, uint64_t step)
 {
@@ -85,20 +85,20 @@ static inline uint64_t coll_tag(const struct coll *c, uint64_t step)
 }
 
 /* Set word of member's workspace to this call's tag for step. */
-int coll_signal(struct coll *c, int member, int word, uint64_t step)
+int shmemu__coll_signal(struct coll *c, int member, int word, uint64_t step)
     __attribute__((visibility("hidden")));
 /* Wait until my word reaches this call's tag for step. */
-int coll_wait(struct coll *c, int word, uint64_t step) __attribute__((visibility("hidden")));
+int shmemu__coll_wait(struct coll *c, int word, uint64_t step) __attribute__((visibility("hidden")));
 /* Put nbytes to member's dest, then set its word: data before signal. */
-int coll_push(struct coll *c, int member, void *dest, const void *src, size_t nbytes,
+int shmemu__coll_push(struct coll *c, int member, void *dest, const void *src, size_t nbytes,
               int word, uint64_t step) __attribute__((visibility("hidden")));
 
 /* Copy nelems elements of member's symmetric sym into local dst: a direct
  * load where the transport maps peers, a get otherwise. */
-int coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems, int member)
+int shmemu__coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems, int member)
     __attribute__((visibility("hidden")));
 /* dst = member's sym OP mine, elementwise (dst may be mine). */
-int coll_pull_reduce(struct coll *c, void *dst, const void *mine, const void *sym,
+int shmemu__coll_pull_reduce(struct coll *c, void *dst, const void *mine, const void *sym,
                      size_t nelems, int member) __attribute__((visibility("hidden")));
 
 /* Split count elements into n near-equal chunks: chunk i starts at
@@ -147,12 +147,12 @@ static inline int fold_lo(const struct fold *f, int nr)
 }
 
 /* dest = src (elements), unless they are the same buffer. */
-int coll_copy_in(struct coll *c, void *dest, const void *src, size_t count)
+int shmemu__coll_copy_in(struct coll *c, void *dest, const void *src, size_t count)
     __attribute__((visibility("hidden")));
 /* Binomial trees over the team, rooted at team PE root, on dest. */
-int coll_tree_reduce(struct coll *c, void *dest, size_t count, int root)
+int shmemu__coll_tree_reduce(struct coll *c, void *dest, size_t count, int root)
     __attribute__((visibility("hidden")));
-int coll_tree_bcast(struct coll *c, void *dest, size_t count, int root)
+int shmemu__coll_tree_bcast(struct coll *c, void *dest, size_t count, int root)
     __attribute__((visibility("hidden")));
 
 #endif

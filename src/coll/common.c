@@ -11,7 +11,7 @@ static int sym_ok(const void *p, size_t bytes)
     return !bytes || shmemu_sym_extent(p) >= bytes;
 }
 
-int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
+int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
                shmemu_op_t op, int need_op, const void *dest, const void *src, size_t count,
                unsigned per_pe, int root)
 {
@@ -73,13 +73,13 @@ int coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtyp
     return SHMEMU_OK;
 }
 
-void coll_end(struct coll *c)
+void shmemu__coll_end(struct coll *c)
 {
     free(c->pe);
     c->pe = NULL;
 }
 
-int coll_sync(struct coll *c)
+int shmemu__coll_sync(struct coll *c)
 {
     int st = shmemu_quiet();
     return st ? st : shmemu_team_sync(c->team);
@@ -90,7 +90,7 @@ int coll_sync(struct coll *c)
  * fence, OpenSHMEM may deliver step k+1's before step k's, and the word
  * would go back (found by SHMEMU_CHECK=fuzz: a deadlock, or a reader
  * taking step k's data for arrived when only step k+1's had). */
-int coll_signal(struct coll *c, int member, int word, uint64_t step)
+int shmemu__coll_signal(struct coll *c, int member, int word, uint64_t step)
 {
     int st = shmemu_fence();
     return st ? st
@@ -98,22 +98,22 @@ int coll_signal(struct coll *c, int member, int word, uint64_t step)
                                      SHMEMU_SIGNAL_SET, c->pe[member]);
 }
 
-int coll_wait(struct coll *c, int word, uint64_t step)
+int shmemu__coll_wait(struct coll *c, int word, uint64_t step)
 {
     shmemu_signal_wait_until(&c->ws[word], SHMEMU_CMP_GE, coll_tag(c, step));
     return shmemu_last_status();
 }
 
-int coll_push(struct coll *c, int member, void *dest, const void *src, size_t nbytes,
+int shmemu__coll_push(struct coll *c, int member, void *dest, const void *src, size_t nbytes,
               int word, uint64_t step)
 {
-    int st = shmemu_fence(); /* in order, as coll_signal explains */
+    int st = shmemu_fence(); /* in order, as shmemu__coll_signal explains */
     return st ? st
               : shmemu_putmem_signal(dest, src, nbytes, &c->ws[word], coll_tag(c, step),
                                      SHMEMU_SIGNAL_SET, c->pe[member]);
 }
 
-int coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems, int member)
+int shmemu__coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems, int member)
 {
     size_t bytes = nelems * c->esize;
     if (!bytes)
@@ -126,7 +126,7 @@ int coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems, int mem
     return shmemu_getmem(dst, sym, bytes, c->pe[member]);
 }
 
-int coll_pull_reduce(struct coll *c, void *dst, const void *mine, const void *sym,
+int shmemu__coll_pull_reduce(struct coll *c, void *dst, const void *mine, const void *sym,
                      size_t nelems, int member)
 {
     if (!nelems)

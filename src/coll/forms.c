@@ -24,22 +24,22 @@ int shmemu_alltoallmem(shmemu_team_t team, void *dest, const void *source, size_
 int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t nelems)
 {
     struct coll c;
-    int st = coll_begin(&c, "shmemu_collectmem", team, SHMEMU_UINT8, SHMEMU_SUM, 0, dest,
+    int st = shmemu__coll_begin(&c, "shmemu_collectmem", team, SHMEMU_UINT8, SHMEMU_SUM, 0, dest,
                         source, nelems, COLL_DEST_LATER, -1);
     if (st)
         return st;
     if ((size_t)c.n > COLL_SCRATCH_BYTES / sizeof(uint64_t)) {
-        coll_end(&c);
+        shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_ENOTSUP, c.call, "more PEs than the workspace holds sizes of");
     }
     uint64_t *sizes = &c.ws[W_SCRATCH];
-    st = coll_sync(&c); /* nobody still uses the scratch for an earlier call */
+    st = shmemu__coll_sync(&c); /* nobody still uses the scratch for an earlier call */
     sizes[c.me] = nelems;
     for (int p = 0; p < c.n && !st; p++) /* my size to everyone */
         if (p != c.me)
             st = shmemu_uint64_p(&sizes[c.me], nelems, c.pe[p]);
     if (!st)
-        st = coll_sync(&c);
+        st = shmemu__coll_sync(&c);
     size_t total = 0, at = 0;
     for (int p = 0; p < c.n; p++)
         total += sizes[p];
@@ -48,12 +48,12 @@ int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t
                           "dest %p+%zu is not symmetric (not inside one shmemu_malloc'd block)",
                           dest, total);
     for (int p = 0; p < c.n && !st; p++) {
-        st = coll_pull(&c, (char *)dest + at, source, sizes[p], p);
+        st = shmemu__coll_pull(&c, (char *)dest + at, source, sizes[p], p);
         at += sizes[p];
     }
     if (!st)
-        st = coll_sync(&c);
-    coll_end(&c);
+        st = shmemu__coll_sync(&c);
+    shmemu__coll_end(&c);
     return st;
 }
 

@@ -7,7 +7,7 @@
 static int begin(struct coll *c, const char *call, shmemu_team_t team, void *dest,
                  const void *src, size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op)
 {
-    return coll_begin(c, call, team, dtype, op, 1, dest, src, recvcount, COLL_SRC_PER_PE,
+    return shmemu__coll_begin(c, call, team, dtype, op, 1, dest, src, recvcount, COLL_SRC_PER_PE,
                       -1);
 }
 
@@ -27,36 +27,36 @@ int shmemu_reduce_scatter_ring(shmemu_team_t team, void *dest, const void *src,
         return st;
     int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
     if (n == 1 || !recvcount) {
-        coll_copy_in(&c, dest, src, recvcount);
-        coll_end(&c);
+        shmemu__coll_copy_in(&c, dest, src, recvcount);
+        shmemu__coll_end(&c);
         return SHMEMU_OK;
     }
     void *tmp = malloc(recvcount * c.esize);
     if (!tmp) {
-        coll_end(&c);
+        shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory");
     }
-    st = coll_sync(&c);
+    st = shmemu__coll_sync(&c);
     for (int s = 0; s < n - 1 && !st; s++) {
         int ch = (me + 2 * n - 2 - s) % n;
         const char *mine = (const char *)src + (size_t)ch * recvcount * c.esize;
         if (s == 0) {
-            st = coll_pull(&c, tmp, mine, recvcount, left); /* left's src chunk */
-        } else if (!(st = coll_wait(&c, W_PROD, (uint64_t)s - 1)) &&
-                   !(st = coll_pull(&c, tmp, dest, recvcount, left))) {
-            st = coll_signal(&c, left, W_CONS, (uint64_t)s - 1);
+            st = shmemu__coll_pull(&c, tmp, mine, recvcount, left); /* left's src chunk */
+        } else if (!(st = shmemu__coll_wait(&c, W_PROD, (uint64_t)s - 1)) &&
+                   !(st = shmemu__coll_pull(&c, tmp, dest, recvcount, left))) {
+            st = shmemu__coll_signal(&c, left, W_CONS, (uint64_t)s - 1);
             if (!st)
-                st = coll_wait(&c, W_CONS, (uint64_t)s - 1); /* right copied mine */
+                st = shmemu__coll_wait(&c, W_CONS, (uint64_t)s - 1); /* right copied mine */
         }
         if (!st) {
             c.reduce(dest, tmp, mine, recvcount);
-            st = coll_signal(&c, right, W_PROD, (uint64_t)s);
+            st = shmemu__coll_signal(&c, right, W_PROD, (uint64_t)s);
         }
     }
     if (!st)
-        st = coll_sync(&c);
+        st = shmemu__coll_sync(&c);
     free(tmp);
-    coll_end(&c);
+    shmemu__coll_end(&c);
     return st;
 }
 
@@ -77,14 +77,14 @@ int shmemu_reduce_scatter_rhalving(shmemu_team_t team, void *dest, const void *s
         return st;
     int n = c.n, me = c.me;
     if (n == 1 || !recvcount) {
-        coll_copy_in(&c, dest, src, recvcount);
-        coll_end(&c);
+        shmemu__coll_copy_in(&c, dest, src, recvcount);
+        shmemu__coll_end(&c);
         return SHMEMU_OK;
     }
     char *work = (char *)&c.ws[W_SCRATCH];
     size_t block = COLL_SCRATCH_BYTES / ((size_t)n * c.esize);
     if (!block) {
-        coll_end(&c);
+        shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_ENOTSUP, c.call,
                             "%d PEs of %zu-byte elements do not fit the team workspace "
                             "(use the ring)",
@@ -101,13 +101,13 @@ int shmemu_reduce_scatter_rhalving(shmemu_team_t team, void *dest, const void *s
         for (int ch = 0; ch < n; ch++)
             memcpy(work + (size_t)ch * b * c.esize,
                    (const char *)src + ((size_t)ch * recvcount + at) * c.esize, b * c.esize);
-        if ((st = coll_sync(&c)))
+        if ((st = shmemu__coll_sync(&c)))
             break;
         if (me < 2 * f.rem) { /* fold in */
             if (f.newrank < 0)
-                st = coll_signal(&c, me + 1, W_UP, step);
-            else if (!(st = coll_wait(&c, W_UP, step)))
-                st = coll_pull_reduce(&c, work, work, work, (size_t)n * b, me - 1);
+                st = shmemu__coll_signal(&c, me + 1, W_UP, step);
+            else if (!(st = shmemu__coll_wait(&c, W_UP, step)))
+                st = shmemu__coll_pull_reduce(&c, work, work, work, (size_t)n * b, me - 1);
         }
         int lo = 0, hi = f.p2; /* newranks whose chunks I still hold partials of */
         for (int r = 0; r < rounds && f.newrank >= 0 && !st; r++) {
@@ -118,23 +118,23 @@ int shmemu_reduce_scatter_rhalving(shmemu_team_t team, void *dest, const void *s
             else
                 hi = mid;
             size_t from = (size_t)fold_lo(&f, lo) * b, len = (size_t)fold_lo(&f, hi) * b - from;
-            if (!(st = coll_signal(&c, partner, W_ROUND + r, step)) &&
-                !(st = coll_wait(&c, W_ROUND + r, step)))
-                st = coll_pull_reduce(&c, work + from * c.esize, work + from * c.esize,
+            if (!(st = shmemu__coll_signal(&c, partner, W_ROUND + r, step)) &&
+                !(st = shmemu__coll_wait(&c, W_ROUND + r, step)))
+                st = shmemu__coll_pull_reduce(&c, work + from * c.esize, work + from * c.esize,
                                       work + from * c.esize, len, partner);
         }
         char *out = (char *)dest + at * c.esize;
         if (!st && f.newrank >= 0) {
             memcpy(out, work + (size_t)me * b * c.esize, b * c.esize);
             if (me < 2 * f.rem)
-                st = coll_signal(&c, me - 1, W_DOWN, step);
-        } else if (!st && !(st = coll_wait(&c, W_DOWN, step))) {
-            st = coll_pull(&c, out, work + (size_t)me * b * c.esize, b, me + 1);
+                st = shmemu__coll_signal(&c, me - 1, W_DOWN, step);
+        } else if (!st && !(st = shmemu__coll_wait(&c, W_DOWN, step))) {
+            st = shmemu__coll_pull(&c, out, work + (size_t)me * b * c.esize, b, me + 1);
         }
         step++;
         if (!st)
-            st = coll_sync(&c); /* the scratch is reused by the next block */
+            st = shmemu__coll_sync(&c); /* the scratch is reused by the next block */
     }
-    coll_end(&c);
+    shmemu__coll_end(&c);
     return st;
 }

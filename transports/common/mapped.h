@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../src/transport.h"
+#include "../transport.h"
 
 int shmemu_mapped_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
 int shmemu_mapped_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "../common/mapped.h"
+#include "../common/runners.h"
 #include "shmemu.h"
 
 #define FD_ENV "SHMEMU_SHM_FD"
@@ -174,92 +175,6 @@ static int shm_job_create(struct shmemu_tl_job *job)
     return st;
 }
 
-/* ----------------------------------------------------------- processes */
-
-static int pidfd_open_(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-    (void)pid;
-    return -1;
-#endif
-}
-
-static int shm_job_run(struct shmemu_tl_job *job,
-                       int (*entry)(struct shmemu_tl_job *job, int pe))
-{
-    int n = job->npes;
-    pid_t *pid = calloc((size_t)n, sizeof(pid_t));
-    struct pollfd *pfd = calloc((size_t)n, sizeof(struct pollfd));
-    if (!pid || !pfd) {
-        free(pid);
-        free(pfd);
-        return SHMEMU_ENOMEM;
-    }
-    pid_t parent = getpid();
-    fflush(NULL); /* children must not inherit unwritten output */
-    int live = 0;
-    for (int pe = 0; pe < n; pe++) {
-        pid[pe] = fork();
-        if (pid[pe] == 0) {
-            /* A PE never outlives whoever launched it. */
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parent)
-                _exit(127);
-            /* The parent's bookkeeping is not ours: a PE that ends deep in
-             * a call (the watchdog) would otherwise leave it lost. */
-            free(pid);
-            free(pfd);
-            int rc = entry(job, pe);
-            fflush(NULL);
-            _exit(rc == 0 ? 0 : 1);
-        }
-        if (pid[pe] < 0) {
-            int err = errno;
-            for (int q = pe; q < n; q++) {
-                pid[q] = 0;
-                pfd[q].fd = -1;
-                if (job->pe_exited)
-                    job->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, err);
-            }
-            break;
-        }
-        pfd[pe].fd = pidfd_open_(pid[pe]);
-        pfd[pe].events = POLLIN;
-        live++;
-    }
-    while (live > 0) {
-        if (poll(pfd, (nfds_t)n, 20) < 0 && errno != EINTR) {
-            struct timespec ts = {0, 5000000};
-            nanosleep(&ts, NULL); /* no pidfds: fall back to polling */
-        }
-        for (int pe = 0; pe < n; pe++) {
-            int status;
-            if (pid[pe] <= 0 || waitpid(pid[pe], &status, WNOHANG) != pid[pe])
-                continue;
-            pid[pe] = 0;
-            if (pfd[pe].fd >= 0)
-                close(pfd[pe].fd);
-            pfd[pe].fd = -1;
-            live--;
-            if (job->pe_exited) {
-                if (WIFSIGNALED(status))
-                    job->pe_exited(job, pe, SHMEMU_TL_EXIT_SIGNAL, WTERMSIG(status));
-                else
-                    job->pe_exited(job, pe, SHMEMU_TL_EXIT_CODE, WEXITSTATUS(status));
-            }
-        }
-        int sig = job->tick ? job->tick(job) : 0;
-        for (int pe = 0; sig && pe < n; pe++)
-            if (pid[pe] > 0)
-                kill(pid[pe], sig);
-    }
-    free(pid);
-    free(pfd);
-    return SHMEMU_OK;
-}
-
 /* ------------------------------------------------------------- SPMD */
 
 static int shm_pe_export(struct shmemu_tl_job *job, int pe)
@@ -324,12 +239,12 @@ static int shm_probe(char *why, size_t why_len)
 const struct shmemu_transport_ops shmemu_shm_ops = {
     .size = sizeof(struct shmemu_transport_ops),
     .name = "shm",
-    .caps = SHMEMU_TL_CAP_LOAD_STORE | SHMEMU_TL_CAP_CPU_ATOMICS |
+    .caps = SHMEMU_TL_CAP_LOAD_STORE | SHMEMU_TL_CAP_CPU_ATOMICS | SHMEMU_TL_CAP_SHARED_CTL |
             SHMEMU_TL_CAP_PROCESSES | SHMEMU_TL_CAP_SPMD,
     .job_priv_size = sizeof(struct shm_job),
     .probe = shm_probe,
     .job_create = shm_job_create,
-    .job_run = shm_job_run,
+    .job_run = shmemu_tl_run_procs,
     .job_destroy = shm_job_destroy,
     .job_attach = shm_job_attach,
     .pe_enter = NULL,

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../../src/transport.h"
+#include "../transport.h"
 
 extern const struct shmemu_transport_ops shmemu_shm_ops;
 

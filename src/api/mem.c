@@ -1,0 +1,394 @@
+/* mem.c - symmetric memory: collective allocation, bounds checks, ptr. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/core.h"
+#include "runtime/dispatch.h"
+#include "ctl/wait.h"
+
+
+
+/* ---------------------------------------------------------------- checks */
+
+int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
+                           const void *addr, size_t nbytes, size_t *off_p)
+{
+    if (!addr)
+        return shmemu__fail(me, SHMEMU_EINVAL, call, "%s is NULL with %zu bytes",
+                            what, nbytes);
+    size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
+    if (off >= me->heap_size)
+        return shmemu__fail(me, SHMEMU_ERANGE, call,
+                            "%s %p+%zu is outside the symmetric heap (heap %p+%zu)",
+                            what, addr, nbytes, (void *)me->heap, me->heap_size);
+    const struct shmemu__blk *b = shmemu__heap_find(&me->alloc, off);
+    if (!b->used)
+        return shmemu__fail(me, SHMEMU_ERANGE, call,
+                            "%s %p+%zu is outside the symmetric heap (not in an "
+                            "allocated block: heap offset %#zx is free)",
+                            what, addr, nbytes, off);
+    if (nbytes > b->off + b->req - off)
+        return shmemu__fail(me, SHMEMU_ERANGE, call,
+                            "%s %p+%zu is outside the symmetric heap (block %p+%zu)",
+                            what, addr, nbytes, (void *)(me->heap + b->off), b->req);
+    me->blk_off = b->off;
+    me->blk_req = b->req;
+    *off_p = off;
+    return SHMEMU_OK;
+}
+
+static void forget_block_cache(shmemu__pe *me)
+{
+    me->blk_off = 0;
+    me->blk_req = 0;
+}
+
+/* ---------------------------------------------------------- agreement */
+
+static const char *rec_name(int kind)
+{
+    switch (kind) {
+    case REC_ALLOC: return "an allocation";
+    case REC_FREE: return "a free";
+    case REC_REALLOC: return "a realloc";
+    case REC_SPLIT_STRIDED: return "a strided team split";
+    case REC_SPLIT_2D: return "a 2-D team split";
+    case REC_COLL: return "a collective call";
+    default: return "a control call";
+    }
+}
+
+static void describe(const struct shmemu__rec *r, char *buf, size_t len)
+{
+    switch (r->kind) {
+    case REC_ALLOC:
+        snprintf(buf, len, "size %lld, alignment %lld", (long long)r->a[0],
+                 (long long)r->a[1]);
+        break;
+    case REC_FREE:
+        snprintf(buf, len, "block at heap offset 0x%llx", (long long)r->a[0]);
+        break;
+    case REC_REALLOC:
+        snprintf(buf, len, "block at heap offset 0x%llx, size %lld",
+                 (long long)r->a[0], (long long)r->a[1]);
+        break;
+    case REC_SPLIT_STRIDED:
+        snprintf(buf, len, "start %lld, stride %lld, size %lld", (long long)r->a[0],
+                 (long long)r->a[1], (long long)r->a[2]);
+        break;
+    case REC_SPLIT_2D:
+        snprintf(buf, len, "xrange %lld", (long long)r->a[0]);
+        break;
+    case REC_COLL: { /* "count 17, root 0" from the labels */
+        const char *n = shmemu__agree_names ? shmemu__agree_names : "";
+        size_t used = 0;
+        buf[0] = '\0';
+        for (int i = 0; i < 5 && *n && used < len; i++) {
+            size_t l = strcspn(n, ",");
+            int w = snprintf(buf + used, len - used, "%s%.*s %lld", i ? ", " : "", (int)l, n,
+                             (long long)r->a[i]);
+            used += w > 0 ? (size_t)w : 0;
+            n += l + (n[l] == ',');
+        }
+        break;
+    }
+    default:
+        snprintf(buf, len, "%s #%u", rec_name(r->kind), r->seq);
+    }
+}
+
+int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
+                  int nargs)
+{
+    /* A control collective starts as a barrier does: what this PE issued
+     * is complete before the others go on (frees, resizes, new teams).  A
+     * collective's argument check (shmemu_team_agree) completes nothing:
+     * the checker must still see what the collective leaves in flight. */
+    int st = rec->kind == REC_COLL ? SHMEMU_OK : shmemu__complete(me, call, 1);
+    if (st)
+        return st;
+    const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    rec->seq = ++me->rec_seq[slot];
+    rec->team = slot;
+    me->ctl_me->rec = *rec;
+    /* Every control collective finds a mismatch here, at its first sync,
+     * and then syncs exactly once more: however PEs' calls differ, they
+     * leave in step and the team stays usable (RETURN mode). */
+    st = shmemu__team_sync_as(me, slot, call, 1);
+    if (st && st != SHMEMU_EMISMATCH)
+        return st;
+    int mixed = st == SHMEMU_EMISMATCH;
+    for (int i = 0; i < t->size; i++) {
+        int p = t->start + i * t->stride;
+        const struct shmemu__rec *r = &shmemu__ctl_pe(me->ctl, p)->rec;
+        int same = r->seq == rec->seq && r->kind == rec->kind && r->team == rec->team &&
+                   memcmp(r->a, rec->a, (size_t)nargs * sizeof(rec->a[0])) == 0;
+        if (same)
+            continue;
+        char mine[96], theirs[112];
+        describe(rec, mine, sizeof(mine));
+        if (r->seq != rec->seq || r->team != rec->team)
+            snprintf(theirs, sizeof(theirs),
+                     "is not in this call (it is in a barrier, a team sync or another "
+                     "team's call)");
+        else if (r->kind == REC_COLL && rec->kind == REC_COLL && r->a[5] != rec->a[5])
+            snprintf(theirs, sizeof(theirs), "is in another collective call");
+        else if (r->kind != rec->kind)
+            snprintf(theirs, sizeof(theirs), "is in %s, not %s", rec_name(r->kind),
+                     rec_name(rec->kind));
+        else {
+            char d[80];
+            describe(r, d, sizeof(d));
+            snprintf(theirs, sizeof(theirs), "passed %s", d);
+        }
+        shmemu__collective_fail(me, me->pe == t->start, SHMEMU_EMISMATCH, call,
+                                "PEs disagree: PE %d passed %s but PE %d %s", me->pe, mine,
+                                p, theirs);
+        mixed = 2;
+        break;
+    }
+    if (mixed == 1) /* the records agree, yet some member was in a plain sync */
+        shmemu__collective_fail(me, me->pe == t->start, SHMEMU_EMISMATCH, call,
+                                "PEs disagree: PE %d is in %s but other members of the "
+                                "team are in a barrier or team sync",
+                                me->pe, rec_name(rec->kind));
+    if (!mixed)
+        return SHMEMU_OK;
+    /* Sync again so that no PE reuses its record while others read it. */
+    (void)shmemu__team_sync_as(me, slot, call, 1);
+    return shmemu__last_status = SHMEMU_EMISMATCH;
+}
+
+/* ---------------------------------------------------------- allocation */
+
+/* The sync that ends a control collective: the new or changed block is
+ * ready on every PE before any of them uses it. */
+static int closing_sync(shmemu__pe *me, const char *call)
+{
+    shmemu__full_fence();
+    return shmemu__team_sync_as(me, 0, call, 1);
+}
+
+void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, size_t n)
+{
+    char *p = shmemu__tl_ptr_direct(me->job, me->pe, off);
+    if (p) {
+        if (src_or_null)
+            memmove(p, src_or_null, n);
+        else
+            memset(p, 0, n);
+        return;
+    }
+    /* No load/store access (device memory): stage through private memory. */
+    char buf[1 << 16];
+    if (!src_or_null)
+        memset(buf, 0, sizeof(buf));
+    for (size_t done = 0; done < n;) {
+        size_t chunk = n - done < sizeof(buf) ? n - done : sizeof(buf);
+        if (src_or_null)
+            (void)shmemu__tl_own_rma(me, SHMEMU_TL_GET,
+                                     (size_t)((const char *)src_or_null - me->heap) + done,
+                                     buf, chunk);
+        (void)shmemu__tl_own_rma(me, SHMEMU_TL_PUT, off + done, buf, chunk);
+        done += chunk;
+    }
+}
+
+static void *alloc_common(const char *call, size_t size, size_t align, int zero)
+{
+    SHMEMU__ENTER(me, call, NULL);
+    struct shmemu__rec rec = {.kind = REC_ALLOC, .a = {(int64_t)size, (int64_t)align}};
+    if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
+        return NULL;
+    void *p = NULL;
+    int st = SHMEMU_OK;
+    size_t off;
+    if (align == 0 || (align & (align - 1))) {
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
+                                     "alignment %zu is not a power of two", align);
+    } else if (align > SHMEMU_TL_BASE_ALIGN) {
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
+                                     "alignment %zu is larger than the largest supported, "
+                                     "%zu (the alignment of every PE's heap base)",
+                                     align, SHMEMU_TL_BASE_ALIGN);
+    } else if (size && shmemu__heap_alloc(&me->alloc, size, align, &off) != 0) {
+        size_t free_b, largest;
+        shmemu__heap_stats(&me->alloc, &free_b, &largest);
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_ENOMEM, call,
+                             "no room for %zu bytes (heap %zu bytes, %zu free, largest "
+                             "free block %zu); raise SHMEMU_HEAP_SIZE or "
+                             "opts.heap_size",
+                             size, me->heap_size - SHMEMU__WORKSPACE_TOTAL, free_b,
+                             largest);
+    } else if (size) {
+        p = me->heap + off;
+        if (zero)
+            shmemu__own_heap_fill(me, off, NULL, size);
+    }
+    int bst = closing_sync(me, call);
+    if (st || bst) {
+        if (p)
+            shmemu__heap_free(&me->alloc, off);
+        return NULL;
+    }
+    shmemu__ok();
+    return p;
+}
+
+void *shmemu_malloc(size_t size)
+{
+    return alloc_common("shmemu_malloc", size, SHMEMU__HEAP_GRAIN, 0);
+}
+
+void *shmemu_align(size_t alignment, size_t size)
+{
+    return alloc_common("shmemu_align", size, alignment, 0);
+}
+
+void *shmemu_calloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size) {
+        /* Every PE computes the same overflow: fail as an allocation would,
+         * after the agreement, so a PE alone in its error still meets the
+         * others. */
+        SHMEMU__ENTER(me, "shmemu_calloc", NULL);
+        struct shmemu__rec rec = {.kind = REC_ALLOC, .a = {-1, (int64_t)count}};
+        if (shmemu__agree(me, "shmemu_calloc", 0, &rec, 6) == SHMEMU_OK) {
+            shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, "shmemu_calloc",
+                            "count %zu times size %zu overflows size_t", count, size);
+            (void)closing_sync(me, "shmemu_calloc");
+        }
+        shmemu__last_status = SHMEMU_EINVAL;
+        return NULL;
+    }
+    return alloc_common("shmemu_calloc", count * size, SHMEMU__HEAP_GRAIN, 1);
+}
+
+/* ptr must be the start of a block the user allocated: its offset,
+ * (size_t)-1 for any other address, or WORKSPACE for the team workspaces
+ * (one reserved block at the heap's end, never the user's to free). */
+#define WORKSPACE ((size_t)-3)
+static size_t block_start(shmemu__pe *me, const void *ptr)
+{
+    size_t off = (size_t)((uintptr_t)ptr - (uintptr_t)me->heap);
+    if (off < me->heap_size && off >= me->heap_size - SHMEMU__WORKSPACE_TOTAL)
+        return WORKSPACE;
+    const struct shmemu__blk *b = off < me->heap_size ? shmemu__heap_find(&me->alloc, off)
+                                                      : NULL;
+    return b && b->used && b->off == off ? off : (size_t)-1;
+}
+
+/* The error for a ptr that block_start refused, reported by PE 0 alone
+ * (every PE refuses alike: the calls agreed). */
+static int not_a_block(shmemu__pe *me, const char *call, const void *ptr, size_t off)
+{
+    if (off == WORKSPACE)
+        return shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
+                                       "ptr %p is in a team workspace, which the library "
+                                       "reserves (not a block returned by shmemu_malloc)",
+                                       ptr);
+    return shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
+                                   "ptr %p is not a block returned by shmemu_malloc", ptr);
+}
+
+void shmemu_free(void *ptr)
+{
+    static const char call[] = "shmemu_free";
+    SHMEMU__ENTER(me, call, );
+    size_t off = ptr ? block_start(me, ptr) : (size_t)-2;
+    struct shmemu__rec rec = {.kind = REC_FREE, .a = {(int64_t)off}};
+    if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
+        return;
+    int st = SHMEMU_OK;
+    if (off == (size_t)-1 || off == WORKSPACE)
+        st = not_a_block(me, call, ptr, off);
+    else if (ptr)
+        shmemu__heap_free(&me->alloc, off);
+    forget_block_cache(me);
+    if (closing_sync(me, call) == SHMEMU_OK && st == SHMEMU_OK)
+        shmemu__ok();
+}
+
+void *shmemu_realloc(void *ptr, size_t size)
+{
+    static const char call[] = "shmemu_realloc";
+    if (!ptr)
+        return alloc_common(call, size, SHMEMU__HEAP_GRAIN, 0);
+    if (size == 0) {
+        shmemu_free(ptr);
+        return NULL;
+    }
+    SHMEMU__ENTER(me, call, NULL);
+    size_t off = block_start(me, ptr);
+    struct shmemu__rec rec = {.kind = REC_REALLOC, .a = {(int64_t)off, (int64_t)size}};
+    if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
+        return NULL;
+    void *p = NULL;
+    int st = SHMEMU_OK;
+    size_t noff;
+    if (off == (size_t)-1 || off == WORKSPACE) {
+        st = not_a_block(me, call, ptr, off);
+    } else if (shmemu__heap_resize(&me->alloc, off, size) == 0) {
+        p = ptr;
+    } else if (shmemu__heap_alloc(&me->alloc, size, SHMEMU__HEAP_GRAIN, &noff) == 0) {
+        size_t old = shmemu__heap_find(&me->alloc, off)->req;
+        shmemu__own_heap_fill(me, noff, me->heap + off, old < size ? old : size);
+        shmemu__heap_free(&me->alloc, off);
+        p = me->heap + noff;
+    } else {
+        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_ENOMEM, call,
+                             "no room to grow the block to %zu bytes; raise "
+                             "SHMEMU_HEAP_SIZE",
+                             size);
+    }
+    forget_block_cache(me);
+    if (closing_sync(me, call) != SHMEMU_OK || st)
+        return NULL;
+    shmemu__ok();
+    return p;
+}
+
+/* --------------------------------------------------------- direct access */
+
+void *shmemu_ptr(const void *dest, int pe)
+{
+    SHMEMU__ENTER(me, "shmemu_ptr", NULL);
+    size_t off = (size_t)((uintptr_t)dest - (uintptr_t)me->heap);
+    if ((unsigned)pe >= (unsigned)me->npes) {
+        shmemu__last_status = SHMEMU_EPE;
+        return NULL;
+    }
+    if (!dest || off >= me->heap_size || !shmemu__heap_find(&me->alloc, off)->used) {
+        shmemu__last_status = SHMEMU_ERANGE; /* not in an allocated block */
+        return NULL;
+    }
+    /* NULL where heaps are not host-addressable, and in checker mode, whose
+     * layer must see every access. */
+    void *p = shmemu__tl_ptr(me->job, pe, off);
+    if (!p) {
+        shmemu__last_status = SHMEMU_ENOTSUP;
+        return NULL;
+    }
+    shmemu__ok();
+    return p;
+}
+
+size_t shmemu_sym_extent(const void *addr)
+{
+    SHMEMU__ENTER(me, "shmemu_sym_extent", 0);
+    size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
+    shmemu__ok();
+    if (!addr || off >= me->heap_size)
+        return 0;
+    const struct shmemu__blk *b = shmemu__heap_find(&me->alloc, off);
+    return b->used && off < b->off + b->req ? b->off + b->req - off : 0;
+}
+
+int shmemu_addr_accessible(const void *addr, int pe)
+{
+    SHMEMU__ENTER(me, "shmemu_addr_accessible", 0);
+    size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
+    shmemu__ok();
+    return addr && off < me->heap_size && (unsigned)pe < (unsigned)me->npes;
+}

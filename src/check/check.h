@@ -1,0 +1,56 @@
+/*
+ * check.h - checker mode as a layer between the core and any transport: it
+ * changes when remote effects become visible, never what OpenSHMEM
+ * guarantees (docs/CHECK.md).  What the runtime calls to set it up; the
+ * core's calls during a job go through hooks.h.
+ *
+ * When checker mode is on, the job runs on the checker's table (layer.c),
+ * which wraps the transport's data path (rma, amo, quiet, fence) and copies
+ * the rest:
+ *
+ * Delivery fuzzing: a PE's puts, puts with signal, non-fetching AMOs and
+ * nonblocking gets are held in a private queue and delivered later, in a
+ * seeded order that keeps exactly the promised orderings: fence orders
+ * operations to one PE, quiet (and barrier_all, and the collective
+ * allocation calls, and leaving the job) completes everything, a put with
+ * signal is delivered as one unit, data first; fetching AMOs and blocking
+ * gets complete on return.  A PE delivers what it holds at its own library
+ * calls and while it waits, so holding never creates a deadlock.
+ *
+ * Schedule perturbation: seeded yields and short sleeps on entry to the
+ * library and after operations.
+ *
+ * Notes: patterns that explain a wrong result (a flag delivered before the
+ * data it announces, a buffer overwritten before its reader synchronised,
+ * a sync entered with puts in flight) are kept in the shared control area
+ * for shmemu_check_notes() and printed when a checked job fails.
+ */
+#ifndef SHMEMU_CHECK_H
+#define SHMEMU_CHECK_H
+
+#include "runtime/core.h"
+
+/* Bytes the checker adds to the shared control area for this job (0 when
+ * checker mode is off); they follow the core's part. */
+size_t shmemu__check_ctl_size(const struct shmemu__job *job) SHMEMU__HIDDEN;
+
+/* When job->check asks for checking: build the layer's table in job->layer
+ * over job->transport and make it the job's (job->ops). */
+void shmemu__check_layer(struct shmemu__job *job) SHMEMU__HIDDEN;
+
+/* Set up checker mode for PE me (me->chk).  Returns 0, or -1 when out of
+ * memory. */
+int shmemu__check_pe_init(shmemu__pe *me) SHMEMU__HIDDEN;
+/* Forget whatever is still held (the PE drained first, or the job was
+ * aborted) and free the PE's checker state. */
+void shmemu__check_pe_fini(shmemu__pe *me) SHMEMU__HIDDEN;
+
+/* In the launching process, before the PEs start. */
+void shmemu__check_ctl_init(struct shmemu__job *job) SHMEMU__HIDDEN;
+/* In the launching process after a checked job ended with status rc: keep
+ * its notes for shmemu_check_notes(), print them when the job failed, and
+ * return rc, or SHMEMU_ERACE when it otherwise succeeded but conflicts
+ * were found. */
+int shmemu__check_job_end(struct shmemu__job *job, int rc) SHMEMU__HIDDEN;
+
+#endif /* SHMEMU_CHECK_H */

@@ -1,0 +1,346 @@
+/* deliver.c - what happens to an operation the checker held back: its
+ * delivery, and the overtakes and writes it records for the notes. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "check.h"
+#include "ctl/wait.h"
+#include "hooks.h"
+#include "internal.h"
+#include "race.h"
+
+int shmemu__chk_target_of(const struct held *h)
+{
+    return h->kind == H_AMO ? h->amo.pe : h->rma.pe;
+}
+
+/* Gets are ordered by nothing but quiet; puts and AMOs to one PE by fence. */
+int shmemu__chk_deliverable(const struct shmemu__chk *k, size_t i)
+{
+    const struct held *h = &k->q[i];
+    if (h->kind == H_GET)
+        return 1;
+    for (size_t j = 0; j < k->n; j++)
+        if (k->q[j].kind != H_GET && k->q[j].epoch < h->epoch &&
+            shmemu__chk_target_of(&k->q[j]) == shmemu__chk_target_of(h))
+            return 0;
+    return 1;
+}
+
+/* Bytes of the destination an operation writes: [lo, hi). */
+void shmemu__chk_written(const struct held *h, uint64_t *lo, uint64_t *hi)
+{
+    if (h->kind == H_AMO) {
+        *lo = h->amo.off;
+        *hi = h->amo.off + h->amo.width;
+    } else if (h->rma.sig_op != SHMEMU_TL_SIG_NONE) {
+        *lo = h->rma.sig_off; /* the flag of a put with signal */
+        *hi = h->rma.sig_off + 8;
+    } else {
+        *lo = h->rma.off;
+        *hi = h->rma.off + h->rma.nbytes;
+    }
+}
+
+/* X (index x) is about to be delivered: if it overtakes an earlier put to
+ * the same PE from the same fence epoch, remember it on the destination,
+ * so that a wait woken by X while that put is still in flight is noted. */
+int shmemu__chk_record_overtake(shmemu__pe *me, const struct held *h)
+{
+    struct shmemu__chk *k = me->chk;
+    const struct held *y = NULL;
+    if (h->kind == H_GET || !me->job->check_ctl_off)
+        return 0;
+    for (size_t j = 0; j < k->n; j++) {
+        const struct held *c = &k->q[j];
+        if (c != h && c->kind == H_PUT && c->rma.nbytes && c->seq < h->seq &&
+            c->epoch == h->epoch && c->rma.pe == shmemu__chk_target_of(h) && (!y || c->seq < y->seq))
+            y = c;
+    }
+    if (!y)
+        return 0;
+    struct chk_tgt *t = shmemu__chk_tgt(me, shmemu__chk_target_of(h));
+    struct chk_ot *o = &t->ot[me->pe % CHK_OT];
+    char xs[CHK_SITE], ys[CHK_SITE];
+    shmemu__strlcpy(xs, shmemu__chk_site_name(k, h->site), sizeof(xs));
+    shmemu__strlcpy(ys, shmemu__chk_site_name(k, y->site), sizeof(ys));
+    shmemu__chk_lock(&t->lock);
+    o->src = me->pe;
+    o->active = 1;
+    atomic_store_explicit(&o->seen, 0, memory_order_relaxed);
+    o->y_seq = y->seq;
+    shmemu__chk_written(h, &o->x_lo, &o->x_hi);
+    o->y_lo = y->rma.off;
+    o->y_hi = y->rma.off + y->rma.nbytes;
+    shmemu__strlcpy(o->x_call, h->call ? h->call : "?", sizeof(o->x_call));
+    shmemu__strlcpy(o->y_call, y->call ? y->call : "?", sizeof(o->y_call));
+    memcpy(o->x_site, xs, sizeof(xs));
+    memcpy(o->y_site, ys, sizeof(ys));
+    shmemu__chk_unlock(&t->lock);
+    return 1;
+}
+
+/* A put of data landed: was it written over an earlier put of ours that
+ * its reader cannot have consumed (it has done nothing at all since)? */
+static void record_write(shmemu__pe *me, const struct held *h)
+{
+    if (h->kind != H_PUT || !h->rma.nbytes || !me->job->check_ctl_off)
+        return;
+    struct shmemu__chk *k = me->chk;
+    int dst = h->rma.pe;
+    if (dst == me->pe)
+        return;
+    struct chk_tgt *t = shmemu__chk_tgt(me, dst);
+    uint64_t lo = h->rma.off, hi = lo + h->rma.nbytes;
+    const char *here = shmemu__chk_site_name(k, h->site);
+    char prev_call[CHK_CALL] = "", prev_site[CHK_SITE] = "";
+    uint64_t plo = 0, phi = 0;
+    /* The reader's activity when each write was issued: equal means it
+     * did nothing at all in between. */
+    uint64_t act = h->tact;
+    shmemu__chk_lock(&t->lock);
+    for (int i = 0; i < CHK_RW; i++) {
+        struct chk_rw *r = &t->rw[i];
+        if (r->src == me->pe && r->activity == act && r->lo < hi && lo < r->hi && r->hi) {
+            memcpy(prev_call, r->call, sizeof(prev_call));
+            memcpy(prev_site, r->site, sizeof(prev_site));
+            plo = r->lo;
+            phi = r->hi;
+            break;
+        }
+    }
+    struct chk_rw *r = &t->rw[t->rw_next++ % CHK_RW];
+    r->src = me->pe;
+    r->lo = lo;
+    r->hi = hi;
+    r->activity = act;
+    shmemu__strlcpy(r->call, h->call ? h->call : "?", sizeof(r->call));
+    shmemu__strlcpy(r->site, here, sizeof(r->site));
+    shmemu__chk_unlock(&t->lock);
+    if (prev_call[0])
+        shmemu__check_note(me->job,
+             "buffer reused before it was consumed: PE %d's %s (at %s) overwrote bytes "
+             "[%#llx, %#llx) of PE %d's heap that its %s (at %s) had written to "
+             "[%#llx, %#llx), and PE %d had not synchronised at all in between: wait "
+             "for the reader's acknowledgement before reusing a buffer",
+             me->pe, h->call ? h->call : "?", here, (unsigned long long)lo,
+             (unsigned long long)hi, dst, prev_call, prev_site, (unsigned long long)plo,
+             (unsigned long long)phi, dst);
+}
+
+/* Y (index i) was delivered: an overtake that waited for it is over. */
+static void clear_overtake(shmemu__pe *me, const struct held *h)
+{
+    if (h->kind != H_PUT || !me->job->check_ctl_off)
+        return;
+    struct chk_tgt *t = shmemu__chk_tgt(me, h->rma.pe);
+    struct chk_ot *o = &t->ot[me->pe % CHK_OT];
+    shmemu__chk_lock(&t->lock);
+    if (o->src == me->pe && o->y_seq == h->seq)
+        o->active = 0;
+    shmemu__chk_unlock(&t->lock);
+}
+
+void shmemu__chk_remove_at(struct shmemu__chk *k, size_t i)
+{
+    struct held *h = &k->q[i];
+    if (h->kind == H_PUT)
+        k->bytes -= h->rma.nbytes;
+    free(h->copy);
+    free(h->rel);
+    k->q[i] = k->q[--k->n];
+}
+
+/* Carry out an operation (now, or held until now) and tell the race
+ * detector what it touched and published. */
+void shmemu__chk_perform(shmemu__pe *me, struct held *h)
+{
+    struct shmemu__chk *k = me->chk;
+    /* The race detector first: a reader that sees the data, or the flag,
+     * must find the write and the published clock already recorded. */
+    if (k->race) {
+        if (h->kind != H_AMO && h->rma.nbytes)
+            shmemu__race_access(me, k->race, h->kind == H_PUT, h->rma.pe, h->rma.off,
+                                h->rma.nbytes, h->clock, h->call, h->site);
+        if (h->rel)
+            shmemu__race_release(me, k->race, shmemu__chk_target_of(h), h->rel_off, h->rel);
+    }
+    if (h->kind == H_AMO)
+        (void)k->amo(me->tlj, &h->amo);
+    else
+        (void)k->rma(me->tlj, &h->rma);
+    if (h->kind != H_GET) {
+        if (me->job->check_ctl_off)
+            atomic_fetch_add_explicit(&shmemu__chk_tgt(me, shmemu__chk_target_of(h))->landed, 1, memory_order_release);
+        record_write(me, h);
+        clear_overtake(me, h);
+        shmemu__notify(me, shmemu__chk_target_of(h));
+        int dst = shmemu__chk_target_of(h);
+        if (h->seq > k->last_seq[dst]) {
+            k->last_seq[dst] = h->seq;
+            k->last_call[dst] = h->call;
+            k->last_site[dst] = h->site;
+        }
+    }
+}
+
+/* A flag (an operation that carries no data of its own: a small put, a
+ * signal alone, an AMO) overtook an earlier put to the same PE: keep the
+ * put away for a while, so that a reader there meets the flag alone.  Not
+ * for data overtaking data (a pipeline of puts with signal), where it
+ * would only slow correct code down. */
+int shmemu__chk_is_flag(const struct held *h)
+{
+    if (h->kind == H_AMO)
+        return 1;
+    if (h->kind != H_PUT)
+        return 0;
+    return h->rma.sig_op == SHMEMU_TL_SIG_NONE ? h->rma.nbytes <= 8 : h->rma.nbytes == 0;
+}
+
+/* The longest a pause waits for its reader: one that sleeps on a loaded
+ * machine (sanitizers, 64 PEs on 2 cores) may take a few scheduler ticks
+ * to run.  What a pause takes beyond what the budget gave is paid back. */
+#define PAUSE_MAX_NS 50000000
+
+void shmemu__chk_pause_for(shmemu__pe *me, int dst, int sync)
+{
+    struct shmemu__chk *k = me->chk;
+    if (k->ahead[dst].until || !me->job->check_ctl_off)
+        return; /* already paused (or nowhere to watch): nothing to pay for */
+    int64_t paid = shmemu__chk_afford(k, 200000 + (int64_t)(shmemu__chk_rnd(k) % 300000)), now = shmemu__now_ns();
+    if (!paid)
+        return;
+    k->ahead[dst] = (struct pause){
+        .from = now, .until = now + PAUSE_MAX_NS, .paid = paid, .sync = sync,
+        .exits = atomic_load_explicit(&shmemu__chk_tgt(me, dst)->exits, memory_order_acquire)};
+}
+
+/* Is the reader at dst still to act, as a pause of that kind waits for? */
+static int reader_pending(shmemu__pe *me, int dst, const struct pause *a)
+{
+    struct chk_tgt *t = shmemu__chk_tgt(me, dst);
+    uint64_t acts = atomic_load_explicit(&t->acts, memory_order_acquire);
+    if (a->sync)
+        return atomic_load_explicit(&t->exits, memory_order_acquire) == a->exits ||
+               acts <= atomic_load_explicit(&t->exit_acts, memory_order_acquire);
+    struct chk_ot *o = &t->ot[me->pe % CHK_OT];
+    shmemu__chk_lock(&t->lock);
+    int mine = o->src == me->pe && o->active;
+    uint64_t seen = atomic_load_explicit(&o->seen, memory_order_relaxed);
+    shmemu__chk_unlock(&t->lock);
+    return mine && (!seen || acts < seen);
+}
+
+/* Is delivery to dst still paused?  Until the reader there has done what
+ * the pause waits for (acting shows it used the stale data: a put, a
+ * sync), or the pause ran out, or our record of an overtake was taken
+ * over by another PE's (then nothing can be noted: no use waiting). */
+int shmemu__chk_paused(shmemu__pe *me, int dst, int64_t now)
+{
+    struct shmemu__chk *k = me->chk;
+    struct pause *a = &k->ahead[dst];
+    if (!a->until)
+        return 0;
+    if (now < a->until && reader_pending(me, dst, a))
+        return 1;
+    shmemu__chk_repay(k, now - a->from, a->paid);
+    a->until = 0;
+    return 0;
+}
+
+void shmemu__chk_deliver(shmemu__pe *me, size_t i)
+{
+    struct shmemu__chk *k = me->chk;
+    struct held h = k->q[i];
+    if (shmemu__chk_record_overtake(me, &k->q[i]) && shmemu__chk_is_flag(&h))
+        shmemu__chk_pause_for(me, shmemu__chk_target_of(&h), 0);
+    k->q[i].copy = NULL; /* ours now */
+    k->q[i].rel = NULL;
+    shmemu__chk_remove_at(k, i);
+    shmemu__chk_perform(me, &h);
+    free(h.copy);
+    free(h.rel);
+}
+
+/* Which held operation goes next: mostly the newest one allowed (the order
+ * that breaks code relying on issue order), sometimes any allowed one.
+ * first: a candidate to start from (SIZE_MAX: none). */
+size_t shmemu__chk_pick(shmemu__pe *me, size_t first)
+{
+    struct shmemu__chk *k = me->chk;
+    size_t best = SIZE_MAX;
+    if (first != SIZE_MAX && shmemu__chk_one_in(k, 8))
+        best = first;
+    else if (shmemu__chk_one_in(k, 4)) { /* any allowed one */
+        size_t start = (size_t)(shmemu__chk_rnd(k) % k->n);
+        for (size_t j = 0; j < k->n && best == SIZE_MAX; j++)
+            if (shmemu__chk_deliverable(k, (start + j) % k->n))
+                best = (start + j) % k->n;
+    } else { /* the newest allowed, to first's destination if given */
+        for (size_t j = 0; j < k->n; j++)
+            if ((first == SIZE_MAX || (k->q[j].kind != H_GET &&
+                                       shmemu__chk_target_of(&k->q[j]) == shmemu__chk_target_of(&k->q[first]))) &&
+                shmemu__chk_deliverable(k, j) && (best == SIZE_MAX || k->q[j].seq > k->q[best].seq))
+                best = j;
+    }
+    if (best == SIZE_MAX || !shmemu__chk_deliverable(k, best)) { /* fall back: the oldest */
+        best = 0;
+        for (size_t j = 1; j < k->n; j++)
+            if (k->q[j].seq < k->q[best].seq)
+                best = j;
+    }
+    return best;
+}
+
+/* A nonblocking get reads when it is performed: if a later operation of
+ * ours to the same PE went first (an acknowledgement, say), that PE may
+ * have changed the bytes already. */
+int shmemu__chk_check_get_overtaken(shmemu__pe *me, const struct held *g)
+{
+    struct shmemu__chk *k = me->chk;
+    int later = -1; /* the PE the newest operation issued after g went to */
+    for (int p = 0; p < me->npes; p++)
+        if (k->last_seq[p] > g->seq && (later < 0 || k->last_seq[p] > k->last_seq[later]))
+            later = p;
+    if (later >= 0 && me->job->check_ctl_off)
+        shmemu__check_note(
+            me->job,
+            "get not complete (a missing shmemu_quiet): PE %d's %s (at %s) of bytes "
+            "[%#zx, %#zx) on PE %d was still in flight when PE %d's later %s (at %s) "
+            "reached PE %d, which may then change those bytes (reuse the buffer) before "
+            "the get reads them; a nonblocking get completes only at shmemu_quiet(): "
+            "call it after the get, before that %s",
+            me->pe, g->call ? g->call : "?", shmemu__chk_site_name(k, g->site), g->rma.off,
+            g->rma.off + g->rma.nbytes, g->rma.pe, me->pe,
+            k->last_call[later] ? k->last_call[later] : "?", shmemu__chk_site_name(k, k->last_site[later]),
+            later, k->last_call[later] ? k->last_call[later] : "operation");
+    return later >= 0;
+}
+
+/* A get that a later operation overtook waits (within the budget, and at
+ * most GET_PAUSE_NS) until something is written where it reads: the PE
+ * told may react by reusing the buffer, and the get should see that. */
+#define GET_PAUSE_NS 10000000
+void shmemu__chk_await_landing(shmemu__pe *me, const struct held *g)
+{
+    struct shmemu__chk *k = me->chk;
+    int64_t paid = shmemu__chk_afford(k, 10000 + (int64_t)(shmemu__chk_rnd(k) % 40000));
+    if (!paid || !me->job->check_ctl_off)
+        return;
+    int64_t from = shmemu__now_ns(), now = from;
+    _Atomic uint64_t *landed = &shmemu__chk_tgt(me, g->rma.pe)->landed;
+    while (now - from < GET_PAUSE_NS &&
+           atomic_load_explicit(landed, memory_order_acquire) == g->tact && !shmemu__aborted(me)) {
+        shmemu__chk_nap(me, from);
+        now = shmemu__now_ns();
+    }
+    shmemu__chk_repay(k, now - from, paid);
+}
+

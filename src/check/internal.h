@@ -1,0 +1,177 @@
+/*
+ * internal.h - the checker's private state, shared by its files (notes.c,
+ * deliver.c, fuzz.c, layer.c and race.c); nothing outside src/check/ sees it.
+ */
+#ifndef SHMEMU_CHECK_INTERNAL_H
+#define SHMEMU_CHECK_INTERNAL_H
+
+#include "runtime/core.h"
+
+struct shmemu__race;
+
+
+#define CHK_NOTES 8
+#define CHK_NOTE_LEN 480
+#define CHK_OT 8  /* overtakes remembered per destination PE */
+#define CHK_RW 16 /* recent writes remembered per destination PE */
+#define CHK_SITE 72
+#define CHK_CALL 40
+
+/* An operation X from PE src that was delivered before an earlier one, Y,
+ * from the same PE to the same PE with no fence between them, while Y is
+ * still in flight. */
+struct chk_ot {
+    int32_t src; /* -1: free */
+    uint32_t active;
+    /* Set by the destination when it woke on X while Y was in flight: its
+     * count of acts (below) then, plus one.  0: not yet. */
+    _Atomic uint64_t seen;
+    uint64_t y_seq;
+    uint64_t x_lo, x_hi; /* what X wrote (the flag) */
+    uint64_t y_lo, y_hi; /* what Y will write (the data) */
+    char x_call[CHK_CALL], y_call[CHK_CALL];
+    char x_site[CHK_SITE], y_site[CHK_SITE];
+};
+
+/* A put that landed, and how busy its destination had been until then. */
+struct chk_rw {
+    int32_t src; /* -1: free */
+    uint32_t pad;
+    uint64_t lo, hi;
+    uint64_t activity;
+    char call[CHK_CALL];
+    char site[CHK_SITE];
+};
+
+/* Per destination PE. */
+struct chk_tgt {
+    _Atomic uint32_t lock;
+    uint32_t rw_next;
+    /* Bumped whenever this PE completes a wait or a sync or issues an
+     * operation: a writer can tell whether its reader did anything at all
+     * since its previous write. */
+    _Atomic uint64_t activity;
+    /* The same, less the waits: an act is how a reader that woke on a flag
+     * shows it has used what it read. */
+    _Atomic uint64_t acts;
+    /* Syncs this PE left, and its acts when it left the last one. */
+    _Atomic uint64_t exits, exit_acts;
+    _Atomic uint64_t landed; /* puts and AMOs carried out here */
+    struct chk_ot ot[CHK_OT];
+    struct chk_rw rw[CHK_RW];
+};
+
+struct chk_shared {
+    _Atomic uint32_t lock;
+    uint32_t nnotes;
+    char notes[CHK_NOTES][CHK_NOTE_LEN];
+    struct chk_tgt tgt[]; /* [npes] */
+};
+
+
+enum { H_PUT, H_AMO, H_GET };
+
+struct held {
+    int kind;
+    struct shmemu_tl_rma rma; /* H_PUT, H_GET */
+    struct shmemu_tl_amo amo; /* H_AMO */
+    void *copy;               /* a blocking put's data, owned */
+    uint64_t seq;             /* issue order */
+    uint64_t epoch;           /* fences before it */
+    int64_t issued_ns;
+    int64_t due_ns;           /* not delivered while waiting before this */
+    const char *call;
+    void *site;
+    uint64_t tact;            /* a put's destination's activity count at issue;
+                                 a get's source's landed count */
+    uint32_t clock;           /* race: the issuer's clock at issue */
+    uint32_t *rel;            /* race: the clock vector it publishes, owned */
+    size_t rel_off;           /*       on this word of the destination */
+};
+
+struct site_name {
+    void *addr;
+    char name[CHK_SITE];
+};
+
+/* Deliveries to one PE held back so that the reader there acts on what
+ * it has without them: after a flag overtook a put there (until it woke
+ * on the flag and acted), or after a sync that they were in flight across
+ * (until it left the sync and acted). */
+struct pause {
+    int64_t from, until; /* 0: none */
+    int64_t paid;        /* what the budget gave for it */
+    int sync;            /* 1: the second kind */
+    uint64_t exits;      /*    the reader's exits when it began */
+};
+
+struct shmemu__chk {
+    uint64_t rng;
+    struct held *q;
+    size_t n, cap, bytes;
+    uint64_t seq, epoch;
+    int64_t *next_ns; /* [npes]: no delivery to that PE while waiting before
+                         this (a gap after the last one) */
+    uint64_t *last_seq; /* [npes]: the newest operation delivered there */
+    struct pause *ahead; /* [npes] */
+    const char **last_call;
+    void **last_site;
+    int fuzz;
+    int64_t budget, budget_at; /* for delays: see afford() */
+    struct shmemu__race *race; /* NULL: no race detection */
+    int64_t last_long_ns; /* the last long hold began */
+    int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
+    int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
+    const char *call; /* the library call in progress, and where from */
+    void *site;
+    struct site_name names[32];
+    unsigned next_name;
+};
+
+/* Bounds on what one PE holds: past them the oldest goes out. */
+#define HOLD_MAX_OPS 512
+#define HOLD_MAX_BYTES ((size_t)64 << 20)
+
+#define BUDGET_MAX_NS 3000000
+
+/* A line for the report of the job (at most CHK_NOTES kept). */
+void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...) SHMEMU__PRINTF(2, 3)
+    SHMEMU__HIDDEN;
+/* "function+0x1c" for a call site, cached per PE. */
+const char *shmemu__check_site(shmemu__pe *me, void *addr) SHMEMU__HIDDEN;
+
+struct chk_shared * shmemu__chk_shared(struct shmemu__job *job) SHMEMU__HIDDEN;
+void * shmemu__chk_race_area(struct shmemu__job *job) SHMEMU__HIDDEN;
+void shmemu__chk_lock(_Atomic uint32_t *l) SHMEMU__HIDDEN;
+void shmemu__chk_unlock(_Atomic uint32_t *l) SHMEMU__HIDDEN;
+uint64_t shmemu__chk_rnd(struct shmemu__chk *k) SHMEMU__HIDDEN;
+int shmemu__chk_one_in(struct shmemu__chk *k, unsigned n) SHMEMU__HIDDEN;
+int64_t shmemu__chk_afford(struct shmemu__chk *k, int64_t want) SHMEMU__HIDDEN;
+void shmemu__chk_repay(struct shmemu__chk *k, int64_t spent, int64_t paid) SHMEMU__HIDDEN;
+void shmemu__chk_nap(shmemu__pe *me, int64_t from) SHMEMU__HIDDEN;
+const char * shmemu__chk_site_name(struct shmemu__chk *k, void *addr) SHMEMU__HIDDEN;
+struct chk_tgt * shmemu__chk_tgt(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
+void shmemu__chk_bump_activity(shmemu__pe *me, int acted) SHMEMU__HIDDEN;
+int shmemu__chk_target_of(const struct held *h) SHMEMU__HIDDEN;
+int shmemu__chk_deliverable(const struct shmemu__chk *k, size_t i) SHMEMU__HIDDEN;
+void shmemu__chk_written(const struct held *h, uint64_t *lo, uint64_t *hi) SHMEMU__HIDDEN;
+int shmemu__chk_record_overtake(shmemu__pe *me, const struct held *h) SHMEMU__HIDDEN;
+void shmemu__chk_remove_at(struct shmemu__chk *k, size_t i) SHMEMU__HIDDEN;
+void shmemu__chk_perform(shmemu__pe *me, struct held *h) SHMEMU__HIDDEN;
+int shmemu__chk_is_flag(const struct held *h) SHMEMU__HIDDEN;
+void shmemu__chk_pause_for(shmemu__pe *me, int dst, int sync) SHMEMU__HIDDEN;
+int shmemu__chk_paused(shmemu__pe *me, int dst, int64_t now) SHMEMU__HIDDEN;
+void shmemu__chk_deliver(shmemu__pe *me, size_t i) SHMEMU__HIDDEN;
+size_t shmemu__chk_pick(shmemu__pe *me, size_t first) SHMEMU__HIDDEN;
+int shmemu__chk_check_get_overtaken(shmemu__pe *me, const struct held *g) SHMEMU__HIDDEN;
+void shmemu__chk_await_landing(shmemu__pe *me, const struct held *g) SHMEMU__HIDDEN;
+void shmemu__chk_perturb_exit(struct shmemu__chk *k, int delivered) SHMEMU__HIDDEN;
+int shmemu__chk_enqueue(shmemu__pe *me, struct held *h) SHMEMU__HIDDEN;
+void shmemu__chk_deliver_fenced(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
+void shmemu__chk_stamp(shmemu__pe *me, struct held *h, int flag, size_t flag_off) SHMEMU__HIDDEN;
+
+/* Deliver everything held (quiet, barrier_all, collective allocation,
+ * leaving the job), in a fuzzed order that respects fences. */
+void shmemu__chk_quiet(shmemu__pe *me) SHMEMU__HIDDEN;
+
+#endif /* SHMEMU_CHECK_INTERNAL_H */

@@ -1,0 +1,279 @@
+/* layer.c - the checker as a layer over the transport: the table a checked
+ * job runs on, each PE's checker state, and the hooks (hooks.h). */
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "check.h"
+#include "hooks.h"
+#include "internal.h"
+#include "race.h"
+
+/* ------------------------------------------------------------ the table */
+
+static int chk_rma(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
+{
+    (void)tl;
+    shmemu__pe *me = shmemu__self;
+    struct shmemu__chk *k = me->chk;
+    shmemu__chk_bump_activity(me, 1);
+    struct held h = {.kind = d->op == SHMEMU_TL_GET ? H_GET : H_PUT, .rma = *d};
+    h.rma.nbi = 0;
+    int flag = d->op == SHMEMU_TL_PUT && (d->sig_op != SHMEMU_TL_SIG_NONE || d->nbytes <= 8);
+    shmemu__chk_stamp(me, &h, flag, d->sig_op != SHMEMU_TL_SIG_NONE ? d->sig_off : d->off);
+    if (!k->fuzz || (d->op == SHMEMU_TL_GET && !d->nbi)) {
+        /* At once: a blocking get completes on return, and without fuzzing
+         * everything does. */
+        shmemu__chk_perform(me, &h);
+        free(h.rel);
+        if (k->race && d->op == SHMEMU_TL_GET && d->nbytes <= 8) /* polling a flag */
+            shmemu__race_acquire(me, k->race, d->pe, d->off, d->nbytes);
+        return SHMEMU_OK;
+    }
+    if (d->op == SHMEMU_TL_PUT && !d->nbi && d->nbytes) {
+        /* A blocking put returns with its source reusable: keep a copy.  A
+         * nonblocking one reads its source when delivered, as a NIC would. */
+        h.copy = malloc(d->nbytes);
+        if (!h.copy) {
+            shmemu__chk_perform(me, &h);
+            free(h.rel);
+            return SHMEMU_OK;
+        }
+        memcpy(h.copy, d->local, d->nbytes);
+        h.rma.local = h.copy;
+    }
+    shmemu__chk_perturb_exit(k, shmemu__chk_enqueue(me, &h));
+    return SHMEMU_OK;
+}
+
+static int chk_amo(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
+{
+    (void)tl;
+    shmemu__pe *me = shmemu__self;
+    struct shmemu__chk *k = me->chk;
+    shmemu__chk_bump_activity(me, 1);
+    struct held h = {.kind = H_AMO, .amo = *d};
+    shmemu__chk_stamp(me, &h, d->op != SHMEMU_TL_AMO_FETCH, d->off);
+    if (k->fuzz)
+        shmemu__chk_deliver_fenced(me, d->pe);
+    if (!k->fuzz || d->result) { /* a fetching AMO completes on return */
+        shmemu__chk_perform(me, &h);
+        free(h.rel);
+        if (k->race && d->result)
+            shmemu__race_acquire(me, k->race, d->pe, d->off, d->width);
+        if (k->fuzz)
+            shmemu__chk_perturb_exit(k, 1);
+        return SHMEMU_OK;
+    }
+    shmemu__chk_perturb_exit(k, shmemu__chk_enqueue(me, &h));
+    return SHMEMU_OK;
+}
+
+/* Deliver what this PE holds, then complete in the transport. */
+static int chk_quiet(struct shmemu_tl_job *tl, int pe)
+{
+    shmemu__pe *me = shmemu__self;
+    shmemu__chk_quiet(me);
+    const struct shmemu_transport_ops *inner = me->job->transport;
+    return SHMEMU_TL_HAS(inner, quiet) ? inner->quiet(tl, pe) : SHMEMU_OK;
+}
+
+/* Held operations after this go after those before it, per destination;
+ * then the transport's own ordering. */
+static int chk_fence(struct shmemu_tl_job *tl, int pe)
+{
+    shmemu__pe *me = shmemu__self;
+    me->chk->epoch++;
+    const struct shmemu_transport_ops *inner = me->job->transport;
+    if (SHMEMU_TL_HAS(inner, fence))
+        return inner->fence(tl, pe);
+    return SHMEMU_TL_HAS(inner, quiet) ? inner->quiet(tl, pe) : SHMEMU_OK;
+}
+
+void shmemu__check_layer(struct shmemu__job *job)
+{
+    if (!job->check.fuzz && !job->check.race)
+        return;
+    const struct shmemu_transport_ops *t = job->transport;
+    struct shmemu_transport_ops *l = &job->layer;
+    /* A transport built against an older, shorter table: what it lacks
+     * stays NULL, as SHMEMU_TL_HAS expects. */
+    memset(l, 0, sizeof(*l));
+    memcpy(l, t, t->size < sizeof(*l) ? t->size : sizeof(*l));
+    l->size = sizeof(*l);
+    l->rma = chk_rma;
+    l->amo = chk_amo;
+    l->quiet = chk_quiet;
+    l->fence = chk_fence;
+    /* Every access must pass here: no pointers for the user (shmemu_ptr),
+     * no AMOs inlined by the core; puts may stay held until quiet. */
+    l->ptr = NULL;
+    l->caps = (t->caps & ~(unsigned)SHMEMU_TL_CAP_CPU_ATOMICS) | SHMEMU_TL_CAP_NBI;
+    job->ops = l;
+}
+
+/* ------------------------------------------------------------- PE state */
+
+int shmemu__check_pe_init(shmemu__pe *me)
+{
+    struct shmemu__job *job = me->job;
+    if (!job->check.fuzz && !job->check.race)
+        return 0;
+    struct shmemu__chk *k = calloc(1, sizeof(*k));
+    if (!k)
+        return -1;
+    k->fuzz = job->check.fuzz;
+    size_t n = (size_t)me->npes;
+    k->next_ns = calloc(n, sizeof(*k->next_ns));
+    k->last_seq = calloc(n, sizeof(*k->last_seq));
+    k->last_call = calloc(n, sizeof(*k->last_call));
+    k->last_site = calloc(n, sizeof(*k->last_site));
+    k->ahead = calloc(n, sizeof(*k->ahead));
+    if (job->check.race)
+        k->race = shmemu__race_new(me, shmemu__chk_race_area(job));
+    if (!k->next_ns || !k->last_seq || !k->last_call || !k->last_site || !k->ahead ||
+        (job->check.race && !k->race)) {
+        shmemu__race_free(k->race);
+        free(k->next_ns);
+        free(k->last_seq);
+        free(k->last_call);
+        free(k->last_site);
+        free(k->ahead);
+        free(k);
+        return -1;
+    }
+    k->rng = job->check.seed * 0x9e3779b97f4a7c15ull + (uint64_t)me->pe * 0xd1b54a32d192ed03ull;
+    k->budget = BUDGET_MAX_NS;
+    k->budget_at = shmemu__now_ns();
+    /* Short naps must be short: the default slack of 50 us would stretch
+     * every one of them (this thread only). */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    k->rma = job->transport->rma;
+    k->amo = job->transport->amo;
+    /* Waits end in sleeps far more often here, and a membarrier before
+     * each costs more than a fence on every update: every PE of the job
+     * (all of them checked) takes the fenced side. */
+    me->notify_light = 0;
+    me->chk = k;
+    return 0;
+}
+
+void shmemu__check_pe_fini(shmemu__pe *me)
+{
+    struct shmemu__chk *k = me->chk;
+    if (!k)
+        return;
+    while (k->n)
+        shmemu__chk_remove_at(k, k->n - 1);
+    free(k->q);
+    free(k->next_ns);
+    free(k->last_seq);
+    free(k->last_call);
+    free(k->last_site);
+    free(k->ahead);
+    shmemu__race_free(k->race);
+    free(k);
+    me->chk = NULL;
+}
+
+/* ----------------------------------------------------- waits and syncs */
+
+void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nbytes)
+{
+    shmemu__chk_bump_activity(me, 0);
+    if (me->chk->race)
+        shmemu__race_acquire(me, me->chk->race, me->pe, off, nbytes);
+    if (!me->job->check_ctl_off)
+        return;
+    struct chk_tgt *t = shmemu__chk_tgt(me, me->pe);
+    struct chk_ot hit;
+    int found = 0;
+    shmemu__chk_lock(&t->lock);
+    uint64_t acts = atomic_load_explicit(&t->acts, memory_order_relaxed);
+    for (int i = 0; i < CHK_OT; i++) {
+        struct chk_ot *o = &t->ot[i];
+        if (o->active && o->x_lo < off + nbytes && off < o->x_hi) {
+            if (!found)
+                memcpy(&hit, o, sizeof(hit));
+            found = 1;
+            if (!atomic_load_explicit(&o->seen, memory_order_relaxed))
+                atomic_store_explicit(&o->seen, acts + 1, memory_order_release);
+        }
+    }
+    shmemu__chk_unlock(&t->lock);
+    if (found)
+        shmemu__check_note(me->job,
+             "flag before data: PE %d woke in %s on bytes [%#llx, %#llx) written by PE %d's "
+             "%s (at %s) while PE %d's earlier %s (at %s) of bytes [%#llx, %#llx) to PE %d "
+             "was still in flight: nothing orders two operations to one PE without "
+             "shmemu_fence() (or shmemu_quiet()) between them",
+             me->pe, call, (unsigned long long)hit.x_lo, (unsigned long long)hit.x_hi,
+             hit.src, hit.x_call, hit.x_site, hit.src, hit.y_call, hit.y_site,
+             (unsigned long long)hit.y_lo, (unsigned long long)hit.y_hi, me->pe);
+}
+
+static int in_team(const struct shmemu__ctl_team *t, int p)
+{
+    int rel = p - t->start;
+    if (!t->stride)
+        return rel == 0;
+    return rel % t->stride == 0 && rel / t->stride >= 0 && rel / t->stride < t->size;
+}
+
+void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
+{
+    struct shmemu__chk *k = me->chk;
+    shmemu__chk_bump_activity(me, 1);
+    if (!k->n || !me->job->check_ctl_off)
+        return;
+    const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    size_t inflight = 0, first = SIZE_MAX;
+    for (size_t j = 0; j < k->n; j++) {
+        int p = shmemu__chk_target_of(&k->q[j]);
+        if (k->q[j].kind == H_GET || p == me->pe || !in_team(t, p))
+            continue;
+        inflight++;
+        if (first == SIZE_MAX || k->q[j].seq < k->q[first].seq)
+            first = j;
+        if (k->fuzz)
+            shmemu__chk_pause_for(me, p, 1);
+    }
+    if (inflight)
+        shmemu__check_note(me->job,
+             "sync with puts in flight: PE %d entered %s (at %s) with %zu operation%s to "
+             "other members still in flight (the first: %s at %s, to PE %d); a sync "
+             "completes nothing, so a member that reads after it may see old data: "
+             "shmemu_quiet() before the sync, or shmemu_barrier_all()",
+             me->pe, call, shmemu__chk_site_name(k, k->site), inflight, inflight > 1 ? "s" : "",
+             k->q[first].call ? k->q[first].call : "?", shmemu__chk_site_name(k, k->q[first].site),
+             shmemu__chk_target_of(&k->q[first]));
+}
+
+void shmemu__check_synced(shmemu__pe *me)
+{
+    shmemu__chk_bump_activity(me, 0);
+    if (!me->job->check_ctl_off)
+        return;
+    struct chk_tgt *t = shmemu__chk_tgt(me, me->pe);
+    atomic_store_explicit(&t->exit_acts, atomic_load_explicit(&t->acts, memory_order_relaxed),
+                          memory_order_release);
+    atomic_fetch_add_explicit(&t->exits, 1, memory_order_release);
+}
+
+void shmemu__check_sync_enter(shmemu__pe *me, int slot, uint32_t gen)
+{
+    if (me->chk->race)
+        shmemu__race_sync_arrive(me, me->chk->race, slot, gen);
+}
+
+void shmemu__check_sync_exit(shmemu__pe *me, int slot, uint32_t gen)
+{
+    if (me->chk->race)
+        shmemu__race_sync_done(me, me->chk->race, slot, gen);
+}
+

@@ -1,0 +1,377 @@
+/* race.c - conflicting-access detection with vector clocks (see race.h). */
+#include "race.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define GRANULE 64
+#define LOCKS 4096
+#define SITES 2048
+#define SITE_LEN 120
+#define PAIRS 256 /* pairs of call sites already reported */
+
+struct gran {
+    uint32_t w_pe1, w_clk; /* last write: PE + 1 (0: none), its clock */
+    uint16_t w_site;
+    uint8_t w_lo, w_hi; /* bytes of the granule it wrote */
+    uint32_t r_pe1, r_clk; /* last read */
+    uint16_t r_site;
+    uint8_t r_lo, r_hi;
+};
+
+struct race_hdr {
+    int32_t npes;
+    uint32_t words_cap;
+    uint64_t granules; /* per heap */
+    _Atomic uint32_t nraces;
+    _Atomic uint32_t disabled;
+    _Atomic uint32_t site_lock;
+    uint32_t nsites;
+    uint32_t npairs;
+    uint32_t pairs[PAIRS];
+    _Atomic uint32_t locks[LOCKS];
+    char sites[SITES][SITE_LEN];
+};
+
+/* Words used as flags: key (pe + 1) << 40 | word index, and the join of
+ * every clock vector published on it. */
+struct word {
+    _Atomic uint64_t key;
+    _Atomic uint32_t vc[]; /* [npes] */
+};
+
+struct layout {
+    size_t team_vc, words, word_size, shadow, total;
+};
+
+static size_t round64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+static struct layout layout_of(int npes, size_t heap_size, uint32_t *cap_p)
+{
+    struct layout l;
+    size_t n = (size_t)npes;
+    /* flag words: enough for the collectives' signals on every team and a
+     * user's own, within about 32 MiB */
+    size_t cap = ((size_t)32 << 20) / (8 + 4 * n);
+    cap = cap < 1024 ? 1024 : cap > 65536 ? 65536 : cap;
+    l.word_size = round64(sizeof(struct word) + 4 * n);
+    l.team_vc = round64(sizeof(struct race_hdr));
+    l.words = l.team_vc + round64((size_t)SHMEMU__TEAMS_MAX * 2 * n * 4);
+    l.shadow = l.words + cap * l.word_size;
+    l.total = l.shadow + n * ((heap_size + GRANULE - 1) / GRANULE) * sizeof(struct gran);
+    if (cap_p)
+        *cap_p = (uint32_t)cap;
+    return l;
+}
+
+size_t shmemu__race_ctl_size(int npes, size_t heap_size)
+{
+    return layout_of(npes, heap_size, NULL).total;
+}
+
+void shmemu__race_ctl_init(void *area, int npes, size_t heap_size)
+{
+    struct race_hdr *h = area;
+    h->npes = npes;
+    layout_of(npes, heap_size, &h->words_cap);
+    h->granules = (heap_size + GRANULE - 1) / GRANULE;
+    h->nsites = 1; /* 0: unknown */
+    strcpy(h->sites[0], "?");
+}
+
+uint32_t shmemu__race_count(void *area)
+{
+    return atomic_load(&((struct race_hdr *)area)->nraces);
+}
+
+struct site_cache {
+    const char *call;
+    void *addr;
+    uint16_t id;
+};
+
+struct shmemu__race {
+    struct race_hdr *h;
+    struct layout l;
+    uint32_t *vc; /* [npes] */
+    struct site_cache cache[256];
+};
+
+struct shmemu__race *shmemu__race_new(shmemu__pe *me, void *area)
+{
+    struct shmemu__race *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->h = area;
+    r->l = layout_of(me->npes, me->heap_size, NULL);
+    r->vc = calloc((size_t)me->npes, sizeof(uint32_t));
+    if (!r->vc) {
+        free(r);
+        return NULL;
+    }
+    r->vc[me->pe] = 1;
+    return r;
+}
+
+void shmemu__race_free(struct shmemu__race *r)
+{
+    if (r) {
+        free(r->vc);
+        free(r);
+    }
+}
+
+uint32_t shmemu__race_clock(const struct shmemu__race *r)
+{
+    return r->vc[shmemu__self->pe];
+}
+
+static void spin_lock(_Atomic uint32_t *l)
+{
+    while (atomic_exchange_explicit(l, 1, memory_order_acquire))
+        sched_yield();
+}
+
+static void spin_unlock(_Atomic uint32_t *l)
+{
+    atomic_store_explicit(l, 0, memory_order_release);
+}
+
+static void atomic_max(_Atomic uint32_t *p, uint32_t v)
+{
+    uint32_t cur = atomic_load_explicit(p, memory_order_relaxed);
+    while (cur < v && !atomic_compare_exchange_weak(p, &cur, v))
+        ;
+}
+
+/* Stop looking (a release could not be recorded: going on could report
+ * conflicts that are ordered after all). */
+static void give_up(shmemu__pe *me, struct shmemu__race *r, const char *why)
+{
+    if (!atomic_exchange(&r->h->disabled, 1))
+        shmemu__check_note(me->job, "race detection stopped in this job: %s", why);
+}
+
+uint32_t *shmemu__race_release_begin(shmemu__pe *me, struct shmemu__race *r)
+{
+    uint32_t *vc = malloc((size_t)me->npes * sizeof(uint32_t));
+    if (!vc)
+        give_up(me, r, "out of memory");
+    else
+        memcpy(vc, r->vc, (size_t)me->npes * sizeof(uint32_t));
+    r->vc[me->pe]++;
+    return vc;
+}
+
+static struct word *word_at(struct shmemu__race *r, uint32_t i)
+{
+    return (struct word *)(void *)((char *)r->h + r->l.words + (size_t)i * r->l.word_size);
+}
+
+static uint32_t hash(uint64_t key, uint32_t cap)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return (uint32_t)(key % cap);
+}
+
+/* The entry for word off of pe's heap; create: insert it if missing. */
+static struct word *find_word(struct shmemu__race *r, int pe, size_t off, int create)
+{
+    uint64_t key = ((uint64_t)(pe + 1) << 40) | (off / 8);
+    uint32_t cap = r->h->words_cap, i = hash(key, cap);
+    for (uint32_t probes = 0; probes < cap; probes++, i = (i + 1) % cap) {
+        struct word *w = word_at(r, i);
+        uint64_t k = atomic_load_explicit(&w->key, memory_order_acquire);
+        if (k == key)
+            return w;
+        if (k == 0) {
+            if (!create)
+                return NULL;
+            uint64_t zero = 0;
+            if (atomic_compare_exchange_strong(&w->key, &zero, key) || zero == key)
+                return w;
+        }
+    }
+    return NULL;
+}
+
+void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                          const uint32_t *vc)
+{
+    if (!vc || atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
+        return;
+    struct word *w = find_word(r, pe, off, 1);
+    if (!w) {
+        give_up(me, r, "too many words used as flags");
+        return;
+    }
+    for (int i = 0; i < me->npes; i++)
+        if (vc[i])
+            atomic_max(&w->vc[i], vc[i]);
+}
+
+static struct gran *gran_at(struct shmemu__race *r, int pe, uint64_t g)
+{
+    return (struct gran *)(void *)((char *)r->h + r->l.shadow) + (uint64_t)pe * r->h->granules + g;
+}
+
+static _Atomic uint32_t *gran_lock(struct shmemu__race *r, int pe, uint64_t g)
+{
+    return &r->h->locks[((uint64_t)pe * 0x9e3779b1u + g) % LOCKS];
+}
+
+void shmemu__race_acquire(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off, size_t n)
+{
+    for (size_t w = off & ~(size_t)7; w < off + n; w += 8) {
+        struct word *e = find_word(r, pe, w, 0);
+        if (e) {
+            for (int i = 0; i < me->npes; i++) {
+                uint32_t v = atomic_load_explicit(&e->vc[i], memory_order_relaxed);
+                if (v > r->vc[i])
+                    r->vc[i] = v;
+            }
+            continue;
+        }
+        /* Not a published word (a large put wrote it): learn at least of
+         * the writer itself. */
+        uint64_t g = w / GRANULE;
+        if (g >= r->h->granules)
+            continue;
+        _Atomic uint32_t *l = gran_lock(r, pe, g);
+        spin_lock(l);
+        struct gran *s = gran_at(r, pe, g);
+        uint32_t wp = s->w_pe1, wc = s->w_clk;
+        spin_unlock(l);
+        if (wp && wc > r->vc[wp - 1])
+            r->vc[wp - 1] = wc;
+    }
+}
+
+/* ------------------------------------------------------------ call sites */
+
+static uint16_t site_id(shmemu__pe *me, struct shmemu__race *r, const char *call, void *addr)
+{
+    unsigned slot = (unsigned)(((uintptr_t)addr >> 2) ^ ((uintptr_t)call >> 3)) % 256;
+    struct site_cache *c = &r->cache[slot];
+    if (c->id && c->call == call && c->addr == addr)
+        return c->id;
+    char text[SITE_LEN];
+    snprintf(text, sizeof(text), "%s (at %s)", call ? call : "?",
+             shmemu__check_site(me, addr));
+    struct race_hdr *h = r->h;
+    uint16_t id = 0;
+    spin_lock(&h->site_lock);
+    for (uint32_t i = 1; i < h->nsites && !id; i++)
+        if (!strcmp(h->sites[i], text))
+            id = (uint16_t)i;
+    if (!id && h->nsites < SITES) {
+        memcpy(h->sites[h->nsites], text, sizeof(text));
+        id = (uint16_t)h->nsites++;
+    }
+    spin_unlock(&h->site_lock);
+    c->call = call;
+    c->addr = addr;
+    c->id = id;
+    return id;
+}
+
+/* Report the conflict between the new access and a recorded one, once per
+ * pair of call sites. */
+static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t lo,
+                   size_t hi, uint16_t site, int other_write, int other_pe, uint16_t other_site,
+                   size_t olo, size_t ohi)
+{
+    struct race_hdr *h = r->h;
+    uint32_t pair = (uint32_t)(site < other_site ? site : other_site) << 16 |
+                    (site < other_site ? other_site : site);
+    char a[SITE_LEN], b[SITE_LEN];
+    int fresh = 1;
+    spin_lock(&h->site_lock);
+    for (uint32_t i = 0; i < h->npairs && fresh; i++)
+        fresh = h->pairs[i] != pair;
+    if (fresh && h->npairs < PAIRS)
+        h->pairs[h->npairs++] = pair;
+    memcpy(a, h->sites[site < h->nsites ? site : 0], sizeof(a));
+    memcpy(b, h->sites[other_site < h->nsites ? other_site : 0], sizeof(b));
+    spin_unlock(&h->site_lock);
+    atomic_fetch_add(&h->nraces, 1);
+    if (!fresh)
+        return;
+    shmemu__check_note(me->job,
+                       "race: PE %d's %s %s bytes [%#zx, %#zx) of PE %d's heap, which PE %d's "
+                       "%s %s [%#zx, %#zx), and no wait, signal or sync orders the two",
+                       me->pe, a, write ? "wrote" : "read", lo, hi, pe, other_pe, b,
+                       other_write ? "wrote" : "read", olo, ohi);
+}
+
+void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
+                         size_t off, size_t n, uint32_t clock, const char *call, void *addr)
+{
+    struct race_hdr *h = r->h;
+    if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed))
+        return;
+    uint16_t site = site_id(me, r, call, addr);
+    uint32_t me1 = (uint32_t)me->pe + 1;
+    int found = 0, o_write = 0, o_pe = 0;
+    uint16_t o_site = 0;
+    size_t o_lo = 0, o_hi = 0;
+    for (uint64_t g = off / GRANULE; g <= (off + n - 1) / GRANULE && g < h->granules; g++) {
+        size_t base = (size_t)g * GRANULE;
+        uint8_t lo = (uint8_t)(off > base ? off - base : 0);
+        uint8_t hi = (uint8_t)(off + n < base + GRANULE ? off + n - base : GRANULE);
+        _Atomic uint32_t *l = gran_lock(r, pe, g);
+        spin_lock(l);
+        struct gran *s = gran_at(r, pe, g);
+        if (!found && s->w_pe1 && s->w_pe1 != me1 && s->w_clk > r->vc[s->w_pe1 - 1] &&
+            s->w_lo < hi && lo < s->w_hi) {
+            found = 1, o_write = 1, o_pe = (int)s->w_pe1 - 1, o_site = s->w_site;
+            o_lo = base + s->w_lo, o_hi = base + s->w_hi;
+        }
+        if (!found && write && s->r_pe1 && s->r_pe1 != me1 && s->r_clk > r->vc[s->r_pe1 - 1] &&
+            s->r_lo < hi && lo < s->r_hi) {
+            found = 1, o_write = 0, o_pe = (int)s->r_pe1 - 1, o_site = s->r_site;
+            o_lo = base + s->r_lo, o_hi = base + s->r_hi;
+        }
+        if (write) {
+            s->w_pe1 = me1, s->w_clk = clock, s->w_site = site, s->w_lo = lo, s->w_hi = hi;
+        } else {
+            s->r_pe1 = me1, s->r_clk = clock, s->r_site = site, s->r_lo = lo, s->r_hi = hi;
+        }
+        spin_unlock(l);
+    }
+    if (found)
+        report(me, r, write, pe, off, off + n, site, o_write, o_pe, o_site, o_lo, o_hi);
+}
+
+/* ------------------------------------------------------------ team syncs */
+
+static _Atomic uint32_t *team_vc(struct shmemu__race *r, int slot, uint32_t gen)
+{
+    return (_Atomic uint32_t *)(void *)((char *)r->h + r->l.team_vc) +
+           ((size_t)slot * 2 + (gen & 1)) * (size_t)r->h->npes;
+}
+
+void shmemu__race_sync_arrive(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
+{
+    _Atomic uint32_t *t = team_vc(r, slot, gen);
+    for (int i = 0; i < me->npes; i++)
+        if (r->vc[i])
+            atomic_max(&t[i], r->vc[i]);
+    r->vc[me->pe]++;
+}
+
+void shmemu__race_sync_done(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
+{
+    _Atomic uint32_t *t = team_vc(r, slot, gen);
+    for (int i = 0; i < me->npes; i++) {
+        uint32_t v = atomic_load_explicit(&t[i], memory_order_relaxed);
+        if (v > r->vc[i])
+            r->vc[i] = v;
+    }
+}

@@ -1,0 +1,67 @@
+/*
+ * race.h - conflicting-access detection (SHMEMU_CHECK=race), part of the
+ * checker (check.h).
+ *
+ * Happens-before is tracked with vector clocks.  Each PE keeps its own
+ * clock vector; it is published (joined into shared vectors) where another
+ * PE can learn of this PE's past: on the word an operation that can serve
+ * as a flag writes (put with signal, AMO, put of at most 8 bytes), and on
+ * arrival at a team sync.  It is acquired where a PE learns: a wait or test
+ * satisfied on such a word, a fetching AMO or a small get of one, the end
+ * of a team sync.  Every put and get is recorded per 64-byte granule of its
+ * destination heap (the last write and the last read, with their PE, clock,
+ * bytes and call site); an access that overlaps a recorded one from another
+ * PE that does not happen before it is a conflict, reported once per pair
+ * of call sites as a checker note, and the job ends with SHMEMU_ERACE.
+ *
+ * What it cannot see: loads and stores a PE makes to its own heap directly
+ * (checker mode makes shmemu_ptr return NULL, so peers' heaps are reached
+ * only through the library).  Shadow records keep one writer and one reader
+ * per granule, so some conflicts are missed; none is invented.
+ */
+#ifndef SHMEMU_RACE_H
+#define SHMEMU_RACE_H
+
+#include "runtime/core.h"
+
+struct shmemu__race;
+
+/* Shared bytes for a job of npes PEs with heap_size-byte heaps. */
+size_t shmemu__race_ctl_size(int npes, size_t heap_size) SHMEMU__HIDDEN;
+/* In the launching process, before any PE runs: lay out the shared part. */
+void shmemu__race_ctl_init(void *area, int npes, size_t heap_size) SHMEMU__HIDDEN;
+
+/* Per PE: the clock vector and caches.  NULL when out of memory. */
+struct shmemu__race *shmemu__race_new(shmemu__pe *me, void *area) SHMEMU__HIDDEN;
+void shmemu__race_free(struct shmemu__race *r) SHMEMU__HIDDEN;
+
+/* This PE's own clock: what its accesses are stamped with. */
+uint32_t shmemu__race_clock(const struct shmemu__race *r) SHMEMU__HIDDEN;
+/* A copy of the clock vector for an operation that will publish it when
+ * delivered (freed by the caller), then move the own clock on.  NULL when
+ * out of memory (the release is then lost: conflicts may be invented, so
+ * detection stops). */
+uint32_t *shmemu__race_release_begin(shmemu__pe *me, struct shmemu__race *r) SHMEMU__HIDDEN;
+/* Publish vc (from release_begin) on word off of pe's heap. */
+void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                          const uint32_t *vc) SHMEMU__HIDDEN;
+/* Learn what was published on the words of [off, off + n) of pe's heap. */
+void shmemu__race_acquire(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                          size_t n) SHMEMU__HIDDEN;
+
+/* Record an access by me (stamped clock, from call at site) of [off, off +
+ * n) of pe's heap, and report a conflict with what was recorded before. */
+void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
+                         size_t off, size_t n, uint32_t clock, const char *call,
+                         void *site) SHMEMU__HIDDEN;
+
+/* Team syncs: on arrival (generation gen of team slot), and once passed. */
+void shmemu__race_sync_arrive(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
+    SHMEMU__HIDDEN;
+void shmemu__race_sync_done(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
+    SHMEMU__HIDDEN;
+
+/* Conflicts found in the job so far (any process). */
+uint32_t shmemu__race_count(void *area) SHMEMU__HIDDEN;
+
+#endif /* SHMEMU_RACE_H */

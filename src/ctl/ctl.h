@@ -1,0 +1,194 @@
+/*
+ * ctl.h - layout of a job's shared control area.
+ *
+ * The core defines this layout; the transport only provides ctl_size zeroed
+ * bytes that every PE of the job maps (plain memory for threads, the POSIX
+ * shared-memory segment for processes).  Nothing here holds a pointer: the
+ * area may sit at a different address in every process.
+ *
+ *   [ header | PE block x npes | team slot x teams_max ]
+ *
+ * Each block is cache-line aligned so that a PE's waiting state and a team's
+ * arrival counter never share a line with anything another PE writes often.
+ */
+#ifndef SHMEMU_CTL_H
+#define SHMEMU_CTL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/platform.h"
+#include "shmemu.h"
+
+#define SHMEMU__CTL_MAGIC 0x73686d75u /* "shmu" */
+#define SHMEMU__CTL_LAYOUT 1u
+#define SHMEMU__TEAMS_MAX 64 /* team slots per job, world included */
+#define SHMEMU__CALL_LEN 48
+/* Every heap ends with one SHMEMU_TEAM_WORKSPACE_BYTES area per team slot. */
+#define SHMEMU__WORKSPACE_TOTAL ((size_t)SHMEMU__TEAMS_MAX * SHMEMU_TEAM_WORKSPACE_BYTES)
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2,
+               "control words must be lock-free to be process-shared");
+
+/* What a PE is doing, as others see it (low half of ctl_pe.wstate). */
+enum shmemu__wstate {
+    SHMEMU__WS_RUNNING = 0,   /* not blocked in the library */
+    SHMEMU__WS_DATA_REG = 1,  /* about to sleep on a value; re-checking it */
+    SHMEMU__WS_DATA_CONF = 2, /* sleeping on a value; any update wakes it */
+    SHMEMU__WS_SYNC_CONF = 3  /* sleeping in a team sync (barrier) */
+};
+
+/* Where a PE is in its life (ctl_pe.life). */
+enum shmemu__life {
+    SHMEMU__LIFE_NEW = 0,      /* not started yet */
+    SHMEMU__LIFE_RUNNING = 1,  /* between start and finalize */
+    SHMEMU__LIFE_DEPARTED = 2, /* finalized, or returned from pe_main */
+    SHMEMU__LIFE_FAILED = 3    /* stopped by an error, a signal or an exit */
+};
+
+enum shmemu__wait_kind {
+    SHMEMU__WAIT_VALUE = 1, /* one ivar against cmp/value */
+    SHMEMU__WAIT_ARRAY,     /* wait_until_all/any/some over nelems ivars */
+    SHMEMU__WAIT_SYNC       /* team sync: waits for generation `gen` to end */
+};
+
+/* What a blocked PE waits for; written by that PE before it sleeps and read
+ * by whoever reports a deadlock or an abort. */
+struct shmemu__wait_desc {
+    char call[SHMEMU__CALL_LEN];
+    int32_t kind;  /* shmemu__wait_kind */
+    int32_t team;  /* SYNC: team slot */
+    uint32_t gen;  /* SYNC: generation waited out */
+    int32_t vtype; /* VALUE/ARRAY: shmemu__vtype of the ivar */
+    int32_t cmp;
+    int32_t pad;
+    uint64_t off;    /* VALUE/ARRAY: heap offset of the (first) ivar */
+    uint64_t nelems; /* ARRAY */
+    uint64_t value;  /* comparison value, bit pattern */
+};
+
+/* A PE's entry in a control collective (symmetric allocation, team split):
+ * each member writes its arguments, syncs, then reads everyone's. */
+struct shmemu__rec {
+    uint32_t seq; /* per-PE count of control collectives */
+    int32_t kind;
+    int32_t team;
+    int32_t pad;
+    int64_t a[6];
+    /* Results a member publishes after the first sync (team slots claimed
+     * by a split's leaders); never part of the comparison. */
+    _Atomic int32_t out[2];
+};
+
+struct shmemu__ctl_pe {
+    /* (token << 32) | shmemu__wstate; the token changes at every sleep so a
+     * deadlock snapshot can tell "still asleep" from "slept again". */
+    _Atomic uint64_t wstate;
+    _Atomic uint32_t wake_seq; /* futex word for value waits */
+    _Atomic uint32_t life;     /* shmemu__life */
+    _Atomic int32_t pid;
+    int32_t rc; /* pe_main's return value, once departed */
+    _Atomic int32_t rc_set;
+    /* While asleep in a team sync: which slot and generation.  Atomic because
+     * a deadlock snapshot reads them while the PE may be waking. */
+    _Atomic int32_t sync_team;
+    _Atomic uint32_t sync_gen;
+    struct shmemu__wait_desc wait;
+    struct shmemu__rec rec;
+    /* Checker mode: the PE's last library call and its call site, as
+     * addresses in the PE's process (for the watchdog's report). */
+    _Atomic uintptr_t last_call, last_site;
+    /* Polling (livelock detection, livelock.c): since when the words this PE
+     * polls have not changed (0: not polling), when it last polled, and
+     * what it polls.  Written by the PE only, every few ms at most. */
+    _Atomic int64_t poll_since, poll_beat;
+    struct shmemu__poll_desc {
+        _Atomic uint64_t call[SHMEMU__CALL_LEN / 8]; /* the call's name, packed */
+        _Atomic int32_t pe;
+        _Atomic uint64_t off, value, nbytes;
+        _Atomic uintptr_t site;
+    } poll;
+} SHMEMU__ALIGNED(SHMEMU__CACHELINE);
+
+struct shmemu__ctl_team {
+    /* Low 32 bits: generation (the futex word sleepers wait on).  High 32:
+     * how many members sleep in this generation; the PE that ends the
+     * generation takes them off the blocked count in one step. */
+    _Atomic uint64_t sleep SHMEMU__ALIGNED(SHMEMU__CACHELINE);
+    /* Low 32 bits: members arrived in this generation.  High 32: how many
+     * of them arrived in a control collective (allocation, team split) --
+     * a generation that mixes those with plain syncs is a mismatch. */
+    _Atomic uint64_t arrived SHMEMU__ALIGNED(SHMEMU__CACHELINE);
+    /* gen + 1 of the last generation that mixed kinds of call. */
+    _Atomic uint32_t mixed_gen;
+    /* Members are world PEs start + i * stride, 0 <= i < size. */
+    int32_t start SHMEMU__ALIGNED(SHMEMU__CACHELINE);
+    int32_t stride;
+    int32_t size;
+    _Atomic uint32_t epoch; /* bumped when the slot is reused: stale handles */
+    _Atomic int32_t refs;   /* members that have not destroyed it */
+    int32_t num_contexts;   /* from the team's config */
+};
+
+struct shmemu__ctl {
+    uint32_t magic;
+    uint32_t layout;
+    int32_t npes;
+    int32_t teams_max;
+    uint64_t heap_size;
+    _Atomic int32_t error_mode;
+    _Atomic int32_t abort_status; /* 0, or the status the job was aborted with */
+    _Atomic int32_t abort_pe;     /* PE whose failure aborted it, -1 if none */
+    _Atomic int32_t abort_rc;     /* what shmemu_launch returns for it */
+    _Atomic uint32_t ndeparted;   /* PEs departed or failed */
+    _Atomic uint32_t nconfirmed;  /* PEs asleep (deadlock trigger) */
+    _Atomic uint32_t reported;    /* the abort reason has been printed */
+    int32_t notify_light;         /* updaters skip fences: waiters membarrier */
+    _Atomic uint64_t team_used[(SHMEMU__TEAMS_MAX + 63) / 64];
+    char abort_msg[256];
+};
+
+static inline size_t shmemu__ctl_hdr_size(void)
+{
+    return SHMEMU__ROUND_UP(sizeof(struct shmemu__ctl), SHMEMU__CACHELINE);
+}
+
+static inline size_t shmemu__ctl_size(int npes)
+{
+    return shmemu__ctl_hdr_size() + (size_t)npes * sizeof(struct shmemu__ctl_pe) +
+           SHMEMU__TEAMS_MAX * sizeof(struct shmemu__ctl_team);
+}
+
+static inline struct shmemu__ctl_pe *shmemu__ctl_pe(struct shmemu__ctl *c, int pe)
+{
+    return (struct shmemu__ctl_pe *)((char *)c + shmemu__ctl_hdr_size()) + pe;
+}
+
+static inline struct shmemu__ctl_team *shmemu__ctl_team(struct shmemu__ctl *c,
+                                                         int slot)
+{
+    return (struct shmemu__ctl_team *)(void *)((char *)c + shmemu__ctl_hdr_size() +
+                                               (size_t)c->npes *
+                                                   sizeof(struct shmemu__ctl_pe)) +
+           slot;
+}
+
+/* The generation half of a team's sleep word, as a futex address. */
+static inline uint32_t *shmemu__team_gen_word(struct shmemu__ctl_team *t)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (uint32_t *)(void *)&t->sleep + 1;
+#else
+    return (uint32_t *)(void *)&t->sleep;
+#endif
+}
+
+static inline uint64_t shmemu__ws_pack(uint32_t token, uint32_t state)
+{
+    return ((uint64_t)token << 32) | state;
+}
+
+static inline uint32_t shmemu__ws_state(uint64_t w) { return (uint32_t)w; }
+
+#endif /* SHMEMU_CTL_H */

@@ -1,0 +1,53 @@
+/*
+ * livelock.h - livelock detection: PEs that poll words nobody will change.
+ *
+ * Deadlock detection (wait.c) sees PEs asleep in the library.  A PE that
+ * polls instead -- shmemu_test, shmemu_signal_fetch, a _g of a flag, an
+ * atomic_fetch, in a loop -- stays awake and was invisible to it.  Every
+ * such read counts down (the only cost on the hot path); about every 60th
+ * -- the period varies, so that a loop over several words has each of them
+ * sampled -- the slow path (livelock.c) compares the word and its value
+ * with those it saw before, publishes what the PE polls and since when
+ * nothing changed, and when that is longer than SHMEMU_LIVELOCK it checks
+ * whether every live PE is asleep or polls unchanged words too.  A word
+ * that changes between samples has changed when next sampled; whoever
+ * changed it is not stuck.  A sync, a wait that ends and a bulk get count
+ * as progress, and so does CPU time spent between polls.
+ */
+#ifndef SHMEMU_LIVELOCK_H
+#define SHMEMU_LIVELOCK_H
+
+#include "runtime/core.h"
+
+/* Set up a PE's polling state; limit_ns 0: no livelock detection. */
+void shmemu__poll_init(shmemu__pe *me, int64_t limit_ns) SHMEMU__HIDDEN;
+void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, size_t off,
+                       size_t nbytes, uint64_t value) SHMEMU__HIDDEN;
+
+/* "polls CALL on heap+OFF of PE P ... for T s": what PE pe polls. */
+void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t len)
+    SHMEMU__HIDDEN;
+
+/* Whether this poll is one to sample: then the caller passes what it saw
+ * to shmemu__poll_slow. */
+static inline int shmemu__poll_due(shmemu__pe *me)
+{
+    return SHMEMU__UNLIKELY(--me->poll_countdown == 0);
+}
+
+/* me read nbytes at off of pe's heap, seeing value (or a hash of what it
+ * saw), as a poll that call made at site. */
+static inline void shmemu__polled(shmemu__pe *me, const char *call, void *site, int pe,
+                                  size_t off, size_t nbytes, uint64_t value)
+{
+    if (shmemu__poll_due(me))
+        shmemu__poll_slow(me, call, site, pe, off, nbytes, value);
+}
+
+/* me did something besides polling: the polls since are not a livelock. */
+static inline void shmemu__poll_progress(shmemu__pe *me)
+{
+    me->poll_activity++;
+}
+
+#endif /* SHMEMU_LIVELOCK_H */

@@ -1,0 +1,526 @@
+/* wait.c - blocking, waking, team sync and deadlock detection (see wait.h). */
+#include "wait.h"
+
+#include <limits.h>
+
+#include "livelock.h"
+#include "runtime/dispatch.h"
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct shmemu__ctl_pe *ctl_pe(shmemu__pe *me, int pe)
+{
+    return shmemu__ctl_pe(me->ctl, pe);
+}
+
+static uint32_t nlive(const struct shmemu__ctl *c)
+{
+    return (uint32_t)c->npes - atomic_load(&c->ndeparted);
+}
+
+static void wait_word(struct shmemu__job *job, _Atomic uint32_t *w, uint32_t v)
+{
+    shmemu__tl_ctl_wait(job, (void *)w, v, -1);
+}
+
+static int gone(uint32_t life)
+{
+    return life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED;
+}
+
+/* ------------------------------------------------------ deadlock detection */
+
+static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+    SHMEMU__PRINTF(4, 5);
+static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n;
+}
+
+void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, pe);
+    uint32_t life = atomic_load(&cp->life);
+    uint32_t state = shmemu__ws_state(atomic_load(&cp->wstate));
+    if (life == SHMEMU__LIFE_NEW) {
+        snprintf(buf, len, "has not started");
+    } else if (life == SHMEMU__LIFE_DEPARTED) {
+        snprintf(buf, len, "left the job (finalized or returned %d from pe_main)", cp->rc);
+    } else if (life == SHMEMU__LIFE_FAILED) {
+        snprintf(buf, len, "failed");
+    } else if (state == SHMEMU__WS_RUNNING || state == SHMEMU__WS_DATA_REG) {
+        uintptr_t call = atomic_load(&cp->last_call), site = atomic_load(&cp->last_site);
+        char where[96] = "";
+        /* The names are addresses in the PE's process: readable here when
+         * it is this process or a fork of it, not an exec'd program. */
+        if (call && !job->argv)
+            snprintf(where, sizeof(where), "; its last shmemu call: %s at %s",
+                     (const char *)call, shmemu__site_name((void *)site));
+        int64_t beat = atomic_load(&cp->poll_beat);
+        if (atomic_load(&cp->poll_since) && shmemu__now_ns() - beat < 1000000000)
+            shmemu__poll_describe(job, pe, buf, len);
+        else
+            snprintf(buf, len, "is running (not asleep in a shmemu call)%s", where);
+    } else if (cp->wait.kind == SHMEMU__WAIT_SYNC) {
+        const struct shmemu__wait_desc *d = &cp->wait;
+        struct shmemu__ctl_team *t = shmemu__ctl_team(c, d->team);
+        snprintf(buf, len, "in %s (team slot %d of %d PEs: %u arrived)", d->call,
+                 d->team, t->size, (uint32_t)atomic_load(&t->arrived));
+    } else {
+        shmemu__format_value_wait(job, pe, &cp->wait, buf, len);
+    }
+}
+
+/* Both snapshots equal and every live PE asleep on an unchanged condition:
+ * nothing can ever wake any of them. */
+static int all_stuck(shmemu__pe *me)
+{
+    int n = me->npes;
+    uint64_t *snap = malloc((size_t)n * sizeof(*snap));
+    if (!snap)
+        return 0; /* cannot tell: assume progress */
+    int stuck = 1, waiting = 0;
+    for (int pass = 0; pass < 2 && stuck; pass++) {
+        for (int p = 0; p < n; p++) {
+            struct shmemu__ctl_pe *cp = ctl_pe(me, p);
+            uint64_t w = 0;
+            if (!gone(atomic_load(&cp->life))) {
+                waiting += pass;
+                w = atomic_load(&cp->wstate);
+                uint32_t s = shmemu__ws_state(w);
+                if (atomic_load(&cp->life) == SHMEMU__LIFE_NEW ||
+                    s == SHMEMU__WS_RUNNING || s == SHMEMU__WS_DATA_REG) {
+                    stuck = 0;
+                    break;
+                }
+                if (s == SHMEMU__WS_SYNC_CONF) {
+                    struct shmemu__ctl_team *t =
+                        shmemu__ctl_team(me->ctl, atomic_load(&cp->sync_team));
+                    if ((uint32_t)atomic_load(&t->sleep) != atomic_load(&cp->sync_gen)) {
+                        stuck = 0; /* released, not yet running */
+                        break;
+                    }
+                }
+            }
+            if (pass == 0) {
+                snap[p] = w;
+            } else if (snap[p] != w) {
+                stuck = 0;
+                break;
+            }
+        }
+    }
+    free(snap);
+    /* Every PE gone (the last ones left while we looked): nobody waits. */
+    return stuck && waiting > 0;
+}
+
+/* Called when the blocked count reached the live count; if the job really is
+ * stuck, report it, abort the job and return the status. */
+static int check_stuck(shmemu__pe *me)
+{
+    if (!all_stuck(me))
+        return SHMEMU_OK;
+    struct shmemu__ctl *c = me->ctl;
+    uint32_t departed = atomic_load(&c->ndeparted);
+    int status = departed ? SHMEMU_EABORTED : SHMEMU_EDEADLOCK;
+
+    size_t len = 256 + (size_t)me->npes * 256, used = 0;
+    char *buf = malloc(len);
+    if (buf) {
+        if (departed)
+            append(buf, len, &used,
+                   "shmemu: job aborted: %u of %d PEs left the job and every "
+                   "PE still in it waits for something only they could do:\n",
+                   departed, me->npes);
+        else
+            append(buf, len, &used,
+                   "shmemu: deadlock: all %d PEs are blocked and nothing in "
+                   "flight can wake any of them:\n",
+                   me->npes);
+        for (int p = 0; p < me->npes; p++) {
+            char line[224];
+            shmemu__describe_pe(me->job, p, line, sizeof(line));
+            append(buf, len, &used, "shmemu:   PE %d/%d %s\n", p, me->npes, line);
+        }
+    }
+    char first[256];
+    shmemu__strlcpy(first, buf ? buf : "shmemu: deadlock\n", sizeof(first));
+    char *nl = strchr(first, '\n');
+    if (nl)
+        *nl = '\0';
+    shmemu__abort_job(me->job, status, -1, status, first + strlen("shmemu: "), buf);
+    free(buf);
+    return atomic_load(&c->abort_status);
+}
+
+/* ------------------------------------------------------------ value waits */
+
+void shmemu__notify_slow(struct shmemu__job *job, int pe)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, pe);
+    uint64_t w = atomic_load(&cp->wstate);
+    for (;;) {
+        uint32_t s = shmemu__ws_state(w);
+        if (s != SHMEMU__WS_DATA_REG && s != SHMEMU__WS_DATA_CONF)
+            return;
+        uint64_t run = (w & ~(uint64_t)UINT32_MAX) | SHMEMU__WS_RUNNING;
+        if (atomic_compare_exchange_weak(&cp->wstate, &w, run)) {
+            if (s == SHMEMU__WS_DATA_CONF) {
+                atomic_fetch_sub(&c->nconfirmed, 1);
+                atomic_fetch_add(&cp->wake_seq, 1);
+                shmemu__tl_ctl_wake(job, (void *)&cp->wake_seq, 1);
+            }
+            return;
+        }
+    }
+}
+
+/* Leave a confirmed sleep on our own (abort): undo our count if no updater
+ * did. */
+static void leave_conf(shmemu__pe *me, uint32_t tok, uint32_t state)
+{
+    uint64_t w = shmemu__ws_pack(tok, state);
+    if (atomic_compare_exchange_strong(&me->ctl_me->wstate, &w,
+                                       shmemu__ws_pack(tok, SHMEMU__WS_RUNNING)))
+        atomic_fetch_sub(&me->ctl->nconfirmed, 1);
+}
+
+/* Make our registration visible before we re-check the value, and any
+ * update an updater made before it looked at our state visible to us. */
+static void store_load_barrier(shmemu__pe *me)
+{
+    if (!me->notify_light || shmemu__membarrier(me->job->notify_global) != 0)
+        shmemu__full_fence();
+}
+
+/* Spin, then yield, while !ready.  1 when ready, 0 when it is time to sleep,
+ * or a negative status when the job was aborted. */
+static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
+{
+    struct shmemu__job *job = me->job;
+    if (job->spin_ns > 0) {
+        int64_t deadline = shmemu__now_ns() + job->spin_ns;
+        for (unsigned i = 1;; i++) {
+            shmemu__cpu_relax();
+            shmemu__tl_progress(me);
+            if (ready(me, arg))
+                return 1;
+            if ((i & 63) == 0) {
+                int st = shmemu__aborted(me);
+                if (st)
+                    return st;
+                if (shmemu__now_ns() > deadline)
+                    break;
+            }
+        }
+    }
+    if (job->yield_ns > 0) {
+        int64_t deadline = shmemu__now_ns() + job->yield_ns;
+        do {
+            sched_yield();
+            if (ready(me, arg))
+                return 1;
+        } while (shmemu__now_ns() < deadline);
+    }
+    return 0;
+}
+
+int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
+                       shmemu__ready_fn ready, void *arg)
+{
+    shmemu__tl_progress(me); /* what we issued must move before we sleep */
+    if (ready(me, arg))
+        return SHMEMU_OK;
+    int st;
+    if (SHMEMU__CHECKED(me) && (st = shmemu__check_progress(me, ready, arg)))
+        return st > 0 ? SHMEMU_OK : st;
+    st = spin_phase(me, ready, arg);
+    if (st)
+        return st > 0 ? SHMEMU_OK : st;
+
+    struct shmemu__ctl_pe *mine = me->ctl_me;
+    for (;;) {
+        if ((st = shmemu__aborted(me)))
+            return st;
+        uint32_t seq = atomic_load_explicit(&mine->wake_seq, memory_order_acquire);
+        uint32_t tok = ++me->wtoken;
+        mine->wait = *d;
+        atomic_store(&mine->wstate, shmemu__ws_pack(tok, SHMEMU__WS_DATA_REG));
+        store_load_barrier(me); /* pairs with shmemu__notify */
+        uint64_t w = shmemu__ws_pack(tok, SHMEMU__WS_DATA_REG);
+        if (ready(me, arg)) {
+            atomic_compare_exchange_strong(&mine->wstate, &w,
+                                           shmemu__ws_pack(tok, SHMEMU__WS_RUNNING));
+            return SHMEMU_OK;
+        }
+        if (!atomic_compare_exchange_strong(&mine->wstate, &w,
+                                            shmemu__ws_pack(tok, SHMEMU__WS_DATA_CONF)))
+            continue; /* an update came in meanwhile: look again */
+        const uint64_t conf = shmemu__ws_pack(tok, SHMEMU__WS_DATA_CONF);
+        if (atomic_fetch_add(&me->ctl->nconfirmed, 1) + 1 >= nlive(me->ctl) &&
+            (st = check_stuck(me))) {
+            leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
+            return st;
+        }
+        while (atomic_load(&mine->wstate) == conf) {
+            wait_word(me->job, &mine->wake_seq, seq);
+            if ((st = shmemu__aborted(me))) {
+                leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
+                return st;
+            }
+            seq = atomic_load_explicit(&mine->wake_seq, memory_order_acquire);
+        }
+        if (ready(me, arg))
+            return SHMEMU_OK;
+    }
+}
+
+/* -------------------------------------------------------------- team sync */
+
+/* A member of the team left: the sync can never complete. */
+static int departed_member(shmemu__pe *me, const struct shmemu__ctl_team *t)
+{
+    uint32_t nd = atomic_load(&me->ctl->ndeparted);
+    if (nd == me->seen_departed)
+        return -1;
+    for (int i = 0; i < t->size; i++) {
+        int p = t->start + i * t->stride;
+        if (gone(atomic_load(&ctl_pe(me, p)->life)))
+            return p;
+    }
+    me->seen_departed = nd; /* departures elsewhere: remember, skip next time */
+    return -1;
+}
+
+/* Why a sync waiter cannot go on (abort, departed member), or SHMEMU_OK.
+ * gen: the generation waited out; it is checked again after a departure is
+ * seen, since a member departs only after the sync it took part in ended. */
+static int sync_blocked(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen,
+                        const char *call, int slot)
+{
+    int st = shmemu__aborted(me);
+    if (st)
+        return shmemu__fail(me, st, call, "job aborted while waiting");
+    int p = departed_member(me, t);
+    if (p < 0 || (uint32_t)atomic_load(&t->sleep) != gen)
+        return SHMEMU_OK;
+    return shmemu__fail(me, SHMEMU_EABORTED, call,
+                        "PE %d left the job while this PE waits for it (team "
+                        "slot %d)",
+                        p, slot);
+}
+
+/* Spin until the generation moves; 1 when it did, 0 to sleep, <0 on abort. */
+static int sync_spin(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen)
+{
+    struct shmemu__job *job = me->job;
+    if (job->spin_ns > 0) {
+        int64_t deadline = shmemu__now_ns() + job->spin_ns;
+        for (unsigned i = 1;; i++) {
+            shmemu__cpu_relax();
+            if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
+                return 1;
+            if ((i & 63) == 0 && shmemu__now_ns() > deadline)
+                break;
+        }
+    }
+    if (job->yield_ns > 0) {
+        int64_t deadline = shmemu__now_ns() + job->yield_ns;
+        do {
+            sched_yield();
+            if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
+                return 1;
+        } while (shmemu__now_ns() < deadline);
+    }
+    return 0;
+}
+
+struct gen_moved {
+    struct shmemu__ctl_team *t;
+    uint32_t gen;
+};
+
+static int gen_moved(shmemu__pe *me, void *arg)
+{
+    (void)me;
+    const struct gen_moved *g = arg;
+    return (uint32_t)atomic_load_explicit(&g->t->sleep, memory_order_acquire) != g->gen;
+}
+
+static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
+                     uint32_t gen, const char *call)
+{
+    int st;
+    if (SHMEMU__CHECKED(me)) { /* deliver what the checker holds while the others arrive */
+        struct gen_moved g = {t, gen};
+        if ((st = shmemu__check_progress(me, gen_moved, &g)) < 0)
+            return sync_blocked(me, t, gen, call, slot);
+        if (st > 0)
+            return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
+    }
+    if (sync_spin(me, t, gen) > 0)
+        return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
+
+    struct shmemu__ctl_pe *mine = me->ctl_me;
+    uint32_t tok = ++me->wtoken;
+    shmemu__strlcpy(mine->wait.call, call, sizeof(mine->wait.call));
+    mine->wait.kind = SHMEMU__WAIT_SYNC;
+    mine->wait.team = slot;
+    mine->wait.gen = gen;
+    atomic_store(&mine->sync_team, slot);
+    atomic_store(&mine->sync_gen, gen);
+    atomic_store(&mine->wstate, shmemu__ws_pack(tok, SHMEMU__WS_SYNC_CONF));
+    /* Count ourselves before joining the generation's sleepers, so the PE
+     * that ends the generation never subtracts a count not yet added. */
+    uint32_t n = atomic_fetch_add(&me->ctl->nconfirmed, 1) + 1;
+    uint64_t w = atomic_load_explicit(&t->sleep, memory_order_acquire);
+    for (;;) {
+        if ((uint32_t)w != gen) { /* ended before we joined its sleepers */
+            leave_conf(me, tok, SHMEMU__WS_SYNC_CONF);
+            return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot)
+                                       : SHMEMU_OK;
+        }
+        if ((st = sync_blocked(me, t, gen, call, slot))) {
+            leave_conf(me, tok, SHMEMU__WS_SYNC_CONF);
+            return st;
+        }
+        if (atomic_compare_exchange_weak(&t->sleep, &w, w + ((uint64_t)1 << 32)))
+            break;
+    }
+    if (n >= nlive(me->ctl) && check_stuck(me))
+        return shmemu__fail(me, shmemu__aborted(me), call, "deadlock");
+    for (;;) {
+        shmemu__tl_ctl_wait(me->job, shmemu__team_gen_word(t), gen, -1);
+        w = atomic_load_explicit(&t->sleep, memory_order_acquire);
+        if ((uint32_t)w != gen && !shmemu__aborted(me)) {
+            /* The PE that ended the generation took us off the count. */
+            atomic_store(&mine->wstate, shmemu__ws_pack(tok, SHMEMU__WS_RUNNING));
+            return SHMEMU_OK;
+        }
+        if ((st = sync_blocked(me, t, gen, call, slot)))
+            return st;
+    }
+}
+
+static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, int ctl);
+
+int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
+{
+    me->poll_activity++;
+    struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    uint32_t gen = (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire);
+    int st;
+    if (!SHMEMU__CHECKED(me)) {
+        st = team_sync(me, slot, call, gen, ctl);
+    } else {
+        /* The race detector: what each member knew on arrival, every
+         * member knows once through. */
+        shmemu__check_sync_enter(me, slot, gen);
+        st = team_sync(me, slot, call, gen, ctl);
+        if (st == SHMEMU_OK)
+            shmemu__check_sync_exit(me, slot, gen);
+    }
+    /* The generation's end published mixed_gen before moving the
+     * generation, which we saw move. */
+    atomic_thread_fence(memory_order_acquire);
+    if (st || atomic_load_explicit(&t->mixed_gen, memory_order_relaxed) != gen + 1)
+        return st;
+    if (ctl)
+        return SHMEMU_EMISMATCH; /* shmemu__agree reports it */
+    me->rec_seq[slot]++; /* as the members in the control call counted it */
+    shmemu__collective_fail(me, me->pe == t->start, SHMEMU_EMISMATCH, call,
+                            "PEs disagree: this PE is in a barrier or team sync while "
+                            "others of the team are in a collective allocation, free or "
+                            "team split");
+    /* One more sync, as the members in the control call do: the team stays
+     * in step for the calls that follow. */
+    (void)team_sync(me, slot, call,
+                    (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire), 0);
+    return shmemu__last_status = SHMEMU_EMISMATCH;
+}
+
+int shmemu__team_sync(shmemu__pe *me, int slot, const char *call)
+{
+    return shmemu__team_sync_as(me, slot, call, 0);
+}
+
+static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, int ctl)
+{
+    struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    uint32_t size = (uint32_t)t->size;
+    if (size <= 1) {
+        shmemu__full_fence();
+        return SHMEMU_OK;
+    }
+    shmemu__tl_progress(me);
+    uint64_t add = 1 + ((uint64_t)ctl << 32);
+    uint64_t old = atomic_fetch_add_explicit(&t->arrived, add, memory_order_acq_rel);
+    if ((uint32_t)old != size - 1)
+        return sync_wait(me, t, slot, gen, call);
+
+    uint32_t nctl = (uint32_t)(old >> 32) + (uint32_t)ctl;
+    if (SHMEMU__UNLIKELY(nctl != 0 && nctl != size))
+        atomic_store_explicit(&t->mixed_gen, gen + 1, memory_order_relaxed);
+    atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
+    uint64_t prev = atomic_exchange_explicit(&t->sleep, (uint64_t)(uint32_t)(gen + 1),
+                                             memory_order_acq_rel);
+    uint32_t sleepers = (uint32_t)(prev >> 32);
+    if (sleepers) {
+        atomic_fetch_sub(&me->ctl->nconfirmed, sleepers);
+        shmemu__tl_ctl_wake(me->job, shmemu__team_gen_word(t), INT_MAX);
+    }
+    return SHMEMU_OK;
+}
+
+/* ------------------------------------------------------------- departure */
+
+static void wake_team_sleepers(struct shmemu__job *job, int bump)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    for (int slot = 0; slot < SHMEMU__TEAMS_MAX; slot++) {
+        if (!(atomic_load(&c->team_used[slot / 64]) >> (slot % 64) & 1))
+            continue;
+        struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
+        if (bump) {
+            /* Move the generation (low half only) so that a sleeper about to
+             * sleep sees it changed; it then finds the abort. */
+            uint64_t w = atomic_load(&t->sleep);
+            while (!atomic_compare_exchange_weak(
+                &t->sleep, &w,
+                (w & ~(uint64_t)UINT32_MAX) | (uint32_t)((uint32_t)w + 1)))
+                ;
+        }
+        shmemu__tl_ctl_wake(job, shmemu__team_gen_word(t), INT_MAX);
+    }
+}
+
+void shmemu__wake_all(struct shmemu__job *job)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    for (int p = 0; p < c->npes; p++) {
+        struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, p);
+        atomic_fetch_add(&cp->wake_seq, 1);
+        shmemu__tl_ctl_wake(job, (void *)&cp->wake_seq, INT_MAX);
+    }
+    wake_team_sleepers(job, 1);
+}
+
+void shmemu__after_departure(shmemu__pe *me)
+{
+    wake_team_sleepers(me->job, 0);
+    uint32_t live = nlive(me->ctl);
+    if (live > 0 && atomic_load(&me->ctl->nconfirmed) >= live)
+        (void)check_stuck(me);
+}

@@ -1,0 +1,75 @@
+/*
+ * wait.h - how PEs block and wake.
+ *
+ * A PE that must wait spins briefly (when it has a core to itself), yields a
+ * few times (when PEs outnumber cores), then sleeps in the kernel on a futex
+ * word of the control area.  Value waits sleep on the PE's own wake_seq and
+ * are woken by whoever updates that PE's heap (shmemu__notify); team syncs
+ * sleep on the team's generation word and are woken by the last arrival.
+ *
+ * Deadlock detection: a sleeping PE is counted in ctl->nconfirmed.  When the
+ * count reaches the number of live PEs, the PE that made it so takes two
+ * snapshots of every PE's (token, state); if both agree that every live PE
+ * sleeps on a condition nothing can change, no PE can ever run again: the
+ * job is aborted with SHMEMU_EDEADLOCK (or SHMEMU_EABORTED when a departed PE
+ * is what they wait for) and a report of what each PE waits for.
+ */
+#ifndef SHMEMU_WAIT_H
+#define SHMEMU_WAIT_H
+
+#include <stdatomic.h>
+
+#include "runtime/core.h"
+
+/* True once the awaited condition holds; called repeatedly, never blocks. */
+typedef int (*shmemu__ready_fn)(shmemu__pe *me, void *arg);
+
+/*
+ * Block until ready(me, arg).  d says what is awaited (for reports; its
+ * kind is VALUE or ARRAY).  Returns SHMEMU_OK, or the job's abort status
+ * (SHMEMU_EDEADLOCK, SHMEMU_EABORTED, ...) without reporting it.
+ */
+int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
+                       shmemu__ready_fn ready, void *arg) SHMEMU__HIDDEN;
+
+void shmemu__notify_slow(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
+
+/* Wake PE pe if it sleeps on a value: call after every update of pe's heap
+ * (put, p, AMO, signal). */
+static inline void shmemu__notify(shmemu__pe *me, int pe)
+{
+    /* Dekker with shmemu__wait_ready: either the waiter sees our update when
+     * it re-checks, or we see that it registered.  Our side needs a full
+     * fence unless the waiter pays for both with a membarrier. */
+    if (SHMEMU__LIKELY(me->notify_light))
+        shmemu__compiler_barrier();
+    else
+        shmemu__full_fence();
+    uint32_t s = shmemu__ws_state(atomic_load_explicit(
+        &shmemu__ctl_pe(me->ctl, pe)->wstate, memory_order_relaxed));
+    if (SHMEMU__UNLIKELY(s == SHMEMU__WS_DATA_REG || s == SHMEMU__WS_DATA_CONF))
+        shmemu__notify_slow(me->job, pe);
+}
+
+/* Barrier over the members of team slot (arrival only; no quiet).  Returns
+ * SHMEMU_OK or a failure status, already reported through shmemu__fail. */
+int shmemu__team_sync(shmemu__pe *me, int slot, const char *call) SHMEMU__HIDDEN;
+/* The same, saying whether this PE is in a control collective (ctl = 1:
+ * allocation, free, team split) or a plain sync (0).  A generation in which
+ * members differ is a mismatch: a plain sync reports it, syncs once more
+ * (as the control call does) and returns SHMEMU_EMISMATCH; a control sync
+ * returns SHMEMU_EMISMATCH unreported, for shmemu__agree. */
+int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
+    SHMEMU__HIDDEN;
+
+/* After a PE departed: wake team sleepers so they notice, and end the job if
+ * every PE left alive now sleeps. */
+void shmemu__after_departure(shmemu__pe *me) SHMEMU__HIDDEN;
+
+/* Format what PE pe waits for (d) into buf: used in deadlock reports.
+ * Defined with the value waits (p2p.c). */
+void shmemu__format_value_wait(struct shmemu__job *job, int pe,
+                               const struct shmemu__wait_desc *d, char *buf,
+                               size_t len) SHMEMU__HIDDEN;
+
+#endif /* SHMEMU_WAIT_H */

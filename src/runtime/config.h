@@ -1,0 +1,95 @@
+/*
+ * config.h - every SHMEMU_* environment variable, in one list.
+ *
+ * X(FIELD, KIND, DEFAULT, HELP): read by shmemu__params_load() into a struct
+ * shmemu__params when a job starts; shmemu-info prints the list.
+ */
+#ifndef SHMEMU_CONFIG_H
+#define SHMEMU_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform.h"
+
+#define SHMEMU_PARAMS(X)                                                       \
+    X(TRANSPORT, STRING, "local",                                              \
+      "transport used when shmemu_opts.transport is NULL")                     \
+    X(HEAP_SIZE, SIZE, "64M",                                                  \
+      "per-PE symmetric heap size; suffixes K, M, G (powers of 1024)")         \
+    X(ERRORS, ERRMODE, "abort",                                                \
+      "what a failing call does: abort (end the job) or return (a status)")    \
+    X(SPIN_NS, INT, "-1",                                                      \
+      "ns a waiting PE spins before it sleeps; -1: 20000 when the PEs fit "    \
+      "the cores, 0 when they do not")                                         \
+    X(YIELD_NS, INT, "-1",                                                     \
+      "ns a waiting PE yields its core (to PEs that have work) before it "     \
+      "sleeps; -1: 16000 per PE up to 2000000 when the PEs outnumber the "    \
+      "cores, 0 otherwise")                                                    \
+    X(BIND, BIND, "auto",                                                      \
+      "bind each PE to a core (and its heap to the core's NUMA node): core, "  \
+      "none, or auto (core when the PEs fit the cores)")                       \
+    X(CHECK, CHECK, "off",                                                     \
+      "checker mode: off, fuzz[:SEED] (delivery fuzzing and schedule "         \
+      "perturbation), race (conflicting-access detection), or both as "        \
+      "fuzz:SEED,race; see docs/CHECK.md")                                     \
+    X(TIMEOUT, SECONDS, "-1",                                                  \
+      "end a launched job that runs longer than this many seconds, saying "    \
+      "where each PE is; 0: never; -1: 300 in checker mode, never otherwise")  \
+    X(LIVELOCK, SECONDS, "2",                                                  \
+      "end a job as deadlocked when every PE has, for this many seconds, "    \
+      "either slept in the library or polled (test, signal_fetch, _g, "       \
+      "atomic_fetch) words that did not change; 0: never")
+
+enum shmemu__param_kind {
+    SHMEMU__PARAM_STRING,
+    SHMEMU__PARAM_SIZE,
+    SHMEMU__PARAM_ERRMODE,
+    SHMEMU__PARAM_INT,
+    SHMEMU__PARAM_BIND,
+    SHMEMU__PARAM_CHECK,
+    SHMEMU__PARAM_SECONDS
+};
+
+/* What SHMEMU_CHECK (or shmemu_opts.check) asks for. */
+struct shmemu__check_cfg {
+    int fuzz;      /* delivery fuzzing and schedule perturbation */
+    int race;      /* conflicting-access detection */
+    uint64_t seed; /* fuzz:SEED; 0 when none was given: then 1 */
+};
+
+struct shmemu__params {
+    const char *TRANSPORT; /* points into the environment or a literal */
+    size_t HEAP_SIZE;
+    int ERRORS;
+    int64_t SPIN_NS;
+    int64_t YIELD_NS;
+    int BIND; /* SHMEMU__BIND_* */
+    struct shmemu__check_cfg CHECK;
+    double TIMEOUT; /* seconds; < 0: the default */
+    double LIVELOCK; /* seconds; 0: off */
+};
+
+/* Parse a SHMEMU_CHECK value ("fuzz:7,race"); 0, or -1 if malformed. */
+int shmemu__parse_check(const char *s, struct shmemu__check_cfg *out) SHMEMU__HIDDEN;
+
+struct shmemu__param_info {
+    const char *name; /* "SHMEMU_HEAP_SIZE" */
+    int kind;
+    const char *dflt;
+    const char *help;
+};
+
+extern const struct shmemu__param_info shmemu__param_table[] SHMEMU__HIDDEN;
+extern const int shmemu__param_count SHMEMU__HIDDEN;
+
+/* Read every variable; on a malformed one write a one-line reason naming it
+ * into why and return SHMEMU_EINVAL. */
+int shmemu__params_load(struct shmemu__params *p, char *why, size_t why_len)
+    SHMEMU__HIDDEN;
+
+/* Parse "123", "64K", "1M", "2G", "1GiB"...; 0 on success, -1 if malformed,
+ * negative or too large. */
+int shmemu__parse_size(const char *s, size_t *out) SHMEMU__HIDDEN;
+
+#endif /* SHMEMU_CONFIG_H */

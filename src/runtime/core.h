@@ -1,0 +1,276 @@
+/*
+ * core.h - the core's private view of a job and of a PE.
+ *
+ * A struct shmemu__job lives in each process that takes part in a job (the
+ * launcher and, for process transports, every PE process).  A struct
+ * shmemu__pe is one PE's private state; the thread driving that PE reaches it
+ * through the thread-local shmemu__self.  What other PEs must see lives in
+ * the shared control area (ctl.h), never here.
+ */
+#ifndef SHMEMU_CORE_H
+#define SHMEMU_CORE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "ctl/ctl.h"
+#include "heap.h"
+#include "platform.h"
+#include "shmemu.h"
+#include "transport.h"
+#include "check/hooks.h"
+
+struct shmemu__job {
+    /* The table the job runs on (dispatch.h): the transport's, or a layer's
+     * that wraps it (checker mode), kept in `layer`. */
+    const struct shmemu_transport_ops *ops;
+    const struct shmemu_transport_ops *transport;
+    struct shmemu_transport_ops layer;
+    struct shmemu_tl_job tl;
+    struct shmemu__params params;
+    int (*pe_main)(void *arg);
+    void *arg;
+    int64_t spin_ns; /* waiting policy, fixed at job start */
+    int64_t yield_ns;
+    /* Value waiters pay a membarrier before sleeping so that updaters need
+     * no fence (see shmemu__notify).  Decided when the job is created;
+     * every process of the job registers for it. */
+    int notify_global; /* PEs are processes: the cross-process command */
+    int bind;          /* bind PEs to cores as SHMEMU_BIND says */
+
+    /* Supervision of process PEs (run.c), in the launching process. */
+    const char *who;         /* prefix of its messages: "shmemu", "shmemu-run" */
+    int64_t abort_seen_ns;   /* when the supervisor first saw the abort */
+    int signals_sent;        /* 1: SIGTERM sent, 2: SIGKILL sent */
+    int64_t deadline_ns;     /* shmemu-run --timeout; 0: none */
+    int64_t timeout_ns;
+    int first_failure;       /* exit status for shmemu-run: the first PE's */
+    char *const *argv;       /* shmemu-run: the program each PE runs */
+    int tag_output;          /* shmemu-run --tag-output */
+
+    /* Checker mode (check.c): what was asked for, and where its part of
+     * the control area starts (0: none). */
+    struct shmemu__check_cfg check;
+    size_t check_ctl_off;
+    size_t wireup_ctl_off; /* the wire-up blobs (dispatch.c); 0: none */
+};
+
+typedef struct shmemu__pe {
+    /* Read on every call: keep together. */
+    char *heap;       /* this PE's heap as this process addresses it */
+    size_t heap_size;
+    int pe;
+    int npes;
+    struct shmemu__ctl *ctl;
+    struct shmemu__ctl_pe *ctl_me;
+    struct shmemu_tl_job *tlj;
+    /* The job's table's data path, cached (dispatch.h). */
+    int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
+    int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
+    size_t blk_off; /* last block a bounds check found: [off, off + req) */
+    size_t blk_req;
+    int notify_light; /* copy of job->notify_light */
+    int direct;       /* heaps are load/store here (SHMEMU_TL_CAP_LOAD_STORE) */
+    int cpu_amo;      /* the core applies AMOs itself (SHMEMU_TL_CAP_CPU_ATOMICS) */
+    int nbi_ok;       /* the table honours nbi (SHMEMU_TL_CAP_NBI) */
+    int progress;     /* waits drive the table's progress (SHMEMU_TL_CAP_PROGRESS) */
+    /* Livelock detection (livelock.h): polls until the next sample, and a
+     * count of everything but polls. */
+    uint32_t poll_countdown;
+    uint32_t poll_activity;
+    struct shmemu__chk *chk; /* checker mode state (check.c); NULL when off */
+
+    struct shmemu__job *job;
+    struct shmemu__heap alloc;
+    jmp_buf *abort_jmp;   /* where ABORT mode unwinds a launched PE to */
+    int refs;             /* shmemu_init calls not yet finalized */
+    int owns_job;         /* shmemu_init created the job: finalize frees it */
+    uint32_t wtoken;      /* last sleep token (ctl_pe.wstate) */
+    uint32_t seen_departed;
+    uint32_t rec_seq[SHMEMU__TEAMS_MAX]; /* control collectives entered, per team
+                                            slot (reset when a team takes it) */
+    /* The handle of the team this PE destroyed in each slot: dead here,
+     * though members that have not destroyed it yet still use the slot. */
+    shmemu_team_t team_gone[SHMEMU__TEAMS_MAX];
+    size_t any_turn; /* where wait_until_any starts looking: fairness */
+    /* Livelock detection's slow path (livelock.c): words sampled lately
+     * and their values, and since when none changed. */
+    struct shmemu__poll_state {
+        int64_t limit_ns;    /* SHMEMU_LIVELOCK; 0: off */
+        struct { uint64_t key, val; } seen[16];
+        unsigned nseen, next, turn;
+        uint32_t activity_seen, polls, polls_last;
+        int64_t since_ns, published_ns, checked_ns, cpu_ns;
+    } poll;
+} shmemu__pe;
+
+extern _Thread_local shmemu__pe *shmemu__self
+    __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
+extern _Thread_local int shmemu__last_status
+    __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
+
+/* ------------------------------------------------------------- errors */
+
+/*
+ * A call failed with status: print "shmemu: PE p/n call: message" (once per
+ * job for job-wide statuses), record it for shmemu_last_status, and in ABORT
+ * mode end the job and stop this PE (does not return).  Returns status.
+ * me may be NULL (a call outside any PE): then it only prints and returns.
+ */
+int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt,
+                 ...) SHMEMU__PRINTF(4, 5) SHMEMU__HIDDEN;
+
+/* The entry check failed (no PE, or the job is aborted): report and return
+ * the status (or stop the PE in ABORT mode). */
+int shmemu__enter_fail(shmemu__pe *me, const char *call) SHMEMU__HIDDEN;
+
+/* Mark the job aborted with status (first caller wins: returns 1), remember
+ * rc as what shmemu_launch returns and msg as why, print report (may be
+ * NULL) if the winner, and wake every sleeping PE. */
+int shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
+                      const char *msg, const char *report) SHMEMU__HIDDEN;
+
+/* Write text to stderr with as few write(2) calls as it takes. */
+void shmemu__emit(const char *text) SHMEMU__HIDDEN;
+
+/* Wake every PE that sleeps on any control word of the job. */
+void shmemu__wake_all(struct shmemu__job *job) SHMEMU__HIDDEN;
+
+static inline int shmemu__aborted(const shmemu__pe *me)
+{
+    return atomic_load_explicit(&me->ctl->abort_status, memory_order_relaxed);
+}
+
+/* "function+0x1c" for a code address of this process (a thread-local
+ * buffer, overwritten by the next call). */
+const char *shmemu__site_name(void *addr) SHMEMU__HIDDEN;
+/* The same into buf (site.c). */
+void shmemu__format_site(void *addr, char *buf, size_t len) SHMEMU__HIDDEN;
+
+/* Every public call starts with this; failret is what it returns when the
+ * caller is not a live PE or the job has been aborted.  site: the user's
+ * call site (a return address), for checker mode's reports. */
+#define SHMEMU__ENTER_AT(me, call, failret, site)                              \
+    shmemu__pe *me = shmemu__self;                                             \
+    if (SHMEMU__UNLIKELY(!me || shmemu__aborted(me))) {                        \
+        (void)shmemu__enter_fail(me, call);                                    \
+        return failret;                                                        \
+    }                                                                          \
+    if (SHMEMU__CHECKED(me))                                                   \
+        shmemu__check_enter(me, call, site);
+#define SHMEMU__ENTER(me, call, failret)                                       \
+    SHMEMU__ENTER_AT(me, call, failret, __builtin_return_address(0))
+
+static inline int shmemu__ok(void)
+{
+    shmemu__last_status = SHMEMU_OK;
+    return SHMEMU_OK;
+}
+
+/* -------------------------------------------------------------- checks */
+
+static inline int shmemu__check_pe(shmemu__pe *me, const char *call, int pe)
+{
+    if (SHMEMU__LIKELY((unsigned)pe < (unsigned)me->npes))
+        return SHMEMU_OK;
+    return shmemu__fail(me, SHMEMU_EPE, call,
+                        "pe %d is not a PE of this job (valid: 0..%d)", pe,
+                        me->npes - 1);
+}
+
+int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
+                           const void *addr, size_t nbytes, size_t *off_p)
+    SHMEMU__HIDDEN;
+
+/* [addr, addr+nbytes) must lie inside one allocated block of this PE's
+ * symmetric heap; sets *off_p to its heap offset.  nbytes > 0. */
+static inline int shmemu__check_sym(shmemu__pe *me, const char *call,
+                                    const char *what, const void *addr,
+                                    size_t nbytes, size_t *off_p)
+{
+    size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
+    if (SHMEMU__LIKELY(off - me->blk_off < me->blk_req &&
+                       nbytes <= me->blk_off + me->blk_req - off)) {
+        *off_p = off;
+        return SHMEMU_OK;
+    }
+    return shmemu__check_sym_slow(me, call, what, addr, nbytes, off_p);
+}
+
+/* ----------------------------------------------------------- lifecycle */
+
+/* Check opts, create the job's heaps and control area (errors reported as
+ * coming from call). */
+int shmemu__job_create(const shmemu_opts *opts, const char *call,
+                       struct shmemu__job **job_p) SHMEMU__HIDDEN;
+void shmemu__job_free(struct shmemu__job *job) SHMEMU__HIDDEN;
+/* What shmemu_launch returns for a job that has ended. */
+int shmemu__job_result(struct shmemu__job *job) SHMEMU__HIDDEN;
+/* Every PE (thread or process) runs this: pe_main between an implicit init
+ * and an implicit finalize. */
+int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe) SHMEMU__HIDDEN;
+/* Supervision callbacks for process transports (run.c). */
+void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
+    SHMEMU__HIDDEN;
+int shmemu__tick(struct shmemu_tl_job *tl) SHMEMU__HIDDEN;
+/* The job ran past its timeout: report where each PE is and abort it with
+ * SHMEMU_ETIMEDOUT. */
+void shmemu__timeout_report(struct shmemu__job *job) SHMEMU__HIDDEN;
+/* One line saying what PE pe is doing (for timeout and deadlock reports). */
+void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
+    SHMEMU__HIDDEN;
+
+/* The transport named name from the registry, or NULL with why set. */
+const struct shmemu_transport_ops *shmemu__find_transport(const char *name, char *why,
+                                                          size_t len) SHMEMU__HIDDEN;
+/* SPMD: create this process's view of the job shmemu-run started, from the
+ * SHMEMU_RUN_* environment. */
+int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_p)
+    SHMEMU__HIDDEN;
+/* shmemu_set_error_mode called outside any PE (-1: never): for jobs
+ * created after. */
+extern int shmemu__process_error_mode SHMEMU__HIDDEN;
+
+/* Leave the job (finalize or return from pe_main); life is
+ * SHMEMU__LIFE_DEPARTED or SHMEMU__LIFE_FAILED. */
+void shmemu__depart(shmemu__pe *me, int life, int rc) SHMEMU__HIDDEN;
+
+/* Copy src_or_null (NULL: zeros) over n bytes at off of this PE's own heap. */
+void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, size_t n)
+    SHMEMU__HIDDEN;
+
+/* Complete what this PE issued (quiet = 1) or order it (fence), then a
+ * full memory fence; checker mode delivers what it holds first. */
+int shmemu__complete(shmemu__pe *me, const char *call, int quiet) SHMEMU__HIDDEN;
+
+/* Kinds of control collective (struct shmemu__rec.kind). */
+enum {
+    REC_ALLOC = 1,
+    REC_FREE,
+    REC_REALLOC,
+    REC_SPLIT_STRIDED,
+    REC_SPLIT_2D,
+    REC_COLL /* shmemu_team_agree: a[0..4] values, a[5] the call's name hashed */
+};
+
+/* The labels of a REC_COLL record's values (shmemu_team_agree), for the
+ * report of the agreement in progress on this thread. */
+extern _Thread_local const char *shmemu__agree_names SHMEMU__HIDDEN;
+
+/* Control collective over the members of team slot: publish rec, sync, and
+ * compare the first nargs arguments (and the kind) of every member's record
+ * with ours: SHMEMU_EMISMATCH, reported once, after a second sync.  On
+ * success the caller syncs again before any member may reuse its record. */
+int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
+                  int nargs) SHMEMU__HIDDEN;
+
+/* A failure every member of a collective detects alike: the reporter prints
+ * it (and in ABORT mode ends the job), the others only record the status. */
+int shmemu__collective_fail(shmemu__pe *me, int reporter, int status, const char *call,
+                            const char *fmt, ...) SHMEMU__PRINTF(5, 6) SHMEMU__HIDDEN;
+
+#endif /* SHMEMU_CORE_H */

@@ -1,0 +1,126 @@
+/* dispatch.c - the transport calls that are not on the hot path, and the
+ * one message for a transport's failure (see dispatch.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+
+int shmemu__tl_probe(const struct shmemu_transport_ops *ops, char *why, size_t len)
+{
+    if (!SHMEMU_TL_HAS(ops, probe))
+        return SHMEMU_OK;
+    return ops->probe(why, len);
+}
+
+int shmemu__tl_job_create(struct shmemu__job *job)
+{
+    return job->ops->job_create(&job->tl);
+}
+
+int shmemu__tl_job_attach(struct shmemu__job *job, int pe)
+{
+    const struct shmemu_transport_ops *ops = job->ops;
+    if (!(ops->caps & SHMEMU_TL_CAP_SPMD) || !SHMEMU_TL_HAS(ops, job_attach))
+        return SHMEMU_ENOTSUP;
+    return ops->job_attach(&job->tl, pe);
+}
+
+int shmemu__tl_job_run(struct shmemu__job *job, int (*entry)(struct shmemu_tl_job *, int))
+{
+    return job->ops->job_run(&job->tl, entry);
+}
+
+void shmemu__tl_job_destroy(struct shmemu__job *job)
+{
+    job->ops->job_destroy(&job->tl);
+}
+
+int shmemu__tl_pe_enter(struct shmemu__job *job, int pe)
+{
+    if (!SHMEMU_TL_HAS(job->ops, pe_enter))
+        return SHMEMU_OK;
+    return job->ops->pe_enter(&job->tl, pe);
+}
+
+int shmemu__tl_pe_export(struct shmemu__job *job, int pe)
+{
+    const struct shmemu_transport_ops *ops = job->ops;
+    if (!(ops->caps & SHMEMU_TL_CAP_SPMD) || !SHMEMU_TL_HAS(ops, pe_export))
+        return SHMEMU_ENOTSUP;
+    return ops->pe_export(&job->tl, pe);
+}
+
+/* ------------------------------------------------------------- wire-up */
+
+size_t shmemu__tl_blob_size(const struct shmemu_transport_ops *ops)
+{
+    if (!SHMEMU_TL_HAS(ops, wireup_connect) || !SHMEMU_TL_HAS(ops, wireup_publish))
+        return 0;
+    return ops->blob_size;
+}
+
+size_t shmemu__tl_wireup_size(const struct shmemu__job *job)
+{
+    size_t b = shmemu__tl_blob_size(job->ops);
+    return b ? SHMEMU__ROUND_UP(b, 64) * (size_t)job->tl.npes : 0;
+}
+
+int shmemu__tl_wireup_publish(shmemu__pe *me, void *blob)
+{
+    return me->job->ops->wireup_publish(me->tlj, me->pe, blob);
+}
+
+int shmemu__tl_wireup_connect(shmemu__pe *me, const void *const *blobs)
+{
+    return me->job->ops->wireup_connect(me->tlj, me->pe, blobs);
+}
+
+/* ----------------------------------------------------------- data path */
+
+int shmemu__tl_failed(shmemu__pe *me, int status, const char *call, const char *fmt, ...)
+{
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    return shmemu__fail(me, status, call, "the %s transport failed %s",
+                        shmemu__tl_name(me->job), what);
+}
+
+int shmemu__tl_complete(shmemu__pe *me, int quiet)
+{
+    const struct shmemu_transport_ops *ops = me->job->ops;
+    if (!quiet && SHMEMU_TL_HAS(ops, fence))
+        return ops->fence(me->tlj, me->pe);
+    if (SHMEMU_TL_HAS(ops, quiet))
+        return ops->quiet(me->tlj, me->pe);
+    return SHMEMU_OK;
+}
+
+static void *ptr_of(const struct shmemu_transport_ops *ops, struct shmemu__job *job, int pe,
+                    size_t off)
+{
+    if (!(ops->caps & SHMEMU_TL_CAP_LOAD_STORE) || !SHMEMU_TL_HAS(ops, ptr))
+        return NULL;
+    return ops->ptr(&job->tl, pe, off);
+}
+
+void *shmemu__tl_ptr(struct shmemu__job *job, int pe, size_t off)
+{
+    return ptr_of(job->ops, job, pe, off);
+}
+
+void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off)
+{
+    return ptr_of(job->transport, job, pe, off);
+}
+
+int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n)
+{
+    struct shmemu_tl_rma d = {.op = op, .pe = me->pe, .off = off, .local = local,
+                              .nbytes = n};
+    return me->job->transport->rma(me->tlj, &d);
+}

@@ -1,0 +1,132 @@
+/* error.c - status texts, one-line error reports, and aborting a job. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "ctl/wait.h"
+
+_Thread_local shmemu__pe *shmemu__self;
+_Thread_local int shmemu__last_status;
+
+const char *shmemu_strerror(int status)
+{
+    switch (status) {
+#define X(name, value, text)                                                   \
+    case name:                                                                 \
+        return text;
+        SHMEMU_STATUS_LIST(X)
+#undef X
+    }
+    return "unknown status";
+}
+
+int shmemu_last_status(void) { return shmemu__last_status; }
+
+/* Statuses that describe the job, not the call: every PE sees the same one,
+ * so only the first report is printed. */
+static int job_wide(int status)
+{
+    return status == SHMEMU_EABORTED || status == SHMEMU_EDEADLOCK;
+}
+
+/* One write(2) per line, so lines from concurrent PEs never interleave. */
+void shmemu__emit(const char *line)
+{
+    size_t len = strlen(line);
+    while (len) {
+        ssize_t n = write(STDERR_FILENO, line, len);
+        if (n <= 0)
+            return;
+        line += n;
+        len -= (size_t)n;
+    }
+}
+
+int shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
+                      const char *msg, const char *report)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    int expected = 0, won = 0;
+    if (atomic_compare_exchange_strong(&c->abort_status, &expected, status)) {
+        won = 1;
+        atomic_store(&c->abort_pe, pe);
+        atomic_store(&c->abort_rc, rc);
+        shmemu__strlcpy(c->abort_msg, msg ? msg : "", sizeof(c->abort_msg));
+        /* Claim the report before anyone wakes and prints a line of its own. */
+        if (report && atomic_exchange(&c->reported, 1) == 0)
+            shmemu__emit(report);
+    }
+    shmemu__wake_all(job);
+    return won;
+}
+
+int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, ...)
+{
+    char msg[400], line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    shmemu__last_status = status;
+    if (!me) {
+        snprintf(line, sizeof(line), "shmemu: %s: %s\n", call, msg);
+        shmemu__emit(line);
+        return status;
+    }
+    snprintf(line, sizeof(line), "shmemu: PE %d/%d %s: %s\n", me->pe, me->npes,
+             call, msg);
+    struct shmemu__ctl *c = me->ctl;
+    if (!job_wide(status) || atomic_exchange(&c->reported, 1) == 0)
+        shmemu__emit(line);
+
+    int abort_mode = atomic_load(&c->error_mode) == SHMEMU_ERRORS_ABORT;
+    if (abort_mode || job_wide(status)) {
+        line[strlen(line) - 1] = '\0';
+        /* Our line is the report: claim it before the abort wakes the
+         * others, or one released at once prints a line of its own. */
+        atomic_store(&c->reported, 1);
+        shmemu__abort_job(me->job, job_wide(status) ? status : SHMEMU_EABORTED,
+                          me->pe, status, line + strlen("shmemu: "), NULL);
+    }
+    if (abort_mode) {
+        if (me->abort_jmp)
+            longjmp(*me->abort_jmp, 1); /* back to the PE's entry */
+        exit(EXIT_FAILURE);             /* an SPMD process ends the job */
+    }
+    return status;
+}
+
+int shmemu__enter_fail(shmemu__pe *me, const char *call)
+{
+    if (!me)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "called outside a PE (no shmemu_init, or after "
+                            "shmemu_finalize, or from a thread that is not a PE)");
+    return shmemu__fail(me, shmemu__aborted(me), call, "the job was aborted");
+}
+
+int shmemu__collective_fail(shmemu__pe *me, int reporter, int status, const char *call,
+                            const char *fmt, ...)
+{
+    if (!reporter)
+        return shmemu__last_status = status;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return shmemu__fail(me, status, call, "%s", msg);
+}
+
+int shmemu_error(int status, const char *call, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return shmemu__fail(shmemu__self, status, call ? call : "?", "%s", msg);
+}

@@ -1,0 +1,399 @@
+/* job.c - a job's life in the launching process: create its heaps and
+ * control area through the transport, run its PEs, enforce its time limit,
+ * collect its result.  (A PE's own life is in pe.c.) */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check/check.h"
+#include "core.h"
+#include "dispatch.h"
+#include "ctl/wait.h"
+
+/* More PEs than this is surely a typo, and would exhaust threads anyway. */
+#define SHMEMU__NPES_MAX 65536
+
+/* ------------------------------------------------------------------- jobs */
+
+void shmemu__job_free(struct shmemu__job *job)
+{
+    if (!job)
+        return;
+    if (job->tl.ctl)
+        shmemu__tl_job_destroy(job);
+    free(job->tl.heap_base);
+    free(job->tl.priv);
+    free(job);
+}
+
+static void ctl_init(struct shmemu__job *job, int error_mode)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    c->magic = SHMEMU__CTL_MAGIC;
+    c->layout = SHMEMU__CTL_LAYOUT;
+    c->npes = job->tl.npes;
+    c->teams_max = SHMEMU__TEAMS_MAX;
+    c->heap_size = job->tl.heap_size;
+    atomic_store(&c->error_mode, error_mode);
+    atomic_store(&c->abort_pe, -1);
+    /* Slots 0 and 1: SHMEMU_TEAM_WORLD and SHMEMU_TEAM_SHARED (every PE of a
+     * job shares memory on the transports that exist), epoch 0. */
+    atomic_store(&c->team_used[0], 3);
+    for (int slot = 0; slot < 2; slot++) {
+        struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
+        t->start = 0;
+        t->stride = 1;
+        t->size = job->tl.npes;
+        atomic_store(&t->refs, job->tl.npes);
+    }
+    /* Fence-free updates need every process of the job to take part. */
+    job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
+    c->notify_light = shmemu__membarrier_register(job->notify_global);
+}
+
+static void pick_wait_policy(struct shmemu__job *job)
+{
+    int oversubscribed = job->tl.npes > shmemu__topo_ncpus();
+    job->spin_ns = job->params.SPIN_NS >= 0 ? job->params.SPIN_NS
+                                            : (oversubscribed ? 0 : 20000);
+    /* Oversubscribed, a waiter first hands its core to PEs that still have
+     * work (those it waits for, most likely); a full turn of the others
+     * takes longer the more there are, so the budget grows with them
+     * (measured: 1 ms at 64 PEs halves the barrier against 100 us). */
+    int64_t budget = 16000 * (int64_t)job->tl.npes;
+    job->yield_ns = job->params.YIELD_NS >= 0 ? job->params.YIELD_NS
+                    : oversubscribed          ? (budget < 2000000 ? budget : 2000000)
+                                              : 0;
+}
+
+/* What creating and joining a job share: parameters, transport, sizes and
+ * the process-local job object, with nothing created or mapped yet. */
+/* heap: what the user asked for (0: the default), or with exact, the full
+ * per-PE size a launcher already computed. */
+static int job_prepare(const char *transport, int npes, size_t heap, int exact,
+                       const char *check, const char *call, struct shmemu__job **job_p)
+{
+    char why[512];
+    *job_p = NULL;
+    struct shmemu__job *job = calloc(1, sizeof(*job));
+    if (!job)
+        return shmemu__fail(NULL, SHMEMU_ENOMEM, call, "out of memory");
+    int st = shmemu__params_load(&job->params, why, sizeof(why));
+    if (st) {
+        free(job);
+        return shmemu__fail(NULL, st, call, "%s", why);
+    }
+    if (check && shmemu__parse_check(check, &job->params.CHECK) != 0) {
+        free(job);
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "opts->check '%s' is malformed (off, fuzz[:SEED], race, or "
+                            "fuzz:SEED,race)",
+                            check);
+    }
+    job->check = job->params.CHECK;
+    const char *name = transport ? transport : job->params.TRANSPORT;
+    job->ops = job->transport = shmemu__find_transport(name, why, sizeof(why));
+    if (!job->ops) {
+        free(job);
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "%s", why);
+    }
+    if ((st = shmemu__tl_probe(job->ops, why, sizeof(why))) != SHMEMU_OK) {
+        free(job);
+        return shmemu__fail(NULL, SHMEMU_ENODEV, call,
+                            "transport '%s' is unavailable here: %s", name, why);
+    }
+    if (heap == 0)
+        heap = job->params.HEAP_SIZE;
+    if (heap == 0 || heap > SIZE_MAX / 4 / (size_t)npes) {
+        free(job);
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "heap size %zu bytes per PE is %s (set it with "
+                            "opts.heap_size or SHMEMU_HEAP_SIZE)",
+                            heap, heap ? "too large" : "zero");
+    }
+    job->who = "shmemu";
+    job->tl.npes = npes;
+    /* The team workspaces come on top of what the user asked for. */
+    job->tl.heap_size =
+        exact ? heap : SHMEMU__ROUND_UP(heap + SHMEMU__WORKSPACE_TOTAL, SHMEMU_TL_HEAP_ALIGN);
+    job->tl.ctl_size = shmemu__ctl_size(npes);
+    shmemu__check_layer(job);
+    size_t check_bytes = shmemu__check_ctl_size(job);
+    if (check_bytes) {
+        job->check_ctl_off = SHMEMU__ROUND_UP(job->tl.ctl_size, 64);
+        job->tl.ctl_size = job->check_ctl_off + check_bytes;
+    }
+    size_t wire_bytes = shmemu__tl_wireup_size(job);
+    if (wire_bytes) {
+        job->wireup_ctl_off = SHMEMU__ROUND_UP(job->tl.ctl_size, 64);
+        job->tl.ctl_size = job->wireup_ctl_off + wire_bytes;
+    }
+    job->tl.core = job;
+    size_t priv = shmemu__tl_priv_size(job->ops);
+    job->tl.priv = calloc(1, priv ? priv : 1);
+    job->tl.heap_base = calloc((size_t)npes, sizeof(char *));
+    if (!job->tl.priv || !job->tl.heap_base) {
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, SHMEMU_ENOMEM, call, "out of memory");
+    }
+    pick_wait_policy(job);
+    *job_p = job;
+    return SHMEMU_OK;
+}
+
+int shmemu__job_create(const shmemu_opts *opts, const char *call,
+                       struct shmemu__job **job_p)
+{
+    *job_p = NULL;
+    if (!opts)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "opts is NULL");
+    if (opts->npes < 1 || opts->npes > SHMEMU__NPES_MAX)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "opts->npes is %d (must be 1..%d)", opts->npes,
+                            SHMEMU__NPES_MAX);
+    if (!(opts->timeout >= 0))
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "opts->timeout is %g (must be >= 0)",
+                            opts->timeout);
+    struct shmemu__job *job;
+    int st = job_prepare(opts->transport, opts->npes, opts->heap_size, 0, opts->check, call,
+                         &job);
+    if (st)
+        return st;
+    if (opts->timeout > 0)
+        job->params.TIMEOUT = opts->timeout;
+    if ((st = shmemu__tl_job_create(job)) != SHMEMU_OK) {
+        char why[sizeof(job->tl.why)];
+        shmemu__strlcpy(why, job->tl.why, sizeof(why));
+        job->tl.ctl = NULL; /* nothing to destroy */
+        const char *name = shmemu__tl_name(job);
+        size_t heap = job->tl.heap_size;
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, st, call,
+                            "transport '%s' could not create a job of %d PEs with "
+                            "%zu-byte heaps: %s",
+                            name, opts->npes, heap, *why ? why : shmemu_strerror(st));
+    }
+    ctl_init(job, shmemu__process_error_mode >= 0 ? shmemu__process_error_mode
+                                                  : job->params.ERRORS);
+    shmemu__check_ctl_init(job);
+    *job_p = job;
+    return SHMEMU_OK;
+}
+
+/* A SHMEMU_RUN_* variable as an integer in [lo, hi]. */
+static int run_env_int(const char *call, const char *var, long lo, long hi, long *out)
+{
+    const char *v = getenv(var);
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v || *end || n < lo || n > hi)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "%s='%s' is malformed (must be %ld..%ld): this program was "
+                            "started by shmemu-run with a damaged environment",
+                            var, v ? v : "", lo, hi);
+    *out = n;
+    return SHMEMU_OK;
+}
+
+/* Join the job that shmemu-run started this process for. */
+int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_p)
+{
+    long npes, pe;
+    size_t heap;
+    const char *transport = getenv("SHMEMU_RUN_TRANSPORT"), *hs = getenv("SHMEMU_RUN_HEAP_SIZE");
+    int st;
+    if ((st = run_env_int(call, "SHMEMU_RUN_NPES", 1, SHMEMU__NPES_MAX, &npes)) ||
+        (st = run_env_int(call, "SHMEMU_RUN_PE", 0, npes - 1, &pe)))
+        return st;
+    if (!hs || shmemu__parse_size(hs, &heap) != 0 || heap == 0 ||
+        heap % SHMEMU_TL_HEAP_ALIGN)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "SHMEMU_RUN_HEAP_SIZE='%s' is malformed (a positive multiple "
+                            "of 2 MiB): this program was started by shmemu-run with a "
+                            "damaged environment",
+                            hs ? hs : "");
+    if (!transport || !*transport)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "SHMEMU_RUN_TRANSPORT is not set");
+    struct shmemu__job *job;
+    if ((st = job_prepare(transport, (int)npes, heap, 1, NULL, call, &job)))
+        return st;
+    if ((st = shmemu__tl_job_attach(job, (int)pe)) == SHMEMU_ENOTSUP) {
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "transport '%s' cannot start processes with shmemu-run",
+                            transport);
+    }
+    if (st != SHMEMU_OK) {
+        char why[sizeof(job->tl.why)];
+        shmemu__strlcpy(why, job->tl.why, sizeof(why));
+        job->tl.ctl = NULL;
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, st, call, "PE %ld could not join the job: %s", pe, why);
+    }
+    const struct shmemu__ctl *c = job->tl.ctl;
+    if (c->magic != SHMEMU__CTL_MAGIC || c->layout != SHMEMU__CTL_LAYOUT ||
+        c->npes != npes || c->heap_size != job->tl.heap_size) {
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "the job's control area does not match this program's "
+                            "environment (a different shmemu version?)");
+    }
+    job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
+    *job_p = job;
+    *pe_p = (int)pe;
+    return SHMEMU_OK;
+}
+
+int shmemu__job_result(struct shmemu__job *job)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    if (atomic_load(&c->abort_status))
+        return atomic_load(&c->abort_rc) ? atomic_load(&c->abort_rc)
+                                         : atomic_load(&c->abort_status);
+    for (int p = 0; p < c->npes; p++) {
+        struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, p);
+        if (cp->rc_set && cp->rc)
+            return cp->rc;
+    }
+    return SHMEMU_OK;
+}
+
+/* ---------------------------------------------------------------- watchdog */
+
+/* PEs that are threads cannot be killed: past the timeout the watchdog
+ * reports and aborts the job, which releases every PE waiting in the
+ * library; one still running outside it after a grace period can only be
+ * stopped with the whole process. */
+#define WATCHDOG_GRACE_NS 2000000000LL
+
+struct watchdog {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
+    struct shmemu__job *job;
+    pthread_t thread;
+};
+
+/* Wait on w->cond until w->done or the monotonic time deadline. */
+static void watchdog_sleep(struct watchdog *w, int64_t deadline)
+{
+    while (!w->done) {
+        int64_t left = deadline - shmemu__now_ns();
+        if (left <= 0)
+            return;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + left;
+        ts.tv_sec = (time_t)(t / 1000000000);
+        ts.tv_nsec = (long)(t % 1000000000);
+        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+    }
+}
+
+static void *watchdog_main(void *arg)
+{
+    struct watchdog *w = arg;
+    struct shmemu__job *job = w->job;
+    pthread_mutex_lock(&w->lock);
+    watchdog_sleep(w, job->deadline_ns);
+    if (w->done) {
+        pthread_mutex_unlock(&w->lock);
+        return NULL;
+    }
+    pthread_mutex_unlock(&w->lock);
+    shmemu__timeout_report(job);
+    pthread_mutex_lock(&w->lock);
+    watchdog_sleep(w, shmemu__now_ns() + WATCHDOG_GRACE_NS);
+    int done = w->done;
+    pthread_mutex_unlock(&w->lock);
+    if (!done) {
+        char msg[160];
+        snprintf(msg, sizeof(msg),
+                 "shmemu: PEs still run outside the library %.1f s after the job was ended "
+                 "(threads cannot be stopped alone): exiting the process with status 124\n",
+                 (double)WATCHDOG_GRACE_NS / 1e9);
+        shmemu__emit(msg);
+        _exit(124);
+    }
+    return NULL;
+}
+
+static int watchdog_start(struct watchdog *w, struct shmemu__job *job)
+{
+    memset(w, 0, sizeof(*w));
+    w->job = job;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&w->lock, NULL);
+    if (pthread_create(&w->thread, NULL, watchdog_main, w) != 0) {
+        pthread_cond_destroy(&w->cond);
+        pthread_mutex_destroy(&w->lock);
+        return -1;
+    }
+    return 0;
+}
+
+static void watchdog_stop(struct watchdog *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->done = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+}
+
+/* SHMEMU_TIMEOUT: seconds, 0 off, -1: 300 in checker mode, else off. */
+static double timeout_of(const struct shmemu__job *job)
+{
+    double t = job->params.TIMEOUT;
+    if (t < 0)
+        t = job->check.fuzz || job->check.race ? 300 : 0;
+    return t;
+}
+
+int shmemu_launch(const shmemu_opts *opts, int (*pe_main)(void *arg), void *arg)
+{
+    static const char call[] = "shmemu_launch";
+    if (shmemu__self)
+        return shmemu__fail(shmemu__self, SHMEMU_EINVAL, call,
+                            "cannot launch a job from inside a PE");
+    if (!pe_main)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "pe_main is NULL");
+    struct shmemu__job *job;
+    int st = shmemu__job_create(opts, call, &job);
+    if (st)
+        return st;
+    job->pe_main = pe_main;
+    job->arg = arg;
+    job->bind = 1;
+    job->tl.pe_exited = shmemu__pe_exited;
+    job->tl.tick = shmemu__tick;
+    double timeout = timeout_of(job);
+    struct watchdog wd;
+    int watching = 0;
+    if (timeout > 0) {
+        /* Process PEs: the supervisor's tick enforces the deadline (and
+         * kills what is left); thread PEs: a watchdog thread. */
+        job->timeout_ns = (int64_t)(timeout * 1e9);
+        job->deadline_ns = shmemu__now_ns() + job->timeout_ns;
+        if (!(shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES))
+            watching = watchdog_start(&wd, job) == 0;
+    }
+    st = shmemu__tl_job_run(job, shmemu__pe_entry);
+    if (watching)
+        watchdog_stop(&wd);
+    if (st == SHMEMU_OK)
+        st = shmemu__job_result(job);
+    st = shmemu__check_job_end(job, st);
+    shmemu__job_free(job);
+    return shmemu__last_status = st;
+}
+

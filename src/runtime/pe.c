@@ -1,0 +1,240 @@
+/* pe.c - a PE's life: start (launched, or shmemu_init in an SPMD program),
+ * wire-up, pe_main, drain and departure, finalize; and the queries about
+ * the calling PE. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check/check.h"
+#include "core.h"
+#include "dispatch.h"
+#include "ctl/livelock.h"
+#include "ctl/wait.h"
+
+int shmemu__process_error_mode = -1;
+
+/* -------------------------------------------------------------------- PEs */
+
+/* Wire-up: every PE publishes its blob in its slot of the control area,
+ * a world sync, then each connects to the others' blobs. */
+static int wireup(shmemu__pe *me)
+{
+    struct shmemu__job *job = me->job;
+    size_t b = shmemu__tl_blob_size(job->ops);
+    if (!b)
+        return SHMEMU_OK;
+    size_t slot = SHMEMU__ROUND_UP(b, 64);
+    char *area = (char *)job->tl.ctl + job->wireup_ctl_off;
+    const void **blobs = malloc((size_t)me->npes * sizeof(*blobs));
+    if (!blobs)
+        return SHMEMU_ENOMEM;
+    int st = shmemu__tl_wireup_publish(me, area + slot * (size_t)me->pe);
+    if (st == SHMEMU_OK)
+        st = shmemu__team_sync(me, 0, "shmemu_init (wire-up)");
+    if (st == SHMEMU_OK) {
+        for (int p = 0; p < me->npes; p++)
+            blobs[p] = area + slot * (size_t)p;
+        st = shmemu__tl_wireup_connect(me, blobs);
+    }
+    free(blobs);
+    return st;
+}
+
+static void pe_free(shmemu__pe *me)
+{
+    shmemu__check_pe_fini(me);
+    shmemu__heap_fini(&me->alloc);
+    free(me);
+}
+
+static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
+{
+    shmemu__pe *me = calloc(1, sizeof(*me));
+    if (!me || shmemu__heap_init(&me->alloc, job->tl.heap_size, SHMEMU__WORKSPACE_TOTAL) != 0) {
+        free(me);
+        return NULL;
+    }
+    me->job = job;
+    me->pe = pe;
+    me->npes = job->tl.npes;
+    me->heap = job->tl.heap_base[pe];
+    me->heap_size = job->tl.heap_size;
+    me->ctl = job->tl.ctl;
+    me->ctl_me = shmemu__ctl_pe(me->ctl, pe);
+    me->tlj = &job->tl;
+    me->refs = 1;
+    shmemu__poll_init(me, (int64_t)(job->params.LIVELOCK * 1e9));
+    /* A PE process forked or exec'd from the creator registers anew; if it
+     * cannot, the job's fence-free updates would be unsafe: refuse. */
+    me->notify_light = me->ctl->notify_light;
+    if (me->notify_light && !shmemu__membarrier_register(job->notify_global)) {
+        shmemu__heap_fini(&me->alloc);
+        free(me);
+        return NULL;
+    }
+    if (job->bind)
+        shmemu__bind_pe(job->params.BIND, pe, me->npes, me->heap, me->heap_size);
+    shmemu__tl_bind(me);
+    if (shmemu__check_pe_init(me) != 0) {
+        shmemu__heap_fini(&me->alloc);
+        free(me);
+        return NULL;
+    }
+    atomic_store(&me->ctl_me->pid, (int32_t)getpid());
+    atomic_store(&me->ctl_me->life, SHMEMU__LIFE_RUNNING);
+    return me;
+}
+
+void shmemu__depart(shmemu__pe *me, int life, int rc)
+{
+    struct shmemu__ctl_pe *cp = me->ctl_me;
+    cp->rc = rc;
+    atomic_store(&cp->rc_set, 1);
+    atomic_store(&cp->life, (uint32_t)life);
+    atomic_fetch_add(&me->ctl->ndeparted, 1);
+    shmemu__after_departure(me);
+}
+
+/* Complete what this PE left outstanding before it leaves. */
+static void drain(shmemu__pe *me)
+{
+    (void)shmemu__tl_complete(me, 1);
+    shmemu__full_fence();
+}
+
+/* Runs on every PE (its thread or process): the user's pe_main between an
+ * implicit init and an implicit finalize. */
+int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
+{
+    struct shmemu__job *job = tl->core;
+    shmemu__pe *me = pe_new(job, pe);
+    if (!me) {
+        shmemu__abort_job(job, SHMEMU_EABORTED, pe, SHMEMU_ENOMEM,
+                          "out of memory starting a PE", NULL);
+        return SHMEMU_ENOMEM;
+    }
+    shmemu__self = me;
+    int rc;
+    jmp_buf jb;
+    me->abort_jmp = &jb;
+    if ((rc = shmemu__tl_pe_enter(job, pe)) != SHMEMU_OK ||
+        (rc = wireup(me)) != SHMEMU_OK) {
+        shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, "a PE could not start", NULL);
+        shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
+    } else if (setjmp(jb) == 0) {
+        rc = job->pe_main(job->arg);
+        if (me->refs > 0) { /* not finalized by pe_main itself */
+            if (rc != 0 && !shmemu__aborted(me)) {
+                char msg[128], report[160];
+                snprintf(msg, sizeof(msg), "PE %d/%d returned %d from pe_main; ending the job",
+                         pe, me->npes, rc);
+                snprintf(report, sizeof(report), "shmemu: %s\n", msg);
+                shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, report);
+            }
+            drain(me);
+            shmemu__depart(me, rc ? SHMEMU__LIFE_FAILED : SHMEMU__LIFE_DEPARTED, rc);
+        }
+    } else { /* an error in ABORT mode unwound the PE */
+        rc = shmemu__last_status;
+        shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
+    }
+    shmemu__self = NULL;
+    pe_free(me);
+    return rc;
+}
+
+/* What shmemu_launch returns: the abort's result, else the first PE that
+ * returned nonzero. */
+/* ------------------------------------------------------------------- SPMD */
+
+/* A program that returns from main (or calls exit) without finalizing still
+ * leaves the job cleanly instead of looking like a crash. */
+static void finalize_at_exit(void)
+{
+    shmemu__pe *me = shmemu__self;
+    if (me && me->owns_job && !shmemu__aborted(me)) {
+        me->refs = 1;
+        shmemu_finalize();
+    }
+}
+
+int shmemu_init(void)
+{
+    static const char call[] = "shmemu_init";
+    static int atexit_done;
+    if (shmemu__self) {
+        shmemu__self->refs++;
+        return shmemu__ok();
+    }
+    struct shmemu__job *job;
+    int pe = 0, st;
+    if (getenv("SHMEMU_RUN_NPES")) { /* started by shmemu-run */
+        st = shmemu__job_attach_env(call, &job, &pe);
+        if (st == SHMEMU_OK)
+            job->bind = 1;
+    } else { /* alone: a job of one PE */
+        shmemu_opts opts = {.npes = 1};
+        st = shmemu__job_create(&opts, call, &job);
+    }
+    if (st)
+        return st;
+    shmemu__pe *me = pe_new(job, pe);
+    if (!me) {
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, SHMEMU_ENOMEM, call,
+                            "out of memory, or membarrier(2) refused this process");
+    }
+    if ((st = shmemu__tl_pe_enter(job, pe)) != SHMEMU_OK ||
+        (st = wireup(me)) != SHMEMU_OK) {
+        pe_free(me);
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, st, call, "the PE could not start");
+    }
+    me->owns_job = 1;
+    shmemu__self = me;
+    if (!atexit_done && atexit(finalize_at_exit) == 0)
+        atexit_done = 1;
+    return shmemu__ok();
+}
+
+int shmemu_finalize(void)
+{
+    SHMEMU__ENTER(me, "shmemu_finalize", shmemu__last_status);
+    if (--me->refs > 0)
+        return shmemu__ok();
+    drain(me);
+    shmemu__depart(me, SHMEMU__LIFE_DEPARTED, 0);
+    shmemu__self = NULL;
+    if (me->owns_job) {
+        struct shmemu__job *job = me->job;
+        pe_free(me);
+        shmemu__job_free(job);
+    }
+    return shmemu__ok();
+}
+
+/* ------------------------------------------------------------------ query */
+
+int shmemu_my_pe(void) { return shmemu__self ? shmemu__self->pe : -1; }
+int shmemu_n_pes(void) { return shmemu__self ? shmemu__self->npes : -1; }
+
+const char *shmemu_transport_name(void)
+{
+    return shmemu__self ? shmemu__tl_name(shmemu__self->job) : NULL;
+}
+
+int shmemu_set_error_mode(int mode)
+{
+    if (mode != SHMEMU_ERRORS_ABORT && mode != SHMEMU_ERRORS_RETURN)
+        return shmemu__fail(shmemu__self, SHMEMU_EINVAL, "shmemu_set_error_mode",
+                            "mode %d is neither SHMEMU_ERRORS_ABORT nor "
+                            "SHMEMU_ERRORS_RETURN",
+                            mode);
+    if (shmemu__self)
+        atomic_store(&shmemu__self->ctl->error_mode, mode);
+    else
+        shmemu__process_error_mode = mode;
+    return shmemu__ok();
+}
+

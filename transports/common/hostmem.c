@@ -1,0 +1,55 @@
+/* hostmem.c - heaps in private host memory (see hostmem.h). */
+#include "hostmem.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mapped.h"
+#include "shmemu.h"
+
+static size_t page_round(size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (n + pg - 1) / pg * pg;
+}
+
+void shmemu_tl_hostmem_destroy(struct shmemu_tl_hostmem *hm, int npes)
+{
+    if (hm->heaps)
+        munmap(hm->heaps, hm->stride * (size_t)npes);
+    if (hm->ctl)
+        munmap(hm->ctl, hm->ctl_len);
+    hm->heaps = NULL;
+    hm->ctl = NULL;
+}
+
+int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap_size,
+                             size_t ctl_size, char **bases)
+{
+    hm->stride = shmemu_tl_heap_stride(heap_size);
+    hm->ctl_len = page_round(ctl_size);
+    hm->ctl = mmap(NULL, hm->ctl_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (hm->ctl == MAP_FAILED) {
+        hm->ctl = NULL;
+        return SHMEMU_ENOMEM;
+    }
+    hm->heaps = shmemu_mapped_reserve(hm->stride * (size_t)npes, SHMEMU_TL_BASE_ALIGN,
+                                      PROT_NONE);
+    if (!hm->heaps) {
+        shmemu_tl_hostmem_destroy(hm, npes);
+        return SHMEMU_ENOMEM;
+    }
+    for (int pe = 0; pe < npes; pe++) {
+        char *base = hm->heaps + (size_t)pe * hm->stride;
+        if (mprotect(base, heap_size, PROT_READ | PROT_WRITE) != 0) {
+            shmemu_tl_hostmem_destroy(hm, npes);
+            return SHMEMU_ENOMEM;
+        }
+        /* Huge pages where the kernel offers them: a large put touches a
+         * fresh heap 512 times less often (a hint; failure is harmless). */
+        (void)madvise(base, heap_size, MADV_HUGEPAGE);
+        bases[pe] = base;
+    }
+    return SHMEMU_OK;
+}

@@ -1,0 +1,29 @@
+/*
+ * hostmem.h - heaps in host memory private to this process (PEs that are
+ * threads): one reservation, each heap followed by an inaccessible gap, so
+ * that a stray pointer past one PE's heap faults instead of landing in the
+ * next PE's; and a private control area.
+ */
+#ifndef SHMEMU_TL_HOSTMEM_H
+#define SHMEMU_TL_HOSTMEM_H
+
+#include <stddef.h>
+
+#include "../transport.h"
+
+struct shmemu_tl_hostmem {
+    char *heaps; /* npes * stride bytes of address space */
+    size_t stride;
+    void *ctl;
+    size_t ctl_len;
+};
+
+/* Map npes heaps of heap_size bytes (bases[pe] set, each aligned to
+ * SHMEMU_TL_BASE_ALIGN) and ctl_size zeroed bytes of control area.
+ * SHMEMU_ENOMEM leaves nothing behind. */
+int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap_size,
+                             size_t ctl_size, char **bases);
+/* Unmap what create mapped (idempotent). */
+void shmemu_tl_hostmem_destroy(struct shmemu_tl_hostmem *hm, int npes);
+
+#endif /* SHMEMU_TL_HOSTMEM_H */

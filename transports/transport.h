@@ -1,0 +1,293 @@
+/*
+ * transport.h - the contract between the shmemu core and a transport.
+ *
+ * A transport is one `static const struct shmemu_transport_ops` listed in the
+ * registry (src/registry.c).  It creates and maps heaps and the shared control
+ * area, starts PEs, moves bytes (rma), performs atomics (amo) and sleeps/wakes
+ * on control words.  It never sees core internals: only what this header
+ * declares.  The core never touches heap bytes except through ptr() when the
+ * transport sets SHMEMU_TL_CAP_LOAD_STORE.
+ *
+ * Compatibility: the table only grows at its end and `size` says how much of
+ * it a transport was built with; the core tests SHMEMU_TL_HAS(ops, member)
+ * before calling any member that was added later.  A member that may be NULL
+ * says so; the core answers SHMEMU_ENOTSUP (or falls back) for it.
+ */
+#ifndef SHMEMU_TRANSPORT_H
+#define SHMEMU_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Heap sizes are multiples of this (huge-page friendly). */
+#define SHMEMU_TL_HEAP_ALIGN ((size_t)2 << 20)
+/* Every heap base is aligned to this, so that an offset aligned to any
+ * power of two up to it gives an aligned address on every PE: the largest
+ * alignment shmemu_align() accepts.  Costs address space only. */
+#define SHMEMU_TL_BASE_ALIGN ((size_t)256 << 20)
+
+/* Distance between consecutive PEs' heaps in a transport's reservation:
+ * the heap, an unmapped guard of at least SHMEMU_TL_HEAP_ALIGN, rounded so
+ * every base stays SHMEMU_TL_BASE_ALIGN-aligned. */
+static inline size_t shmemu_tl_heap_stride(size_t heap_size)
+{
+    size_t span = heap_size + SHMEMU_TL_HEAP_ALIGN;
+    return (span + SHMEMU_TL_BASE_ALIGN - 1) & ~(SHMEMU_TL_BASE_ALIGN - 1);
+}
+
+enum shmemu_tl_cap {
+    /* Peer heaps are mapped in this process: ptr() returns loadable addresses
+     * and the core may evaluate wait conditions by plain loads. */
+    SHMEMU_TL_CAP_LOAD_STORE = 1u << 0,
+    /* PEs are processes: control words are process-shared. */
+    SHMEMU_TL_CAP_PROCESSES = 1u << 1,
+    /* A program started by shmemu-run can join a job (job_attach). */
+    SHMEMU_TL_CAP_SPMD = 1u << 2,
+    /* With LOAD_STORE: heap words are coherent CPU memory, so an AMO is
+     * exactly shmemu_tl_cpu_amo() on heap_base[pe] + off.  The core then
+     * applies AMOs itself (inlined, no call) unless a checking layer is
+     * interposed. */
+    SHMEMU_TL_CAP_CPU_ATOMICS = 1u << 3,
+    /* ---- added with the second edition ---- */
+    /* Every PE can do atomics on one shared control area (ctl): the core's
+     * control plane (syncs, notify words, agreement, abort, deadlock
+     * detection) runs on it.  Without it a transport must bring its own
+     * control plane (not yet supported: job_create answers ENOTSUP). */
+    SHMEMU_TL_CAP_SHARED_CTL = 1u << 4,
+    /* rma honours nbi: a put may stay outstanding until quiet.  Without it
+     * the core passes nbi = 0 and every put completes before rma returns. */
+    SHMEMU_TL_CAP_NBI = 1u << 5,
+    /* Operations advance only when the issuing PE calls progress (a network
+     * without a progress thread): the core calls it while the PE waits. */
+    SHMEMU_TL_CAP_PROGRESS = 1u << 6,
+};
+
+/* The name the second edition gives LOAD_STORE: heap bytes are addressable
+ * by host code in this process (a device heap is not). */
+#define SHMEMU_TL_CAP_HOST_ADDRESSABLE SHMEMU_TL_CAP_LOAD_STORE
+
+/* How a PE ended, as a process transport saw it (pe_exited callback). */
+enum shmemu_tl_exit {
+    SHMEMU_TL_EXIT_CODE,   /* exited; code = exit status */
+    SHMEMU_TL_EXIT_SIGNAL, /* killed; code = signal number */
+    SHMEMU_TL_EXIT_NOSTART /* could not be started; code = errno */
+};
+
+/* The job as the transport sees it. */
+struct shmemu_tl_job {
+    /* Set by the core before job_create / job_attach. */
+    int npes;
+    size_t heap_size; /* per PE; a multiple of SHMEMU_TL_HEAP_ALIGN */
+    size_t ctl_size;  /* bytes of shared control area the core needs */
+    void *priv;       /* ops->job_priv_size zeroed bytes, owned by the core */
+    void *core;       /* opaque to the transport; passed back in callbacks */
+    /* Called by a process transport's job_run, in the launching process, when
+     * a PE process ends (any way); may be NULL. */
+    void (*pe_exited)(struct shmemu_tl_job *job, int pe, int how, int code);
+    /* Called by a process transport's job_run about every 20 ms while PEs
+     * run: returns a signal to send to every PE process still running
+     * (SIGTERM, SIGKILL, a forwarded SIGINT), or 0.  May be NULL. */
+    int (*tick)(struct shmemu_tl_job *job);
+
+    /* Set by the transport. */
+    void *ctl;        /* ctl_size bytes, zero-filled at creation, shared by
+                         every PE of the job */
+    char **heap_base; /* [npes], allocated by the core: PE pe's heap as this
+                         process addresses it (a device address for a GPU
+                         transport) */
+    /* Set by the transport when a lifecycle call fails: one line saying what
+     * failed, with the numbers (the core prints it in its report). */
+    char why[256];
+};
+
+enum shmemu_tl_rma_op { SHMEMU_TL_PUT, SHMEMU_TL_GET };
+enum shmemu_tl_sig_op { SHMEMU_TL_SIG_NONE, SHMEMU_TL_SIG_SET, SHMEMU_TL_SIG_ADD };
+
+/* One RMA: bytes between local memory and [off, off+nbytes) of pe's heap. */
+struct shmemu_tl_rma {
+    int op;        /* shmemu_tl_rma_op */
+    int pe;
+    int nbi;       /* the caller accepts completion at the next quiet */
+    size_t off;
+    void *local;   /* PUT: source; GET: destination */
+    size_t nbytes; /* > 0; the core has checked bounds */
+    /* PUT only: after the data, apply sig_op with sig_value to the uint64_t
+     * at sig_off of pe's heap, never visible before the data. */
+    int sig_op;    /* shmemu_tl_sig_op */
+    size_t sig_off;
+    uint64_t sig_value;
+};
+
+enum shmemu_tl_amo_op {
+    SHMEMU_TL_AMO_FETCH, /* result = *p */
+    SHMEMU_TL_AMO_SET,   /* *p = value */
+    SHMEMU_TL_AMO_SWAP,  /* result = *p, *p = value */
+    SHMEMU_TL_AMO_CSWAP, /* result = *p, if (*p == cond) *p = value */
+    SHMEMU_TL_AMO_ADD,   /* result = *p, *p += value */
+    SHMEMU_TL_AMO_AND,
+    SHMEMU_TL_AMO_OR,
+    SHMEMU_TL_AMO_XOR
+};
+
+/* One atomic on a naturally aligned 4- or 8-byte word of pe's heap.  Values
+ * are bit patterns in the low `width` bytes. */
+struct shmemu_tl_amo {
+    int op; /* shmemu_tl_amo_op */
+    int pe;
+    unsigned width; /* 4 or 8 */
+    size_t off;
+    uint64_t value;
+    uint64_t cond;
+    uint64_t *result; /* NULL: the old value is not wanted */
+};
+
+/* Apply d to the word at p with the CPU's atomics (sequentially consistent).
+ * The semantics of every AMO, in one place: transports with coherent heaps
+ * call it, and the core inlines it under SHMEMU_TL_CAP_CPU_ATOMICS. */
+#define SHMEMU_TL_CPU_AMO_CASES(T, p, d)                                       \
+    do {                                                                       \
+        T v_ = (T)(d)->value, old_ = 0;                                        \
+        switch ((d)->op) {                                                     \
+        case SHMEMU_TL_AMO_FETCH:                                              \
+            old_ = __atomic_load_n(p, __ATOMIC_SEQ_CST);                       \
+            break;                                                             \
+        case SHMEMU_TL_AMO_SET:                                                \
+            __atomic_store_n(p, v_, __ATOMIC_SEQ_CST);                         \
+            break;                                                             \
+        case SHMEMU_TL_AMO_SWAP:                                               \
+            old_ = __atomic_exchange_n(p, v_, __ATOMIC_SEQ_CST);               \
+            break;                                                             \
+        case SHMEMU_TL_AMO_CSWAP:                                              \
+            old_ = (T)(d)->cond;                                               \
+            __atomic_compare_exchange_n(p, &old_, v_, 0, __ATOMIC_SEQ_CST,     \
+                                        __ATOMIC_SEQ_CST);                     \
+            break;                                                             \
+        case SHMEMU_TL_AMO_ADD:                                                \
+            old_ = __atomic_fetch_add(p, v_, __ATOMIC_SEQ_CST);                \
+            break;                                                             \
+        case SHMEMU_TL_AMO_AND:                                                \
+            old_ = __atomic_fetch_and(p, v_, __ATOMIC_SEQ_CST);                \
+            break;                                                             \
+        case SHMEMU_TL_AMO_OR:                                                 \
+            old_ = __atomic_fetch_or(p, v_, __ATOMIC_SEQ_CST);                 \
+            break;                                                             \
+        case SHMEMU_TL_AMO_XOR:                                                \
+            old_ = __atomic_fetch_xor(p, v_, __ATOMIC_SEQ_CST);                \
+            break;                                                             \
+        default:                                                               \
+            return -1;                                                         \
+        }                                                                      \
+        if ((d)->result)                                                       \
+            *(d)->result = (uint64_t)old_;                                     \
+    } while (0)
+
+static inline int shmemu_tl_cpu_amo(void *p, const struct shmemu_tl_amo *d)
+{
+    if (d->width == 8)
+        SHMEMU_TL_CPU_AMO_CASES(uint64_t, (uint64_t *)p, d);
+    else if (d->width == 4)
+        SHMEMU_TL_CPU_AMO_CASES(uint32_t, (uint32_t *)p, d);
+    else
+        return -1;
+    return 0;
+}
+
+struct shmemu_transport_ops {
+    size_t size;          /* sizeof(struct shmemu_transport_ops) built with */
+    const char *name;
+    unsigned caps;        /* SHMEMU_TL_CAP_* */
+    size_t job_priv_size; /* bytes of private job state the core allocates */
+
+    /* ---- lifecycle ---------------------------------------------------- */
+    /* Can this transport run here?  Writes a one-line reason when not and
+     * returns SHMEMU_ENODEV.  Non-blocking.  NULL: always usable. */
+    int (*probe)(char *why, size_t why_len);
+    /* Create heaps and control area for job->npes PEs in the launching
+     * process.  Failure leaves nothing behind. */
+    int (*job_create)(struct shmemu_tl_job *job);
+    /* Start every PE running entry(job, pe) (a thread or a process each) and
+     * block until all have ended.  Returns SHMEMU_OK once all were started
+     * and reaped; per-PE outcomes go to the core through entry's return
+     * value (threads) or pe_exited (processes). */
+    int (*job_run)(struct shmemu_tl_job *job,
+                   int (*entry)(struct shmemu_tl_job *job, int pe));
+    /* Release what job_create made (or job_attach mapped).  Never fails. */
+    void (*job_destroy)(struct shmemu_tl_job *job);
+    /* SPMD: in a program started by shmemu-run, map the job that pe_export
+     * handed over (npes, heap_size and ctl_size are set by the core from
+     * the environment).  NULL: no SPMD support (see SHMEMU_TL_CAP_SPMD). */
+    int (*job_attach)(struct shmemu_tl_job *job, int pe);
+    /* Called on the PE's own thread before it runs user code (binding,
+     * first touch of its heap).  NULL: nothing to do. */
+    int (*pe_enter)(struct shmemu_tl_job *job, int pe);
+
+    /* ---- rma ---------------------------------------------------------- */
+    /* Perform one RMA.  Blocking unless d->nbi; either way the local buffer
+     * is reusable (put) or filled (get) by the next quiet.  Returns a
+     * status. */
+    int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
+
+    /* ---- atomics ------------------------------------------------------ */
+    /* Perform one atomic, complete and visible on return; atomic with
+     * respect to every other amo on the same word from any PE. */
+    int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
+
+    /* ---- direct access ------------------------------------------------ */
+    /* Load/store address of [off] in pe's heap.  NULL member: no direct
+     * access (the capability bit is then clear). */
+    void *(*ptr)(struct shmemu_tl_job *job, int pe, size_t off);
+
+    /* ---- completion --------------------------------------------------- */
+    /* Complete every outstanding operation of the calling PE.  NULL: the
+     * transport never leaves any outstanding (a memory fence suffices). */
+    int (*quiet)(struct shmemu_tl_job *job, int pe);
+    /* Order the calling PE's earlier puts/AMOs to each PE before later ones.
+     * NULL: operations are already delivered in order. */
+    int (*fence)(struct shmemu_tl_job *job, int pe);
+
+    /* ---- sleeping on control words ------------------------------------ */
+    /* Sleep while *word == expected, up to timeout_ns (< 0: no limit).  May
+     * return early for any reason; the caller re-checks.  Required. */
+    void (*ctl_wait)(struct shmemu_tl_job *job, uint32_t *word,
+                     uint32_t expected, int64_t timeout_ns);
+    /* Wake up to nwake sleepers on word.  Required. */
+    void (*ctl_wake)(struct shmemu_tl_job *job, uint32_t *word, int nwake);
+
+    /* ---- added with the shm transport ---------------------------------- */
+    /* In a PE process forked by job_run that is about to exec a program
+     * which will call job_attach: make what job_attach needs survive exec
+     * (descriptors, environment variables).  NULL: no SPMD support. */
+    int (*pe_export)(struct shmemu_tl_job *job, int pe);
+
+    /* ---- added with the second edition --------------------------------- */
+    /* Wire-up: each PE publishes blob_size bytes that peers need to reach its
+     * heap (a segment name, a CUDA IPC handle, a UCX rkey); the core
+     * exchanges the blobs, then every PE connects.  blob_size 0: no
+     * wire-up.  Both run on the PE's own thread, after pe_enter; publish
+     * writes exactly blob_size bytes. */
+    size_t blob_size;
+    int (*wireup_publish)(struct shmemu_tl_job *job, int pe, void *blob);
+    /* blobs[p] is PE p's blob (blobs[pe] this PE's own). */
+    int (*wireup_connect)(struct shmemu_tl_job *job, int pe, const void *const *blobs);
+    /* Advance the calling PE's outstanding operations (see
+     * SHMEMU_TL_CAP_PROGRESS).  NULL: nothing to drive. */
+    int (*progress)(struct shmemu_tl_job *job, int pe);
+    /* Local compute on this PE's symmetric memory where host code cannot
+     * touch it (SHMEMU_TL_CAP_LOAD_STORE clear): copy n bytes from [src_off]
+     * to [dst_off] of pe's own heap.  NULL: the core copies with the CPU
+     * (heaps must then be host-addressable).  Reductions go through rma to
+     * a host staging buffer until a transport brings a kernel for them. */
+    int (*local_copy)(struct shmemu_tl_job *job, int pe, size_t dst_off, size_t src_off,
+                      size_t n);
+};
+
+/* Does ops (built against an older table, maybe) have this member set? */
+#define SHMEMU_TL_HAS(ops, member)                                             \
+    ((ops)->size >= offsetof(struct shmemu_transport_ops, member) +            \
+                        sizeof((ops)->member) &&                               \
+     (ops)->member != NULL)
+
+/* The registry: compiled-in transports in priority order, NULL-terminated. */
+extern const struct shmemu_transport_ops *const shmemu__transports[];
+
+#endif /* SHMEMU_TRANSPORT_H */
