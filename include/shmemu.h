@@ -160,6 +160,15 @@ void shmemu_free(void *ptr);
  */
 void *shmemu_ptr(const void *dest, int pe);
 
+/**
+ * 1 when host code may load and store this PE's own symmetric memory (its
+ * heap lives in host memory: local, shm, and checker mode over them); 0
+ * when it lives where only the library reaches it (device memory; the
+ * staged transport), or outside a PE.  Code that reads results with plain
+ * loads asks this first.
+ */
+int shmemu_heap_host_accessible(void);
+
 /** 1 if addr is a symmetric address that PE pe can be reached at, else 0. */
 int shmemu_addr_accessible(const void *addr, int pe);
 

@@ -133,6 +133,20 @@ static int body_amo(void *arg)
     return 0;
 }
 
+/* The reference collectives need host-addressable heaps (for now): a clean
+ * refusal, never a fault. */
+static int body_coll(void *arg)
+{
+    (void)arg;
+    PE_CHECK_EQ(shmemu_heap_host_accessible(), 0);
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    long *d = shmemu_calloc(4, sizeof(long));
+    PE_CHECK(d != NULL);
+    PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_WORLD, d, d, 4, SHMEMU_INT64, SHMEMU_SUM),
+                SHMEMU_ENOTSUP);
+    return 0;
+}
+
 static void run_all(int (*body)(void *))
 {
     if (!usable())
@@ -150,6 +164,17 @@ static void test_alloc(void **state) { (void)state; run_all(body_alloc); }
 static void test_signal(void **state) { (void)state; run_all(body_signal); }
 static void test_amo(void **state) { (void)state; run_all(body_amo); }
 
+static void test_coll(void **state)
+{
+    (void)state;
+    th_capture_start();
+    run_all(body_coll);
+    char *err = th_capture_stop();
+    if (!strstr(err, "shmemu_allreduce") || !strstr(err, "not host-addressable"))
+        fail_msg("no one-line refusal: %s", err);
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_alloc),
         cmocka_unit_test(test_signal),
         cmocka_unit_test(test_amo),
+        cmocka_unit_test(test_coll),
     };
     return cmocka_run_group_tests_name("staged", tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
  * transport.h - the contract between the shmemu core and a transport.
  *
  * A transport is one `static const struct shmemu_transport_ops` listed in the
- * registry (src/registry.c).  It creates and maps heaps and the shared control
+ * registry (src/runtime/registry.c).  It creates and maps heaps and the shared control
  * area, starts PEs, moves bytes (rma), performs atomics (amo) and sleeps/wakes
  * on control words.  It never sees core internals: only what this header
  * declares.  The core never touches heap bytes except through ptr() when the

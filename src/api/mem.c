@@ -374,6 +374,12 @@ void *shmemu_ptr(const void *dest, int pe)
     return p;
 }
 
+int shmemu_heap_host_accessible(void)
+{
+    shmemu__pe *me = shmemu__self;
+    return me && shmemu__tl_ptr_direct(me->job, me->pe, 0) != NULL;
+}
+
 size_t shmemu_sym_extent(const void *addr)
 {
     SHMEMU__ENTER(me, "shmemu_sym_extent", 0);

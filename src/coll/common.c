@@ -30,6 +30,13 @@ int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shm
     c->me = shmemu_team_my_pe(team);
     if (c->n < 1 || c->me < 0)
         return shmemu_error(SHMEMU_EINVAL, call, "team %d is not a team of this PE", team);
+    /* The reference algorithms keep counters in the team workspace and copy
+     * with the CPU: they need heaps the host can touch (for now). */
+    if (!shmemu_heap_host_accessible())
+        return shmemu_error(SHMEMU_ENOTSUP, call,
+                            "the %s transport's heaps are not host-addressable; the "
+                            "reference collectives need host-addressable heaps",
+                            shmemu_transport_name());
     /* Every byte count below derives from count * esize, times n for the
      * per-member buffers: check it once, here, so that no algorithm sees
      * a wrapped size. */

@@ -347,6 +347,14 @@ static int pe_main(void *arg)
     const shmemu_verify_case *vc = job->vc;
     struct shared *sh = job->sh;
     int np = shmemu_n_pes();
+    if (!shmemu_heap_host_accessible()) { /* it writes inputs with plain stores */
+        char why[160];
+        snprintf(why, sizeof(why),
+                 "the verifier needs host-addressable heaps; the %s transport's are not",
+                 shmemu_transport_name());
+        fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, why, NULL, NULL);
+        return 1;
+    }
     shmemu_team_t team = SHMEMU_TEAM_WORLD;
     if (vc->team == SHMEMU_VERIFY_STRIDED &&
         shmemu_team_split_strided(SHMEMU_TEAM_WORLD, 0, 2, (np + 1) / 2, NULL, 0, &team))

@@ -247,6 +247,8 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
     return SHMEMU_OK;
 }
 
+/* What shmemu_launch returns: the abort's result, else the first PE that
+ * returned nonzero. */
 int shmemu__job_result(struct shmemu__job *job)
 {
     struct shmemu__ctl *c = job->tl.ctl;

@@ -118,11 +118,19 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
     int rc;
     jmp_buf jb;
     me->abort_jmp = &jb;
-    if ((rc = shmemu__tl_pe_enter(job, pe)) != SHMEMU_OK ||
-        (rc = wireup(me)) != SHMEMU_OK) {
+    if ((rc = shmemu__tl_pe_enter(job, pe)) != SHMEMU_OK) {
         shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, "a PE could not start", NULL);
         shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
     } else if (setjmp(jb) == 0) {
+        /* Wire-up syncs with the other PEs: an abort meanwhile unwinds to
+         * the setjmp above, as it would from pe_main. */
+        if ((rc = wireup(me)) != SHMEMU_OK) {
+            shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, "a PE could not wire up", NULL);
+            shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
+            shmemu__self = NULL;
+            pe_free(me);
+            return rc;
+        }
         rc = job->pe_main(job->arg);
         if (me->refs > 0) { /* not finalized by pe_main itself */
             if (rc != 0 && !shmemu__aborted(me)) {
@@ -144,8 +152,6 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
     return rc;
 }
 
-/* What shmemu_launch returns: the abort's result, else the first PE that
- * returned nonzero. */
 /* ------------------------------------------------------------------- SPMD */
 
 /* A program that returns from main (or calls exit) without finalizing still
