@@ -157,10 +157,10 @@ $(BUILD)/shmemu-%: $(BUILD)/obj/tools/shmemu-%.o $(BUILD)/libshmemu.a
 $(BUILD)/libshmemu.so.0: $(BUILD)/libshmemu.so
 	$(Q)ln -sf libshmemu.so $@
 
-$(BUILD)/shmemu-verify: $(BUILD)/obj/tools/shmemu-verify.o $(BUILD)/libshmemu.so \
-                        $(BUILD)/libshmemu.so.0
+$(BUILD)/shmemu-verify: $(BUILD)/obj/tools/shmemu-verify.o $(BUILD)/obj/tools/verify-matrix.o \
+                        $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0
 	$(say) LD $@
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< -L$(BUILD) -lshmemu \
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(BUILD) -lshmemu \
 	  '-Wl,-rpath,$$ORIGIN:$$ORIGIN/../lib' $(LDLIBS_ALL) -ldl
 
 # A user's algorithm, as a shared object for shmemu-verify --lib.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "runtime/config.h"
 #include "shmemu.h"
 
 static int count(hwloc_topology_t t, hwloc_obj_type_t type)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
+#include "runtime/run.h"
 #include "shmemu.h"
 
 static void usage(FILE *f)
