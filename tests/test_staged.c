@@ -66,7 +66,8 @@ static int body_alloc(void *arg)
     (void)arg;
     int me = shmemu_my_pe();
     unsigned char *z = shmemu_calloc(1000, 3);
-    PE_CHECK(z != NULL);
+    void *after = shmemu_malloc(64); /* realloc must move z: local_copy */
+    PE_CHECK(z != NULL && after != NULL);
     unsigned char back[3000];
     memset(back, 0xff, sizeof(back));
     PE_CHECK_OK(shmemu_getmem(back, z, sizeof(back), me));
@@ -80,7 +81,9 @@ static int body_alloc(void *arg)
     PE_CHECK(r != NULL);
     PE_CHECK_OK(shmemu_getmem(back, r, sizeof(back), me));
     PE_CHECK_EQ(th_verify(back, sizeof(back), me, 9), -1);
+    PE_CHECK(r != z);
     shmemu_free(r);
+    shmemu_free(after);
     return 0;
 }
 

@@ -180,16 +180,18 @@ void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, 
             memset(p, 0, n);
         return;
     }
-    /* No load/store access (device memory): stage through private memory. */
+    /* No load/store access (device memory): a copy inside the transport,
+     * or staged through private memory. */
+    size_t src_off = src_or_null ? (size_t)((const char *)src_or_null - me->heap) : 0;
+    if (src_or_null && shmemu__tl_local_copy(me, off, src_off, n) == SHMEMU_OK)
+        return;
     char buf[1 << 16];
     if (!src_or_null)
         memset(buf, 0, sizeof(buf));
     for (size_t done = 0; done < n;) {
         size_t chunk = n - done < sizeof(buf) ? n - done : sizeof(buf);
         if (src_or_null)
-            (void)shmemu__tl_own_rma(me, SHMEMU_TL_GET,
-                                     (size_t)((const char *)src_or_null - me->heap) + done,
-                                     buf, chunk);
+            (void)shmemu__tl_own_rma(me, SHMEMU_TL_GET, src_off + done, buf, chunk);
         (void)shmemu__tl_own_rma(me, SHMEMU_TL_PUT, off + done, buf, chunk);
         done += chunk;
     }

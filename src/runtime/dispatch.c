@@ -118,6 +118,14 @@ void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off)
     return ptr_of(job->transport, job, pe, off);
 }
 
+int shmemu__tl_local_copy(shmemu__pe *me, size_t dst_off, size_t src_off, size_t n)
+{
+    const struct shmemu_transport_ops *t = me->job->transport;
+    if (!SHMEMU_TL_HAS(t, local_copy))
+        return SHMEMU_ENOTSUP;
+    return t->local_copy(me->tlj, me->pe, dst_off, src_off, n);
+}
+
 int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n)
 {
     struct shmemu_tl_rma d = {.op = op, .pe = me->pe, .off = off, .local = local,

@@ -118,6 +118,11 @@ void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off) SHMEMU_
 int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n)
     SHMEMU__HIDDEN;
 
+/* Copy n bytes from [src_off] to [dst_off] of this PE's own heap inside the
+ * transport (heaps the host cannot touch); SHMEMU_ENOTSUP without one. */
+int shmemu__tl_local_copy(shmemu__pe *me, size_t dst_off, size_t src_off, size_t n)
+    SHMEMU__HIDDEN;
+
 /* ---------------------------------------------------- control words */
 
 static inline void shmemu__tl_ctl_wait(struct shmemu__job *job, void *word, uint32_t expected,
