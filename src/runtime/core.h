@@ -52,7 +52,7 @@ struct shmemu__job {
     char *const *argv;       /* shmemu-run: the program each PE runs */
     int tag_output;          /* shmemu-run --tag-output */
 
-    /* Checker mode (check.c): what was asked for, and where its part of
+    /* Checker mode (src/check/): what was asked for, and where its part of
      * the control area starts (0: none). */
     struct shmemu__check_cfg check;
     size_t check_ctl_off;
@@ -82,7 +82,7 @@ typedef struct shmemu__pe {
      * count of everything but polls. */
     uint32_t poll_countdown;
     uint32_t poll_activity;
-    struct shmemu__chk *chk; /* checker mode state (check.c); NULL when off */
+    struct shmemu__chk *chk; /* checker mode state (src/check/layer.c); NULL when off */
 
     struct shmemu__job *job;
     struct shmemu__heap alloc;
