@@ -249,6 +249,7 @@ static int body_ptr(void *arg)
     int me = shmemu_my_pe(), np = shmemu_n_pes();
     long *x = shmemu_calloc((size_t)np, sizeof(long));
     PE_CHECK(x != NULL);
+    PE_CHECK_EQ(shmemu_heap_host_accessible(), 1); /* local and shm: host memory */
     for (int p = 0; p < np; p++) {
         long *px = shmemu_ptr(x, p);
         PE_CHECK(px != NULL);
@@ -282,6 +283,7 @@ static void test_ptr(void **state)
 {
     (void)state;
     th_run(body_ptr, NULL, TH_NPES(1, 2, 4, 7), 0);
+    assert_int_equal(shmemu_heap_host_accessible(), 0); /* outside any PE */
 }
 
 /* The allocator on its own: random allocations and frees keep the table

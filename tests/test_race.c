@@ -97,6 +97,8 @@ int race_put_ptr(void *arg)
     (void)arg;
     struct shared s;
     PE_CHECK(setup(&s) == 0);
+    /* No pointers under the checker, yet the heap is host memory. */
+    PE_CHECK_EQ(shmemu_heap_host_accessible(), 1);
     char buf[N] = {1};
     if (shmemu_my_pe() == 0)
         shmemu_putmem(s.x, buf, N, s.target);

@@ -64,10 +64,13 @@ static inline size_t shmemu__tl_priv_size(const struct shmemu_transport_ops *ops
  * wraps the transport rebinds it). */
 static inline void shmemu__tl_bind(shmemu__pe *me)
 {
-    const struct shmemu_transport_ops *ops = me->job->ops;
+    const struct shmemu_transport_ops *ops = me->job->ops, *t = me->job->transport;
     me->rma = ops->rma;
     me->amo = ops->amo;
-    me->direct = (ops->caps & SHMEMU_TL_CAP_LOAD_STORE) && SHMEMU_TL_HAS(ops, ptr);
+    /* The core's own loads of its own heap (a wait's value) go around any
+     * layer: they are not remote accesses.  Inlined AMOs only where the
+     * job's table allows them (a layer must see every AMO). */
+    me->direct = (t->caps & SHMEMU_TL_CAP_LOAD_STORE) && SHMEMU_TL_HAS(t, ptr);
     me->cpu_amo = me->direct && (ops->caps & SHMEMU_TL_CAP_CPU_ATOMICS);
     me->nbi_ok = (ops->caps & SHMEMU_TL_CAP_NBI) != 0;
     me->progress = (ops->caps & SHMEMU_TL_CAP_PROGRESS) && SHMEMU_TL_HAS(ops, progress);
