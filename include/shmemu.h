@@ -165,7 +165,7 @@ void *shmemu_ptr(const void *dest, int pe);
  * heap lives in host memory: local, shm, and checker mode over them); 0
  * when it lives where only the library reaches it (device memory; the
  * staged transport), or outside a PE.  Code that reads results with plain
- * loads asks this first.
+ * loads asks this first; shmemu_copy_local moves bytes either way.
  */
 int shmemu_heap_host_accessible(void);
 
@@ -559,10 +559,16 @@ const char *shmemu_op_name(shmemu_op_t op);
 /** 1 if op applies to dtype. */
 int shmemu_op_valid(shmemu_op_t op, shmemu_dtype_t dtype);
 /** dst[i] = a[i] op b[i] for i < n, as shmemu's collectives compute it (dst
- *  may be a or b).  Local memory; not collective.  SHMEMU_EINVAL when op
- *  does not apply to dtype. */
+ *  may be a or b).  Not collective.  Each operand is private memory or this
+ *  PE's symmetric heap; on heaps the host cannot touch (see
+ *  shmemu_heap_host_accessible) the transport computes it.  SHMEMU_EINVAL
+ *  when op does not apply to dtype or an operand is NULL. */
 int shmemu_reduce_local(shmemu_dtype_t dtype, shmemu_op_t op, void *dst, const void *a,
                         const void *b, size_t n);
+/** Copy nbytes from src to dst (they may overlap), each private memory or
+ *  this PE's symmetric heap: a memmove where heaps are host-addressable, a
+ *  copy inside the transport where they are not.  Not collective. */
+int shmemu_copy_local(void *dst, const void *src, size_t nbytes);
 
 /*
  * Generic collectives, all collective over team; dest and src are symmetric

@@ -3,7 +3,9 @@
  * gets, so these tests also prove that the core never loads or stores heap
  * bytes itself (a stray access faults: the heap addresses are inaccessible).
  * Wire-up, nonblocking puts held until quiet or progress, signals, waits on
- * the own heap, atomics and the collectives all run on it. */
+ * the own heap, atomics, local compute (shmemu_copy_local,
+ * shmemu_reduce_local), every reference collective and the verifier all run
+ * on it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,17 +138,163 @@ static int body_amo(void *arg)
     return 0;
 }
 
-/* The reference collectives need host-addressable heaps (for now): a clean
- * refusal, never a fault. */
+/* Local compute on the heap: copies and reductions between heap and host
+ * memory, in every combination, with sizes 0, 1, odd and large. */
+static int body_local(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe();
+    static const size_t counts[] = {0, 1, 7, 100003};
+    size_t max = 100003;
+    int64_t *h = shmemu_malloc(2 * max * sizeof(int64_t)), *h2 = h + max;
+    int64_t *a = malloc(max * sizeof(int64_t)), *b = malloc(max * sizeof(int64_t));
+    PE_CHECK(h && a && b);
+    for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+        size_t c = counts[k];
+        for (size_t i = 0; i < c; i++)
+            a[i] = (int64_t)(i * 3 + (size_t)me);
+        PE_CHECK_OK(shmemu_copy_local(h, a, c * sizeof(int64_t)));      /* host -> heap */
+        PE_CHECK_OK(shmemu_copy_local(h2, h, c * sizeof(int64_t)));     /* heap -> heap */
+        PE_CHECK_OK(shmemu_reduce_local(SHMEMU_INT64, SHMEMU_SUM, h2, h2, a, c)); /* mixed */
+        PE_CHECK_OK(shmemu_reduce_local(SHMEMU_INT64, SHMEMU_MAX, h, h, h2, c));  /* on heap */
+        memset(b, 0, max * sizeof(int64_t));
+        PE_CHECK_OK(shmemu_copy_local(b, h2, c * sizeof(int64_t)));     /* heap -> host */
+        for (size_t i = 0; i < c; i++)
+            PE_CHECK_EQ(b[i], 2 * (int64_t)(i * 3 + (size_t)me));
+        PE_CHECK_OK(shmemu_getmem(b, h, c * sizeof(int64_t), me));
+        for (size_t i = 0; i < c; i++)
+            PE_CHECK_EQ(b[i], 2 * (int64_t)(i * 3 + (size_t)me));
+    }
+    /* overlapping, as memmove */
+    for (size_t i = 0; i < 16; i++)
+        a[i] = (int64_t)i;
+    PE_CHECK_OK(shmemu_copy_local(h, a, 16 * sizeof(int64_t)));
+    PE_CHECK_OK(shmemu_copy_local(h + 1, h, 15 * sizeof(int64_t)));
+    PE_CHECK_OK(shmemu_copy_local(b, h, 16 * sizeof(int64_t)));
+    PE_CHECK_EQ(b[0], 0);
+    for (size_t i = 1; i < 16; i++)
+        PE_CHECK_EQ(b[i], (int64_t)i - 1);
+    /* misuse: one line and a status, never a fault */
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    PE_CHECK_EQ(shmemu_copy_local(NULL, h, 8), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_reduce_local(SHMEMU_FLOAT, SHMEMU_BXOR, h, h, h, 1), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_copy_local(b, (char *)h + ((size_t)64 << 20), 8),
+                SHMEMU_ERANGE); /* the gap after the 16 MiB heap */
+    shmemu_set_error_mode(SHMEMU_ERRORS_ABORT);
+    free(a);
+    free(b);
+    shmemu_free(h);
+    return 0;
+}
+
+/* Reads nelems int64 of the heap into a fresh host array. */
+static int64_t *host_copy(const int64_t *sym, size_t nelems)
+{
+    int64_t *h = malloc((nelems ? nelems : 1) * sizeof(int64_t));
+    if (h && shmemu_copy_local(h, sym, nelems * sizeof(int64_t)) != SHMEMU_OK) {
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+static int put_values(int64_t *sym, size_t nelems, int64_t (*f)(int me, size_t i))
+{
+    int64_t *h = malloc((nelems ? nelems : 1) * sizeof(int64_t));
+    if (!h)
+        return SHMEMU_ENOMEM;
+    for (size_t i = 0; i < nelems; i++)
+        h[i] = f(shmemu_my_pe(), i);
+    int st = shmemu_copy_local(sym, h, nelems * sizeof(int64_t));
+    free(h);
+    return st;
+}
+
+static int64_t v_plain(int me, size_t i) { return (int64_t)me * 100000 + (int64_t)i; }
+
+/* Every reference algorithm on heaps the host cannot touch, values checked
+ * exactly against sums written out here. */
 static int body_coll(void *arg)
 {
     (void)arg;
     PE_CHECK_EQ(shmemu_heap_host_accessible(), 0);
-    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
-    long *d = shmemu_calloc(4, sizeof(long));
-    PE_CHECK(d != NULL);
-    PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_WORLD, d, d, 4, SHMEMU_INT64, SHMEMU_SUM),
-                SHMEMU_ENOTSUP);
+    int me = shmemu_my_pe(), n = shmemu_n_pes();
+    static const size_t counts[] = {0, 1, 7, 4097};
+    size_t max = 4097;
+    int64_t *src = shmemu_malloc(max * (size_t)n * sizeof(int64_t));
+    int64_t *dst = shmemu_malloc((max + (size_t)n) * (size_t)n * sizeof(int64_t));
+    PE_CHECK(src && dst);
+    shmemu_allreduce_fn ar[] = {shmemu_allreduce_oneshot, shmemu_allreduce_ring,
+                                shmemu_allreduce_rd, shmemu_allreduce_rabenseifner,
+                                shmemu_allreduce_tree, shmemu_allreduce};
+    shmemu_allreduce_fn rs[] = {shmemu_reduce_scatter_ring, shmemu_reduce_scatter_rhalving};
+    shmemu_allgather_fn ag[] = {shmemu_allgather_ring, shmemu_allgather_bruck,
+                                shmemu_allgather_rd};
+    shmemu_broadcast_fn bc[] = {shmemu_broadcast_tree, shmemu_broadcast_chain};
+    int64_t tri = (int64_t)n * (n - 1) / 2; /* sum of PE numbers */
+    for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+        size_t c = counts[k];
+        for (size_t a = 0; a < sizeof(ar) / sizeof(ar[0]); a++) {
+            PE_CHECK_OK(put_values(src, c, v_plain));
+            PE_CHECK_OK(ar[a](SHMEMU_TEAM_WORLD, dst, src, c, SHMEMU_INT64, SHMEMU_SUM));
+            int64_t *got = host_copy(dst, c);
+            PE_CHECK(got);
+            for (size_t i = 0; i < c; i++)
+                PE_CHECK_EQ(got[i], 100000 * tri + (int64_t)n * (int64_t)i);
+            free(got);
+        }
+        for (size_t a = 0; a < sizeof(rs) / sizeof(rs[0]); a++) {
+            PE_CHECK_OK(put_values(src, c * (size_t)n, v_plain));
+            PE_CHECK_OK(rs[a](SHMEMU_TEAM_WORLD, dst, src, c, SHMEMU_INT64, SHMEMU_SUM));
+            int64_t *got = host_copy(dst, c);
+            PE_CHECK(got);
+            for (size_t i = 0; i < c; i++)
+                PE_CHECK_EQ(got[i], 100000 * tri + (int64_t)n * (int64_t)((size_t)me * c + i));
+            free(got);
+        }
+        for (size_t a = 0; a < sizeof(ag) / sizeof(ag[0]); a++) {
+            PE_CHECK_OK(put_values(src, c, v_plain));
+            PE_CHECK_OK(ag[a](SHMEMU_TEAM_WORLD, dst, src, c, SHMEMU_INT64));
+            int64_t *got = host_copy(dst, c * (size_t)n);
+            PE_CHECK(got);
+            for (int p = 0; p < n; p++)
+                for (size_t i = 0; i < c; i++)
+                    PE_CHECK_EQ(got[(size_t)p * c + i], (int64_t)p * 100000 + (int64_t)i);
+            free(got);
+        }
+        for (size_t a = 0; a < sizeof(bc) / sizeof(bc[0]); a++) {
+            PE_CHECK_OK(put_values(src, c, v_plain));
+            PE_CHECK_OK(bc[a](SHMEMU_TEAM_WORLD, dst, src, c, SHMEMU_INT64, n - 1));
+            int64_t *got = host_copy(dst, c);
+            PE_CHECK(got);
+            for (size_t i = 0; i < c; i++)
+                PE_CHECK_EQ(got[i], (int64_t)(n - 1) * 100000 + (int64_t)i);
+            free(got);
+        }
+        /* alltoall: block p of my src goes to PE p's block me */
+        PE_CHECK_OK(put_values(src, c * (size_t)n, v_plain));
+        PE_CHECK_OK(shmemu_alltoall(SHMEMU_TEAM_WORLD, dst, src, c, SHMEMU_INT64));
+        int64_t *got = host_copy(dst, c * (size_t)n);
+        PE_CHECK(got);
+        for (int p = 0; p < n; p++)
+            for (size_t i = 0; i < c; i++)
+                PE_CHECK_EQ(got[(size_t)p * c + i],
+                            (int64_t)p * 100000 + (int64_t)((size_t)me * c + i));
+        free(got);
+        /* collect: PE p contributes p + c elements */
+        size_t mine = (size_t)me + c, total = (size_t)n * c + (size_t)tri;
+        PE_CHECK_OK(put_values(src, mine, v_plain));
+        PE_CHECK_OK(shmemu_collectmem(SHMEMU_TEAM_WORLD, dst, src, mine * sizeof(int64_t)));
+        got = host_copy(dst, total);
+        PE_CHECK(got);
+        size_t at = 0;
+        for (int p = 0; p < n; p++)
+            for (size_t i = 0; i < (size_t)p + c; i++)
+                PE_CHECK_EQ(got[at++], (int64_t)p * 100000 + (int64_t)i);
+        free(got);
+    }
+    shmemu_free(dst);
+    shmemu_free(src);
     return 0;
 }
 
@@ -167,15 +315,57 @@ static void test_alloc(void **state) { (void)state; run_all(body_alloc); }
 static void test_signal(void **state) { (void)state; run_all(body_signal); }
 static void test_amo(void **state) { (void)state; run_all(body_amo); }
 
-static void test_coll(void **state)
+static void test_local(void **state)
 {
     (void)state;
     th_capture_start();
-    run_all(body_coll);
+    run_all(body_local);
     char *err = th_capture_stop();
-    if (!strstr(err, "shmemu_allreduce") || !strstr(err, "not host-addressable"))
-        fail_msg("no one-line refusal: %s", err);
+    if (!strstr(err, "shmemu_copy_local: dst is NULL with 8 bytes") ||
+        !strstr(err, "shmemu_reduce_local: op bxor (6) does not apply to dtype float") ||
+        !strstr(err, "runs off the end of a symmetric heap"))
+        fail_msg("misuse not reported in one line each: %s", err);
     free(err);
+}
+static void test_coll(void **state) { (void)state; run_all(body_coll); }
+
+/* The verifier stages its buffers through shmemu_copy_local: every built-in
+ * algorithm passes on staged, and a planted bug is still found. */
+static int forgets_last(shmemu_team_t team, void *dest, const void *src, size_t count,
+                        shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    return shmemu_allreduce_ring(team, dest, src, count ? count - 1 : 0, dtype, op);
+}
+
+static void test_verify(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    for (int coll = 0; coll < SHMEMU_COLL_COUNT; coll++) {
+        const char *name;
+        void (*fn)(void);
+        for (int i = 0; shmemu_verify_builtin((shmemu_coll_t)coll, i, &name, &fn) == SHMEMU_OK;
+             i++) {
+            shmemu_verify_case vc = {.coll = (shmemu_coll_t)coll, .algo = name, .fn = fn,
+                                     .transport = T, .npes = 5, .count = 33,
+                                     .dtype = SHMEMU_FLOAT16, .op = SHMEMU_SUM,
+                                     .root = 3, .seed = 9};
+            shmemu_verify_result r;
+            assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_OK);
+            if (!r.passed)
+                fail_msg("%s %s on staged: %s", shmemu_coll_name((shmemu_coll_t)coll), name,
+                         r.reason);
+        }
+    }
+    shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .algo = "planted",
+                             .fn = (void (*)(void))forgets_last, .transport = T, .npes = 3,
+                             .count = 17, .dtype = SHMEMU_INT32, .op = SHMEMU_SUM, .seed = 9};
+    shmemu_verify_result r;
+    assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_OK);
+    assert_false(r.passed);
+    assert_int_equal(r.index, 16);
+    assert_string_equal(r.got, "(never written)");
 }
 
 int main(void)
@@ -185,7 +375,9 @@ int main(void)
         cmocka_unit_test(test_alloc),
         cmocka_unit_test(test_signal),
         cmocka_unit_test(test_amo),
+        cmocka_unit_test(test_local),
         cmocka_unit_test(test_coll),
+        cmocka_unit_test(test_verify),
     };
     return cmocka_run_group_tests_name("staged", tests, NULL, NULL);
 }

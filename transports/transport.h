@@ -110,7 +110,8 @@ struct shmemu_tl_rma {
     int nbi;       /* the caller accepts completion at the next quiet */
     size_t off;
     void *local;   /* PUT: source; GET: destination */
-    size_t nbytes; /* > 0; the core has checked bounds */
+    size_t nbytes; /* > 0 (0 only for a put with signal: then local may
+                      be NULL); the core has checked bounds */
     /* PUT only: after the data, apply sig_op with sig_value to the uint64_t
      * at sig_off of pe's heap, never visible before the data. */
     int sig_op;    /* shmemu_tl_sig_op */
@@ -192,6 +193,22 @@ static inline int shmemu_tl_cpu_amo(void *p, const struct shmemu_tl_amo *d)
     return 0;
 }
 
+/* One elementwise reduction for local_reduce: dst[i] = a[i] op b[i] for
+ * i < n (dst may be a or b). */
+struct shmemu_tl_reduce {
+    int dtype;    /* shmemu_dtype_t */
+    int op;       /* shmemu_op_t, valid for dtype (the core checked) */
+    size_t esize; /* bytes per element */
+    void *dst;
+    const void *a, *b;
+    size_t n; /* elements, > 0 */
+    /* The core's CPU kernel for dtype and op, with shmemu's rounding (16-bit
+     * floats widened, combined and rounded to nearest even): for a transport
+     * that can make its operands host-visible, and the reference for a
+     * device kernel. */
+    void (*cpu)(void *dst, const void *a, const void *b, size_t n);
+};
+
 struct shmemu_transport_ops {
     size_t size;          /* sizeof(struct shmemu_transport_ops) built with */
     const char *name;
@@ -272,13 +289,17 @@ struct shmemu_transport_ops {
     /* Advance the calling PE's outstanding operations (see
      * SHMEMU_TL_CAP_PROGRESS).  NULL: nothing to drive. */
     int (*progress)(struct shmemu_tl_job *job, int pe);
-    /* Local compute on this PE's symmetric memory where host code cannot
-     * touch it (SHMEMU_TL_CAP_LOAD_STORE clear): copy n bytes from [src_off]
-     * to [dst_off] of pe's own heap.  NULL: the core copies with the CPU
-     * (heaps must then be host-addressable).  Reductions go through rma to
-     * a host staging buffer until a transport brings a kernel for them. */
-    int (*local_copy)(struct shmemu_tl_job *job, int pe, size_t dst_off, size_t src_off,
+    /* Local compute where host code cannot touch heap bytes
+     * (SHMEMU_TL_CAP_LOAD_STORE clear), so that the reference collectives
+     * run unchanged on such heaps.  Every pointer is either inside a heap as
+     * heap_base gives it or plain host memory of the calling process; the
+     * transport tells them apart (as CUDA's unified addressing does).  Both
+     * complete before returning.  NULL: SHMEMU_ENOTSUP where heaps are not
+     * host-addressable (where they are, the core uses the CPU and never
+     * calls these). */
+    int (*local_copy)(struct shmemu_tl_job *job, int pe, void *dst, const void *src,
                       size_t n);
+    int (*local_reduce)(struct shmemu_tl_job *job, int pe, const struct shmemu_tl_reduce *d);
 };
 
 /* Does ops (built against an older table, maybe) have this member set? */

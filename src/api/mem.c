@@ -183,7 +183,7 @@ void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, 
     /* No load/store access (device memory): a copy inside the transport,
      * or staged through private memory. */
     size_t src_off = src_or_null ? (size_t)((const char *)src_or_null - me->heap) : 0;
-    if (src_or_null && shmemu__tl_local_copy(me, off, src_off, n) == SHMEMU_OK)
+    if (src_or_null && shmemu__tl_local_copy(me, me->heap + off, src_or_null, n) == SHMEMU_OK)
         return;
     char buf[1 << 16];
     if (!src_or_null)
@@ -379,7 +379,7 @@ void *shmemu_ptr(const void *dest, int pe)
 int shmemu_heap_host_accessible(void)
 {
     shmemu__pe *me = shmemu__self;
-    return me && shmemu__tl_ptr_direct(me->job, me->pe, 0) != NULL;
+    return me && me->direct;
 }
 
 size_t shmemu_sym_extent(const void *addr)

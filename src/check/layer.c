@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "runtime/dispatch.h"
 #include "hooks.h"
 #include "internal.h"
 #include "race.h"
@@ -39,12 +40,19 @@ static int chk_rma(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
         /* A blocking put returns with its source reusable: keep a copy.  A
          * nonblocking one reads its source when delivered, as a NIC would. */
         h.copy = malloc(d->nbytes);
-        if (!h.copy) {
+        /* The source may be symmetric memory the host cannot touch: copied
+         * by the transport then. */
+        if (h.copy && me->direct) {
+            memcpy(h.copy, d->local, d->nbytes);
+        } else if (h.copy && shmemu__tl_local_copy(me, h.copy, d->local, d->nbytes)) {
+            free(h.copy);
+            h.copy = NULL;
+        }
+        if (!h.copy) { /* no copy to hold: delivered now */
             shmemu__chk_perform(me, &h);
             free(h.rel);
             return SHMEMU_OK;
         }
-        memcpy(h.copy, d->local, d->nbytes);
         h.rma.local = h.copy;
     }
     shmemu__chk_perturb_exit(k, shmemu__chk_enqueue(me, &h));

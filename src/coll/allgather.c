@@ -12,9 +12,9 @@ static int begin(struct coll *c, const char *call, shmemu_team_t team, void *des
 }
 
 /* Every variant starts with the caller's block in its own place. */
-static void own_block(struct coll *c, void *dest, const void *src, size_t count)
+static int own_block(struct coll *c, void *dest, const void *src, size_t count)
 {
-    memmove(elem(dest, c, (size_t)c->me * count), src, count * c->esize);
+    return coll_copy(c, elem(dest, c, (size_t)c->me * count), src, count);
 }
 
 /* Ring: at step s, fetch block me-1-s from my left neighbour, which holds
@@ -27,8 +27,8 @@ int shmemu_allgather_ring(shmemu_team_t team, void *dest, const void *src, size_
     if (st)
         return st;
     int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
-    own_block(&c, dest, src, sendcount);
-    if (n > 1 && sendcount) {
+    st = own_block(&c, dest, src, sendcount);
+    if (!st && n > 1 && sendcount) {
         st = shmemu__coll_sync(&c);
         for (int s = 0; s < n - 1 && !st; s++) {
             size_t at = (size_t)((me + 2 * n - 1 - s) % n) * sendcount;
@@ -58,13 +58,14 @@ int shmemu_allgather_bruck(shmemu_team_t team, void *dest, const void *src,
         return st;
     int n = c.n, me = c.me;
     if (n == 1 || !sendcount) {
-        own_block(&c, dest, src, sendcount);
+        st = own_block(&c, dest, src, sendcount);
         shmemu__coll_end(&c);
-        return SHMEMU_OK;
+        return st;
     }
     size_t bytes = sendcount * c.esize;
-    memmove(dest, src, bytes); /* slot 0: my own block */
-    st = shmemu__coll_sync(&c);
+    st = coll_copy(&c, dest, src, sendcount); /* slot 0: my own block */
+    if (!st)
+        st = shmemu__coll_sync(&c);
     int r = 0;
     for (int k = 1; k < n && !st; k *= 2, r++) {
         int partner = (me + k) % n, take = k < n - k ? k : n - k;
@@ -80,10 +81,10 @@ int shmemu_allgather_bruck(shmemu_team_t team, void *dest, const void *src,
     if (!st && !tmp)
         st = shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory");
     if (!st && !(st = shmemu__coll_sync(&c))) {
-        memcpy(tmp, dest, (size_t)n * bytes);
-        for (int i = 0; i < n; i++)
-            memcpy((char *)dest + (size_t)((me + i) % n) * bytes, tmp + (size_t)i * bytes,
-                   bytes);
+        st = shmemu_copy_local(tmp, dest, (size_t)n * bytes);
+        for (int i = 0; i < n && !st; i++)
+            st = shmemu_copy_local((char *)dest + (size_t)((me + i) % n) * bytes,
+                                   tmp + (size_t)i * bytes, bytes);
     }
     free(tmp);
     if (!st)
@@ -102,10 +103,10 @@ int shmemu_allgather_rd(shmemu_team_t team, void *dest, const void *src, size_t 
     if (st)
         return st;
     int n = c.n, me = c.me;
-    own_block(&c, dest, src, sendcount);
-    if (n == 1 || !sendcount) {
+    st = own_block(&c, dest, src, sendcount);
+    if (st || n == 1 || !sendcount) {
         shmemu__coll_end(&c);
-        return SHMEMU_OK;
+        return st;
     }
     struct fold f = fold_of(n, me);
     st = shmemu__coll_sync(&c);

@@ -19,9 +19,7 @@
 
 int shmemu__coll_copy_in(struct coll *c, void *dest, const void *src, size_t count)
 {
-    if (dest != src && count)
-        memmove(dest, src, count * c->esize);
-    return SHMEMU_OK;
+    return coll_copy(c, dest, src, count);
 }
 
 /* ------------------------------------------------------------------ ring */
@@ -36,9 +34,9 @@ int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_
         return st;
     int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
     if (n == 1 || !count) {
-        shmemu__coll_copy_in(&c, dest, src, count);
+        st = shmemu__coll_copy_in(&c, dest, src, count);
         shmemu__coll_end(&c);
-        return SHMEMU_OK;
+        return st;
     }
     size_t pipe = RING_PIPE_BYTES / c.esize, maxlen = (count + (size_t)n - 1) / (size_t)n;
     uint64_t subs = (maxlen + pipe - 1) / pipe; /* steps per ring step: same on all PEs */
@@ -125,12 +123,15 @@ int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, si
     char *scratch = (char *)&c.ws[W_SCRATCH];
     for (size_t at = 0; at < count && !st; at += per) {
         size_t k = count - at < per ? count - at : per, bytes = k * c.esize;
-        uint64_t blk = ++c.ws[W_ONESHOT_N];
+        uint64_t blk = shmemu_uint64_atomic_fetch_inc(&c.ws[W_ONESHOT_N], shmemu_my_pe()) + 1;
+        if ((st = shmemu_last_status()))
+            break;
         int parity = (int)(blk & 1);
         char *set = scratch + (size_t)parity * (size_t)n * slot;
         const char *mine = (const char *)src + at * c.esize;
         /* my own slot too: in place, dest overwrites src as it goes */
-        memcpy(set + (size_t)me * slot, mine, bytes);
+        if ((st = shmemu_copy_local(set + (size_t)me * slot, mine, bytes)))
+            break;
         for (int i = 1; i < n && !st; i++) {
             int p = (me + i) % n; /* spread the arrivals */
             st = shmemu_putmem_signal(set + (size_t)me * slot, mine, bytes,
@@ -144,9 +145,9 @@ int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, si
         if ((st = shmemu_last_status()))
             break;
         char *out = (char *)dest + at * c.esize;
-        c.reduce(out, set, set + slot, k);
-        for (int p = 2; p < n; p++)
-            c.reduce(out, out, set + (size_t)p * slot, k);
+        st = coll_reduce(&c, out, set, set + slot, k);
+        for (int p = 2; p < n && !st; p++)
+            st = coll_reduce(&c, out, out, set + (size_t)p * slot, k);
     }
     shmemu__coll_end(&c);
     return st;
@@ -187,9 +188,9 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
     if (st)
         return st;
     if (c.n == 1 || !count) {
-        shmemu__coll_copy_in(&c, dest, src, count);
+        st = shmemu__coll_copy_in(&c, dest, src, count);
         shmemu__coll_end(&c);
-        return SHMEMU_OK;
+        return st;
     }
     void *tmp = malloc(count * c.esize);
     if (!tmp) {
@@ -198,8 +199,9 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
                             count * c.esize);
     }
     struct fold f = fold_of(c.n, c.me);
-    shmemu__coll_copy_in(&c, dest, src, count);
-    st = shmemu__coll_sync(&c);
+    st = shmemu__coll_copy_in(&c, dest, src, count);
+    if (!st)
+        st = shmemu__coll_sync(&c);
     if (!st)
         st = fold_in(&c, dest, count, &f);
     /* Each round: tell the partner my dest is ready, copy its dest, tell it
@@ -213,10 +215,8 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
             !(st = shmemu__coll_wait(&c, W_ROUND2 + r, 0))) {
             /* Both partners combine the same pair: in team order, so they
              * get the same bits (a NaN keeps its first operand's payload). */
-            if (partner < c.me)
-                c.reduce(dest, tmp, dest, count);
-            else
-                c.reduce(dest, dest, tmp, count);
+            st = partner < c.me ? coll_reduce(&c, dest, tmp, dest, count)
+                                : coll_reduce(&c, dest, dest, tmp, count);
         }
     }
     if (!st)
@@ -239,13 +239,14 @@ int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *sr
     if (st)
         return st;
     if (c.n == 1 || !count) {
-        shmemu__coll_copy_in(&c, dest, src, count);
+        st = shmemu__coll_copy_in(&c, dest, src, count);
         shmemu__coll_end(&c);
-        return SHMEMU_OK;
+        return st;
     }
     struct fold f = fold_of(c.n, c.me);
-    shmemu__coll_copy_in(&c, dest, src, count);
-    st = shmemu__coll_sync(&c);
+    st = shmemu__coll_copy_in(&c, dest, src, count);
+    if (!st)
+        st = shmemu__coll_sync(&c);
     if (!st)
         st = fold_in(&c, dest, count, &f);
     int rounds = 0;
@@ -331,8 +332,8 @@ int shmemu_allreduce_tree(shmemu_team_t team, void *dest, const void *src, size_
                         -1);
     if (st)
         return st;
-    shmemu__coll_copy_in(&c, dest, src, count);
-    if (c.n > 1 && count) {
+    st = shmemu__coll_copy_in(&c, dest, src, count);
+    if (!st && c.n > 1 && count) {
         if (!(st = shmemu__coll_sync(&c)) && !(st = shmemu__coll_tree_reduce(&c, dest, count, 0)))
             st = shmemu__coll_tree_bcast(&c, dest, count, 0);
         if (!st)
@@ -355,8 +356,8 @@ int shmemu_reduce_tree(shmemu_team_t team, void *dest, const void *src, size_t c
         return shmemu_error(SHMEMU_EINVAL, c.call, "root %d is not a PE of the team (0..%d)",
                             root, c.n - 1);
     }
-    shmemu__coll_copy_in(&c, dest, src, count);
-    if (c.n > 1 && count) {
+    st = shmemu__coll_copy_in(&c, dest, src, count);
+    if (!st && c.n > 1 && count) {
         if (!(st = shmemu__coll_sync(&c)))
             st = shmemu__coll_tree_reduce(&c, dest, count, root);
         if (!st)

@@ -26,8 +26,8 @@ int shmemu_broadcast_tree(shmemu_team_t team, void *dest, const void *src, size_
     if (st)
         return st;
     if (c.me == root)
-        shmemu__coll_copy_in(&c, dest, src, count);
-    if (c.n > 1 && count) {
+        st = shmemu__coll_copy_in(&c, dest, src, count);
+    if (!st && c.n > 1 && count) {
         if (!(st = shmemu__coll_sync(&c)))
             st = shmemu__coll_tree_bcast(&c, dest, count, root);
         if (!st)
@@ -48,8 +48,8 @@ int shmemu_broadcast_chain(shmemu_team_t team, void *dest, const void *src, size
         return st;
     int n = c.n, v = (c.me - root + n) % n, next = (c.me + 1) % n;
     if (v == 0)
-        shmemu__coll_copy_in(&c, dest, src, count);
-    if (n > 1 && count) {
+        st = shmemu__coll_copy_in(&c, dest, src, count);
+    if (!st && n > 1 && count) {
         size_t pipe = CHAIN_PIPE_BYTES / c.esize;
         st = shmemu__coll_sync(&c);
         for (uint64_t k = 0; k * pipe < count && !st; k++) {
@@ -83,8 +83,8 @@ int shmemu_alltoall_pairwise(shmemu_team_t team, void *dest, const void *src, si
         return shmemu_error(SHMEMU_EINVAL, c.call, "dest and src are the same buffer");
     }
     size_t mine = (size_t)c.me * count;
-    memcpy(elem(dest, &c, mine), elem((void *)(uintptr_t)src, &c, mine), count * c.esize);
-    if (c.n > 1 && count) {
+    st = coll_copy(&c, elem(dest, &c, mine), elem((void *)(uintptr_t)src, &c, mine), count);
+    if (!st && c.n > 1 && count) {
         st = shmemu__coll_sync(&c);
         for (int s = 1; s < c.n && !st; s++) {
             int from = (c.me + s) % c.n;

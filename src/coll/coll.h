@@ -4,7 +4,9 @@
  * any transport and double as worked examples.
  *
  * Each call takes the next sequence number of its team (word 0 of the
- * team's workspace, which only its owner touches); every signal a call sets
+ * team's workspace, which only its owner touches, with an atomic: heap
+ * bytes are never loaded or stored directly, so that the same code runs on
+ * heaps the host cannot touch); every signal a call sets
  * is (sequence << 32) | (step + 1), so signal words grow monotonically across
  * calls and never need resetting, and waits compare with >=.
  */
@@ -61,7 +63,7 @@ struct coll {
     shmemu_dtype_t dtype;
     size_t esize;
     shmemu_op_t op;
-    shmemu__reduce_fn reduce;
+    int host; /* heaps are host-addressable: shmemu_ptr gives loadable peers */
 };
 
 /* Which buffers hold count elements per team member, not count; and
@@ -107,6 +109,19 @@ static inline size_t chunk_off(size_t count, int n, int i)
 {
     size_t base = count / (size_t)n, rem = count % (size_t)n;
     return base * (size_t)i + ((size_t)i < rem ? (size_t)i : rem);
+}
+
+/* dst = a OP b, elementwise, wherever the operands live. */
+static inline int coll_reduce(const struct coll *c, void *dst, const void *a, const void *b,
+                              size_t nelems)
+{
+    return shmemu_reduce_local(c->dtype, c->op, dst, a, b, nelems);
+}
+
+/* dst = src, nelems elements, wherever they live. */
+static inline int coll_copy(const struct coll *c, void *dst, const void *src, size_t nelems)
+{
+    return shmemu_copy_local(dst, src, nelems * c->esize);
 }
 
 static inline char *elem(void *p, const struct coll *c, size_t i)

@@ -23,20 +23,14 @@ int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shm
     c->esize = shmemu_dtype_size(dtype);
     if (!c->esize)
         return shmemu_error(SHMEMU_EINVAL, call, "dtype %d is not a shmemu_dtype_t", dtype);
-    if (need_op && !(c->reduce = shmemu__reduce_kernel(dtype, op)))
+    if (need_op && !shmemu_op_valid(op, dtype))
         return shmemu_error(SHMEMU_EINVAL, call, "op %s (%d) does not apply to %s",
                             shmemu_op_name(op), op, shmemu_dtype_name(dtype));
     c->n = shmemu_team_n_pes(team);
     c->me = shmemu_team_my_pe(team);
     if (c->n < 1 || c->me < 0)
         return shmemu_error(SHMEMU_EINVAL, call, "team %d is not a team of this PE", team);
-    /* The reference algorithms keep counters in the team workspace and copy
-     * with the CPU: they need heaps the host can touch (for now). */
-    if (!shmemu_heap_host_accessible())
-        return shmemu_error(SHMEMU_ENOTSUP, call,
-                            "the %s transport's heaps are not host-addressable; the "
-                            "reference collectives need host-addressable heaps",
-                            shmemu_transport_name());
+    c->host = shmemu_heap_host_accessible();
     /* Every byte count below derives from count * esize, times n for the
      * per-member buffers: check it once, here, so that no algorithm sees
      * a wrapped size. */
@@ -76,8 +70,11 @@ int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shm
     for (int i = 0; i < c->n; i++)
         c->pe[i] = shmemu_team_translate_pe(team, i, SHMEMU_TEAM_WORLD);
     c->ws = shmemu_team_workspace(team);
-    c->seq = ++c->ws[W_SEQ];
-    return SHMEMU_OK;
+    c->seq = shmemu_uint64_atomic_fetch_inc(&c->ws[W_SEQ], shmemu_my_pe()) + 1;
+    int st = shmemu_last_status();
+    if (st)
+        shmemu__coll_end(c);
+    return st;
 }
 
 void shmemu__coll_end(struct coll *c)
@@ -125,11 +122,10 @@ int shmemu__coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems,
     size_t bytes = nelems * c->esize;
     if (!bytes)
         return SHMEMU_OK;
-    const void *peer = shmemu_ptr(sym, c->pe[member]);
-    if (peer) {
-        memmove(dst, peer, bytes);
-        return SHMEMU_OK;
-    }
+    /* shmemu_ptr may give a device address: loadable only on host heaps */
+    const void *peer = c->host ? shmemu_ptr(sym, c->pe[member]) : NULL;
+    if (peer)
+        return shmemu_copy_local(dst, peer, bytes);
     return shmemu_getmem(dst, sym, bytes, c->pe[member]);
 }
 
@@ -138,11 +134,9 @@ int shmemu__coll_pull_reduce(struct coll *c, void *dst, const void *mine, const 
 {
     if (!nelems)
         return SHMEMU_OK;
-    const void *peer = shmemu_ptr(sym, c->pe[member]);
-    if (peer) { /* straight out of the peer's memory: no copy */
-        c->reduce(dst, peer, mine, nelems);
-        return SHMEMU_OK;
-    }
+    const void *peer = c->host ? shmemu_ptr(sym, c->pe[member]) : NULL;
+    if (peer) /* straight out of the peer's memory: no copy */
+        return coll_reduce(c, dst, peer, mine, nelems);
     /* No direct access: stage through private memory, a block at a time. */
     char buf[16384];
     size_t per = sizeof(buf) / c->esize;
@@ -152,8 +146,9 @@ int shmemu__coll_pull_reduce(struct coll *c, void *dst, const void *mine, const 
                                c->pe[member]);
         if (st)
             return st;
-        c->reduce((char *)dst + done * c->esize, buf, (const char *)mine + done * c->esize,
-                  k);
+        if ((st = coll_reduce(c, (char *)dst + done * c->esize, buf,
+                              (const char *)mine + done * c->esize, k)))
+            return st;
     }
     return SHMEMU_OK;
 }

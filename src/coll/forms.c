@@ -1,4 +1,5 @@
 /* forms.c - the OpenSHMEM 1.5 team collectives, on top of the generic ones. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll.h"
@@ -32,16 +33,20 @@ int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t
         shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_ENOTSUP, c.call, "more PEs than the workspace holds sizes of");
     }
-    uint64_t *sizes = &c.ws[W_SCRATCH];
+    uint64_t *slots = &c.ws[W_SCRATCH], *sizes = malloc((size_t)c.n * sizeof(uint64_t));
+    if (!sizes) {
+        shmemu__coll_end(&c);
+        return shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory");
+    }
     st = shmemu__coll_sync(&c); /* nobody still uses the scratch for an earlier call */
-    sizes[c.me] = nelems;
-    for (int p = 0; p < c.n && !st; p++) /* my size to everyone */
-        if (p != c.me)
-            st = shmemu_uint64_p(&sizes[c.me], nelems, c.pe[p]);
+    for (int p = 0; p < c.n && !st; p++) /* my size to everyone, me included */
+        st = shmemu_uint64_p(&slots[c.me], nelems, c.pe[p]);
     if (!st)
         st = shmemu__coll_sync(&c);
+    if (!st) /* the slots are heap words: read them as the transport allows */
+        st = shmemu_copy_local(sizes, slots, (size_t)c.n * sizeof(uint64_t));
     size_t total = 0, at = 0;
-    for (int p = 0; p < c.n; p++)
+    for (int p = 0; p < c.n && !st; p++)
         total += sizes[p];
     if (!st && total && shmemu_sym_extent(dest) < total)
         st = shmemu_error(SHMEMU_ERANGE, c.call,
@@ -53,6 +58,7 @@ int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t
     }
     if (!st)
         st = shmemu__coll_sync(&c);
+    free(sizes);
     shmemu__coll_end(&c);
     return st;
 }

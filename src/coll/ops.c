@@ -221,16 +221,3 @@ shmemu__reduce_fn shmemu__reduce_kernel(shmemu_dtype_t dtype, shmemu_op_t op)
 {
     return shmemu_op_valid(op, dtype) ? kernels[dtype][op] : NULL;
 }
-
-int shmemu_reduce_local(shmemu_dtype_t dtype, shmemu_op_t op, void *dst, const void *a,
-                        const void *b, size_t n)
-{
-    shmemu__reduce_fn f = shmemu__reduce_kernel(dtype, op);
-    if (!f)
-        return shmemu_error(SHMEMU_EINVAL, "shmemu_reduce_local",
-                            "op %s (%d) does not apply to dtype %s (%d)", shmemu_op_name(op),
-                            op, shmemu_dtype_name(dtype), dtype);
-    if (n)
-        f(dst, a, b, n);
-    return SHMEMU_OK;
-}

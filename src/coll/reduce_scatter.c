@@ -27,9 +27,9 @@ int shmemu_reduce_scatter_ring(shmemu_team_t team, void *dest, const void *src,
         return st;
     int n = c.n, me = c.me, left = (me + n - 1) % n, right = (me + 1) % n;
     if (n == 1 || !recvcount) {
-        shmemu__coll_copy_in(&c, dest, src, recvcount);
+        st = shmemu__coll_copy_in(&c, dest, src, recvcount);
         shmemu__coll_end(&c);
-        return SHMEMU_OK;
+        return st;
     }
     void *tmp = malloc(recvcount * c.esize);
     if (!tmp) {
@@ -49,8 +49,9 @@ int shmemu_reduce_scatter_ring(shmemu_team_t team, void *dest, const void *src,
                 st = shmemu__coll_wait(&c, W_CONS, (uint64_t)s - 1); /* right copied mine */
         }
         if (!st) {
-            c.reduce(dest, tmp, mine, recvcount);
-            st = shmemu__coll_signal(&c, right, W_PROD, (uint64_t)s);
+            st = coll_reduce(&c, dest, tmp, mine, recvcount);
+            if (!st)
+                st = shmemu__coll_signal(&c, right, W_PROD, (uint64_t)s);
         }
     }
     if (!st)
@@ -77,9 +78,9 @@ int shmemu_reduce_scatter_rhalving(shmemu_team_t team, void *dest, const void *s
         return st;
     int n = c.n, me = c.me;
     if (n == 1 || !recvcount) {
-        shmemu__coll_copy_in(&c, dest, src, recvcount);
+        st = shmemu__coll_copy_in(&c, dest, src, recvcount);
         shmemu__coll_end(&c);
-        return SHMEMU_OK;
+        return st;
     }
     char *work = (char *)&c.ws[W_SCRATCH];
     size_t block = COLL_SCRATCH_BYTES / ((size_t)n * c.esize);
@@ -98,10 +99,10 @@ int shmemu_reduce_scatter_rhalving(shmemu_team_t team, void *dest, const void *s
     for (size_t at = 0; at < recvcount && !st; at += block) {
         size_t b = recvcount - at < block ? recvcount - at : block;
         /* work[ch * b ..] = my src's block of chunk ch */
-        for (int ch = 0; ch < n; ch++)
-            memcpy(work + (size_t)ch * b * c.esize,
-                   (const char *)src + ((size_t)ch * recvcount + at) * c.esize, b * c.esize);
-        if ((st = shmemu__coll_sync(&c)))
+        for (int ch = 0; ch < n && !st; ch++)
+            st = coll_copy(&c, work + (size_t)ch * b * c.esize,
+                           (const char *)src + ((size_t)ch * recvcount + at) * c.esize, b);
+        if (st || (st = shmemu__coll_sync(&c)))
             break;
         if (me < 2 * f.rem) { /* fold in */
             if (f.newrank < 0)
@@ -125,8 +126,8 @@ int shmemu_reduce_scatter_rhalving(shmemu_team_t team, void *dest, const void *s
         }
         char *out = (char *)dest + at * c.esize;
         if (!st && f.newrank >= 0) {
-            memcpy(out, work + (size_t)me * b * c.esize, b * c.esize);
-            if (me < 2 * f.rem)
+            st = coll_copy(&c, out, work + (size_t)me * b * c.esize, b);
+            if (!st && me < 2 * f.rem)
                 st = shmemu__coll_signal(&c, me - 1, W_DOWN, step);
         } else if (!st && !(st = shmemu__coll_wait(&c, W_DOWN, step))) {
             st = shmemu__coll_pull(&c, out, work + (size_t)me * b * c.esize, b, me + 1);

@@ -248,16 +248,18 @@ __attribute__((noinline)) static void snapshot_at_return(void *copy, const void 
 }
 
 /* Every member of the team must hold the same bits as team PE 0 (the
- * collectives that promise it). */
+ * collectives that promise it): mine is my copy, sym where it is on the
+ * heap. */
 static void check_agree(const shmemu_verify_case *vc, struct shared *sh, int call, int me,
-                        shmemu_team_t team, const unsigned char *mine, size_t out)
+                        shmemu_team_t team, const unsigned char *mine, const void *sym,
+                        size_t out)
 {
     size_t es = shmemu_dtype_size(vc->dtype), bytes = out * es;
     unsigned char *theirs = malloc(bytes ? bytes : 1);
     if (!theirs)
         return;
     int pe0 = shmemu_team_translate_pe(team, 0, SHMEMU_TEAM_WORLD);
-    if (shmemu_getmem(theirs, mine, bytes, pe0) == SHMEMU_OK && memcmp(theirs, mine, bytes)) {
+    if (shmemu_getmem(theirs, sym, bytes, pe0) == SHMEMU_OK && memcmp(theirs, mine, bytes)) {
         for (size_t i = 0; i < out; i++) {
             if (shmemu__verify_same_bits(vc->dtype, mine + i * es, theirs + i * es))
                 continue;
@@ -341,33 +343,69 @@ static void check_src(const shmemu_verify_case *vc, struct shared *sh, int call,
     fault(sh, call, me, i / es, why, NULL, NULL);
 }
 
+/* Where the verifier reads and writes a PE's block.  On heaps the host can
+ * touch, the block itself; on others (device memory) a host copy, moved to
+ * and from the heap with shmemu_copy_local at the points below, as a test
+ * on a GPU stages its buffers. */
+struct view {
+    unsigned char *heap, *host;
+};
+
+static void *on_heap(const struct view *v, const void *p)
+{
+    return v->heap + ((const unsigned char *)p - v->host);
+}
+
+static int to_heap(const struct view *v, const void *p, size_t n)
+{
+    return v->host == v->heap ? SHMEMU_OK : shmemu_copy_local(on_heap(v, p), p, n);
+}
+
+static int from_heap(const struct view *v, void *p, size_t n)
+{
+    return v->host == v->heap ? SHMEMU_OK : shmemu_copy_local(p, on_heap(v, p), n);
+}
+
+/* The copy of dest as the collective returned it, into at_return (the
+ * view's, and on the heap too, where check_agree fetches PE 0's). */
+static int keep_at_return(const struct view *v, unsigned char *at_return,
+                          const unsigned char *dest, size_t n)
+{
+    if (v->host == v->heap) {
+        snapshot_at_return(at_return, dest, n);
+        return SHMEMU_OK;
+    }
+    int st = shmemu_copy_local(on_heap(v, at_return), on_heap(v, dest), n);
+    return st ? st : from_heap(v, at_return, n);
+}
+
 static int pe_main(void *arg)
 {
     const struct job *job = arg;
     const shmemu_verify_case *vc = job->vc;
     struct shared *sh = job->sh;
     int np = shmemu_n_pes();
-    if (!shmemu_heap_host_accessible()) { /* it writes inputs with plain stores */
-        char why[160];
-        snprintf(why, sizeof(why),
-                 "the verifier needs host-addressable heaps; the %s transport's are not",
-                 shmemu_transport_name());
-        fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, why, NULL, NULL);
-        return 1;
-    }
     shmemu_team_t team = SHMEMU_TEAM_WORLD;
     if (vc->team == SHMEMU_VERIFY_STRIDED &&
         shmemu_team_split_strided(SHMEMU_TEAM_WORLD, 0, 2, (np + 1) / 2, NULL, 0, &team))
         return 1;
     int n = team_size(vc), me = team == SHMEMU_TEAM_INVALID ? -1 : shmemu_team_my_pe(team);
-    size_t es = shmemu_dtype_size(vc->dtype), in, out;
+    size_t es = shmemu_dtype_size(vc->dtype), in, out, bytes;
     sizes(vc, n, &in, &out);
+    bytes = block_bytes(in, out, es);
     /* Everything on the heap, in one block, not malloc: a PE the job
      * aborts (a deadlock) never returns here to free it, and the heap goes
-     * with the job. */
-    unsigned char *block = shmemu_malloc(block_bytes(in, out, es)), *at = block;
+     * with the job.  (The host copy of a staged heap is the exception.) */
+    unsigned char *block = shmemu_malloc(bytes), *at;
     if (!block)
         return 1;
+    struct view v = {block, block};
+    if (!shmemu_heap_host_accessible() && !(v.host = malloc(bytes))) {
+        fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, "out of memory for the host copy",
+                     NULL, NULL);
+        return 1;
+    }
+    at = v.host;
     struct bufs set[2];
     carve_bufs(vc, &set[0], &at, in, out);
     carve_bufs(vc, &set[1], &at, in, out);
@@ -384,20 +422,23 @@ static int pe_main(void *arg)
                 sh->want[(size_t)k * nref + i] = shmemu__verify_want(vc, k, n, i);
         shmemu__verify_fill(vc, 0, me, set[0].src, in);
     }
+    /* both buffer pairs, guards and poison included */
+    int st = to_heap(&v, v.host, (size_t)(snap - v.host)), k = 0;
     shmemu_barrier_all();
-    int st = SHMEMU_OK, k = 0;
     for (; me >= 0 && k < VERIFY_CALLS && !st; k++) {
         struct bufs *b = &set[k == VERIFY_CALLS - 1];
-        if (k > 0) /* the next call's inputs, at once: src is ours again */
+        if (k > 0) { /* the next call's inputs, at once: src is ours again */
             shmemu__verify_fill(vc, k, me, b->src, in);
+            if ((st = to_heap(&v, b->src, in * es)))
+                break;
+        }
         memcpy(snap, b->src, in * es);
-        st = call_fn(vc, team, b->dest, b->src);
+        st = call_fn(vc, team, on_heap(&v, b->dest), on_heap(&v, b->src));
         /* A collective's result is this PE's as soon as it returns; the
          * barrier below would complete puts still in flight and hide that. */
-        if (!st) {
-            snapshot_at_return(at_return[k], b->dest, out * es);
+        if (!st && !(st = keep_at_return(&v, at_return[k], b->dest, out * es)) &&
+            !(st = from_heap(&v, b->src, in * es)))
             check_src(vc, sh, k, me, b->src, snap, in);
-        }
     }
     if (st) {
         char why[160];
@@ -406,7 +447,7 @@ static int pe_main(void *arg)
         fault_ranked(sh, F_RETURNED, k - 1, me, 0, why, NULL, NULL);
     }
     shmemu_barrier_all();
-    if (me >= 0 && !st) {
+    if (me >= 0 && !st && !(st = from_heap(&v, v.host, (size_t)(snap - v.host)))) {
         int agree = vc->coll == SHMEMU_COLL_ALLREDUCE || vc->coll == SHMEMU_COLL_ALLGATHER ||
                     vc->coll == SHMEMU_COLL_BROADCAST;
         for (int c = 0; c < 2; c++) { /* after the last call on each pair */
@@ -429,10 +470,13 @@ static int pe_main(void *arg)
                 continue;
             check_dest(vc, sh, c, n, me, (const char *)at_return[c], out);
             if (agree && n > 1)
-                check_agree(vc, sh, c, me, team, at_return[c], out);
+                check_agree(vc, sh, c, me, team, at_return[c], on_heap(&v, at_return[c]),
+                            out);
         }
     }
     shmemu_free(block); /* a barrier: nobody reads it any more */
+    if (v.host != block)
+        free(v.host);
     if (team != SHMEMU_TEAM_WORLD)
         shmemu_team_destroy(team);
     return 0;

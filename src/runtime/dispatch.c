@@ -118,12 +118,23 @@ void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off)
     return ptr_of(job->transport, job, pe, off);
 }
 
-int shmemu__tl_local_copy(shmemu__pe *me, size_t dst_off, size_t src_off, size_t n)
+/* Local compute goes to the transport itself, not through a checking
+ * layer: it is this PE's own memory, as a memmove would be on a heap the
+ * host can touch. */
+int shmemu__tl_local_copy(shmemu__pe *me, void *dst, const void *src, size_t n)
 {
     const struct shmemu_transport_ops *t = me->job->transport;
     if (!SHMEMU_TL_HAS(t, local_copy))
         return SHMEMU_ENOTSUP;
-    return t->local_copy(me->tlj, me->pe, dst_off, src_off, n);
+    return t->local_copy(me->tlj, me->pe, dst, src, n);
+}
+
+int shmemu__tl_local_reduce(shmemu__pe *me, const struct shmemu_tl_reduce *d)
+{
+    const struct shmemu_transport_ops *t = me->job->transport;
+    if (!SHMEMU_TL_HAS(t, local_reduce))
+        return SHMEMU_ENOTSUP;
+    return t->local_reduce(me->tlj, me->pe, d);
 }
 
 int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n)

@@ -121,10 +121,11 @@ void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off) SHMEMU_
 int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n)
     SHMEMU__HIDDEN;
 
-/* Copy n bytes from [src_off] to [dst_off] of this PE's own heap inside the
- * transport (heaps the host cannot touch); SHMEMU_ENOTSUP without one. */
-int shmemu__tl_local_copy(shmemu__pe *me, size_t dst_off, size_t src_off, size_t n)
-    SHMEMU__HIDDEN;
+/* Local compute inside the transport, for heaps the host cannot touch: each
+ * pointer is in a heap or in host memory (the contract's local_copy and
+ * local_reduce); SHMEMU_ENOTSUP when the transport has none. */
+int shmemu__tl_local_copy(shmemu__pe *me, void *dst, const void *src, size_t n) SHMEMU__HIDDEN;
+int shmemu__tl_local_reduce(shmemu__pe *me, const struct shmemu_tl_reduce *d) SHMEMU__HIDDEN;
 
 /* ---------------------------------------------------- control words */
 

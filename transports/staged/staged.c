@@ -8,7 +8,8 @@
  *  - heaps are not host-addressable: the addresses PEs see (heap_base) lie
  *    in an inaccessible reservation, so any load or store the core or a
  *    collective makes on heap bytes faults at once; the bytes live in a
- *    private store reached only through this table (rma, amo, local_copy);
+ *    private store reached only through this table (rma, amo, local_copy,
+ *    local_reduce);
  *  - wire-up: each PE publishes a blob with its store's address and size,
  *    and connects to its peers' blobs before it may move a byte (as CUDA
  *    IPC handles or UCX rkeys are exchanged);
@@ -139,6 +140,23 @@ static int staged_connect(struct shmemu_tl_job *job, int pe, const void *const *
 
 /* ----------------------------------------------------------- data path */
 
+/* Where the bytes at p (n of them) really are: a heap address (inside the
+ * reservation PEs see) maps to its PE's store; anything else is host memory
+ * of this process and stays.  NULL for a range that is not wholly inside
+ * one heap (a guard gap). */
+static void *real(const struct shmemu_tl_job *job, const void *p, size_t n)
+{
+    const struct staged_job *sj = job->priv;
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)sj->addr;
+    if (a < lo || a - lo >= sj->addr_len)
+        return (void *)(uintptr_t)p;
+    size_t stride = shmemu_tl_heap_stride(job->heap_size), at = (size_t)(a - lo);
+    size_t pe = at / stride, off = at % stride;
+    if (off > job->heap_size || n > job->heap_size - off)
+        return NULL;
+    return sj->store_base[pe] + off;
+}
+
 static void apply_signal(uint64_t *sig, int op, uint64_t v)
 {
     if (op == SHMEMU_TL_SIG_SET)
@@ -173,11 +191,16 @@ static int staged_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
     if (!me || !me->peer)
         return SHMEMU_EINVAL; /* not wired up: the core never lets this happen */
     char *at = me->peer[d->pe] + d->off;
+    /* The local side may be symmetric too (a get into the heap, a put from
+     * it), as device memory may be on both ends of a copy. */
+    char *local = d->nbytes ? real(job, d->local, d->nbytes) : NULL;
+    if (d->nbytes && !local)
+        return SHMEMU_ERANGE;
     if (d->op == SHMEMU_TL_GET) {
-        memcpy(d->local, at, d->nbytes);
+        memcpy(local, at, d->nbytes);
         return SHMEMU_OK;
     }
-    struct nbi q = {at, d->local, d->nbytes, NULL, d->sig_op, d->sig_value};
+    struct nbi q = {at, local, d->nbytes, NULL, d->sig_op, d->sig_value};
     if (d->sig_op != SHMEMU_TL_SIG_NONE)
         q.sig = (uint64_t *)(void *)(me->peer[d->pe] + d->sig_off);
     if (!d->nbi) {
@@ -199,11 +222,30 @@ static int staged_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d)
     return shmemu_tl_cpu_amo(me->peer[d->pe] + d->off, d) ? SHMEMU_EINVAL : SHMEMU_OK;
 }
 
-static int staged_local_copy(struct shmemu_tl_job *job, int pe, size_t dst_off,
-                             size_t src_off, size_t n)
+static int staged_local_copy(struct shmemu_tl_job *job, int pe, void *dst, const void *src,
+                             size_t n)
 {
-    char *store = ((struct staged_job *)job->priv)->store_base[pe];
-    memmove(store + dst_off, store + src_off, n);
+    (void)pe;
+    void *d = real(job, dst, n);
+    const void *s = real(job, src, n);
+    if (!d || !s)
+        return SHMEMU_ERANGE;
+    memmove(d, s, n);
+    return SHMEMU_OK;
+}
+
+/* As a device would: the operands made visible to the compute unit (here,
+ * the CPU), then the kernel the core hands over. */
+static int staged_local_reduce(struct shmemu_tl_job *job, int pe,
+                               const struct shmemu_tl_reduce *r)
+{
+    (void)pe;
+    size_t bytes = r->n * r->esize;
+    void *d = real(job, r->dst, bytes);
+    const void *a = real(job, r->a, bytes), *b = real(job, r->b, bytes);
+    if (!d || !a || !b)
+        return SHMEMU_ERANGE;
+    r->cpu(d, a, b, r->n);
     return SHMEMU_OK;
 }
 
@@ -226,4 +268,5 @@ const struct shmemu_transport_ops shmemu_staged_ops = {
     .wireup_connect = staged_connect,
     .progress = staged_quiet, /* everything outstanding goes at once */
     .local_copy = staged_local_copy,
+    .local_reduce = staged_local_reduce,
 };
