@@ -123,10 +123,12 @@ test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_L
 	@scripts/run-tests.sh $(TEST_BIN)
 
 # The architecture's rules, checked on every test run: no include cycle
-# among the library's modules; only the public API exported, nothing
-# unprefixed in the static library.
+# among the library's modules; the control area's layout used by the
+# control plane alone; only the public API exported, nothing unprefixed in
+# the static library.
 check-tree: lib
 	@scripts/check-includes.sh
+	@scripts/check-plane.sh
 	@CC="$(CC)" scripts/check-symbols.sh $(BUILD)
 
 asan:

@@ -174,12 +174,16 @@ static int body_local(void *arg)
     PE_CHECK_EQ(b[0], 0);
     for (size_t i = 1; i < 16; i++)
         PE_CHECK_EQ(b[i], (int64_t)i - 1);
-    /* misuse: one line and a status, never a fault */
+    /* misuse: one line and a status, never a fault (the error mode is the
+     * job's: every PE is in RETURN mode before any misuses, and done before
+     * any goes back) */
     shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    PE_CHECK_OK(shmemu_barrier_all());
     PE_CHECK_EQ(shmemu_copy_local(NULL, h, 8), SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_reduce_local(SHMEMU_FLOAT, SHMEMU_BXOR, h, h, h, 1), SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_copy_local(b, (char *)h + ((size_t)64 << 20), 8),
                 SHMEMU_ERANGE); /* the gap after the 16 MiB heap */
+    PE_CHECK_OK(shmemu_barrier_all());
     shmemu_set_error_mode(SHMEMU_ERRORS_ABORT);
     free(a);
     free(b);

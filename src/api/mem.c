@@ -5,6 +5,7 @@
 
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
+#include "ctl/plane.h"
 #include "ctl/wait.h"
 
 
@@ -108,10 +109,12 @@ int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec
     int st = rec->kind == REC_COLL ? SHMEMU_OK : shmemu__complete(me, call, 1);
     if (st)
         return st;
-    const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    struct shmemu__team_geom t;
+    if (shmemu__plane_team(me, slot, &t))
+        return shmemu__fail(me, SHMEMU_EINVAL, call, "team slot %d holds no team", slot);
     rec->seq = ++me->rec_seq[slot];
     rec->team = slot;
-    me->ctl_me->rec = *rec;
+    shmemu__plane_publish(me, rec);
     /* Every control collective finds a mismatch here, at its first sync,
      * and then syncs exactly once more: however PEs' calls differ, they
      * leave in step and the team stays usable (RETURN mode). */
@@ -119,9 +122,9 @@ int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec
     if (st && st != SHMEMU_EMISMATCH)
         return st;
     int mixed = st == SHMEMU_EMISMATCH;
-    for (int i = 0; i < t->size; i++) {
-        int p = t->start + i * t->stride;
-        const struct shmemu__rec *r = &shmemu__ctl_pe(me->ctl, p)->rec;
+    for (int i = 0; i < t.size; i++) {
+        int p = t.start + i * t.stride;
+        const struct shmemu__rec *r = shmemu__plane_record(me, p);
         int same = r->seq == rec->seq && r->kind == rec->kind && r->team == rec->team &&
                    memcmp(r->a, rec->a, (size_t)nargs * sizeof(rec->a[0])) == 0;
         if (same)
@@ -142,14 +145,14 @@ int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec
             describe(r, d, sizeof(d));
             snprintf(theirs, sizeof(theirs), "passed %s", d);
         }
-        shmemu__collective_fail(me, me->pe == t->start, SHMEMU_EMISMATCH, call,
+        shmemu__collective_fail(me, me->pe == t.start, SHMEMU_EMISMATCH, call,
                                 "PEs disagree: PE %d passed %s but PE %d %s", me->pe, mine,
                                 p, theirs);
         mixed = 2;
         break;
     }
     if (mixed == 1) /* the records agree, yet some member was in a plain sync */
-        shmemu__collective_fail(me, me->pe == t->start, SHMEMU_EMISMATCH, call,
+        shmemu__collective_fail(me, me->pe == t.start, SHMEMU_EMISMATCH, call,
                                 "PEs disagree: PE %d is in %s but other members of the "
                                 "team are in a barrier or team sync",
                                 me->pe, rec_name(rec->kind));

@@ -36,6 +36,8 @@ static SHMEMU__ALWAYS_INLINE int rma_op(const char *call, int op, int nbi, const
                                  op == SHMEMU_TL_PUT ? "put" : "get");
     if (op == SHMEMU_TL_PUT) {
         shmemu__notify(me, pe);
+        if (d.nbi)
+            shmemu__nbi_issued(me, pe);
     } else if (poll) { /* a _g: the way a flag is polled (livelock.h) */
         if (shmemu__poll_due(me)) {
             uint64_t v = 0;
@@ -149,6 +151,8 @@ static SHMEMU__ALWAYS_INLINE int put_signal(const char *call, int nbi, void *des
     if (SHMEMU__UNLIKELY((st = shmemu__tl_rma(me, &d))))
         return shmemu__tl_failed(me, st, call, "a put with signal");
     shmemu__notify(me, pe);
+    if (d.nbi)
+        shmemu__nbi_issued(me, pe);
     return shmemu__ok();
 }
 

@@ -9,6 +9,8 @@ int shmemu__complete(shmemu__pe *me, const char *call, int quiet)
     /* Also a full memory fence: puts already delivered by plain stores must
      * be ordered before what follows (a flag, a barrier arrival). */
     shmemu__full_fence();
+    if (quiet)
+        shmemu__notify_delivered(me);
     if (st)
         return shmemu__tl_failed(me, st, call, "to complete outstanding operations");
     return SHMEMU_OK;

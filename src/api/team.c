@@ -1,6 +1,6 @@
 /*
- * team.c - teams: strided subsets of the world, each with a slot in the
- * control area that holds its membership and its barrier.
+ * team.c - teams: strided subsets of the world, each with a slot of the
+ * control plane (src/ctl/plane.h) that holds its membership and its barrier.
  *
  * Every team, however it was split, is a strided set of world PEs (a strided
  * subset of a strided set is strided), so a slot stores (start, stride, size)
@@ -11,11 +11,13 @@
 #include <string.h>
 
 #include "runtime/core.h"
+#include "ctl/plane.h"
 #include "ctl/wait.h"
 
 struct team_view {
     int slot;
     int start, stride, size; /* world numbering */
+    int num_contexts;        /* from the team's config */
     int me;                  /* this PE's index in the team, or -1 */
 };
 
@@ -30,11 +32,6 @@ static int member_index(int start, int stride, int size, int pe)
     return i >= 0 && i < size ? i : -1;
 }
 
-static int slot_used(const struct shmemu__ctl *c, int slot)
-{
-    return (int)(atomic_load(&c->team_used[slot / 64]) >> (slot % 64) & 1);
-}
-
 /* 0 and *v filled, -1 for a handle that names no live team, -2 for a
  * team this PE destroyed. */
 static int decode(shmemu__pe *me, shmemu_team_t h, struct team_view *v)
@@ -43,22 +40,25 @@ static int decode(shmemu__pe *me, shmemu_team_t h, struct team_view *v)
         return -1;
     int slot = h % SHMEMU__TEAMS_MAX;
     uint32_t epoch = (uint32_t)(h / SHMEMU__TEAMS_MAX);
-    struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    struct shmemu__team_geom t;
     if (me->team_gone[slot] == h && slot != 0)
         return -2;
-    if (!slot_used(me->ctl, slot) || atomic_load(&t->epoch) != epoch)
+    if (shmemu__plane_team(me, slot, &t) || t.epoch != epoch)
         return -1;
     v->slot = slot;
-    v->start = t->start;
-    v->stride = t->stride;
-    v->size = t->size;
+    v->start = t.start;
+    v->stride = t.stride;
+    v->size = t.size;
+    v->num_contexts = t.num_contexts;
     v->me = member_index(v->start, v->stride, v->size, me->pe);
     return 0;
 }
 
-static shmemu_team_t encode(const struct shmemu__ctl_team *t, int slot)
+/* The handle of the team in slot as of epoch.  The epoch wraps where the
+ * handle would overflow; decode compares it the same way. */
+static shmemu_team_t encode(uint32_t epoch, int slot)
 {
-    uint32_t epoch = atomic_load(&t->epoch) % (uint32_t)(INT32_MAX / SHMEMU__TEAMS_MAX);
+    epoch %= (uint32_t)(INT32_MAX / SHMEMU__TEAMS_MAX);
     return (shmemu_team_t)(slot + SHMEMU__TEAMS_MAX * (int)epoch);
 }
 
@@ -101,25 +101,10 @@ void *shmemu_team_workspace(shmemu_team_t team)
 static int claim_slot(shmemu__pe *me, int start, int stride, int size,
                       const shmemu_team_config_t *config, long mask)
 {
-    struct shmemu__ctl *c = me->ctl;
-    for (int slot = 0; slot < SHMEMU__TEAMS_MAX; slot++) {
-        _Atomic uint64_t *word = &c->team_used[slot / 64];
-        uint64_t bit = (uint64_t)1 << (slot % 64), w = atomic_load(word);
-        if ((w & bit) || !atomic_compare_exchange_strong(word, &w, w | bit))
-            continue;
-        struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
-        t->start = start;
-        t->stride = stride;
-        t->size = size;
-        t->num_contexts = config && (mask & SHMEMU_TEAM_NUM_CONTEXTS) ? config->num_contexts : 0;
-        atomic_store(&t->arrived, 0);
-        /* keep the generation, drop any stale sleeper count */
-        atomic_store(&t->sleep, (uint64_t)(uint32_t)atomic_load(&t->sleep));
-        atomic_store(&t->refs, size);
-        atomic_fetch_add(&t->epoch, 1); /* publishes the fields above */
-        return slot;
-    }
-    return -1;
+    struct shmemu__team_geom g = {
+        .start = start, .stride = stride, .size = size,
+        .num_contexts = config && (mask & SHMEMU_TEAM_NUM_CONTEXTS) ? config->num_contexts : 0};
+    return shmemu__plane_team_claim(me, &g);
 }
 
 /* One new team of a split, seen from one parent PE: its members, in parent
@@ -151,7 +136,7 @@ static int create_teams(shmemu__pe *me, const char *call, const struct team_view
                              "that are no longer needed)",
                              SHMEMU__TEAMS_MAX);
         }
-        atomic_store(&me->ctl_me->rec.out[k], slot);
+        shmemu__plane_publish_out(me, k, slot);
     }
     int st = shmemu__team_sync(me, pv->slot, call);
     if (st)
@@ -162,12 +147,13 @@ static int create_teams(shmemu__pe *me, const char *call, const struct team_view
         if (!n->size)
             continue;
         int leader = pv->start + n->pstart * pv->stride;
-        int slot = atomic_load(&shmemu__ctl_pe(me->ctl, leader)->rec.out[k]);
-        if (slot < 0) {
+        int slot = shmemu__plane_out(me, leader, k);
+        struct shmemu__team_geom g;
+        if (slot < 0 || shmemu__plane_team(me, slot, &g)) {
             failed = 1;
             continue;
         }
-        *out[k] = encode(shmemu__ctl_team(me->ctl, slot), slot);
+        *out[k] = encode(g.epoch, slot);
         me->rec_seq[slot] = 0; /* this team's control calls start here */
         /* A reused slot's workspace still holds the last team's words. */
         shmemu__own_heap_fill(me, workspace_off(me, slot), NULL, SHMEMU_TEAM_WORKSPACE_BYTES);
@@ -296,7 +282,7 @@ int shmemu_team_get_config(shmemu_team_t team, long config_mask,
     if (st)
         return st;
     if (config_mask & SHMEMU_TEAM_NUM_CONTEXTS)
-        config->num_contexts = shmemu__ctl_team(me->ctl, v.slot)->num_contexts;
+        config->num_contexts = v.num_contexts;
     return shmemu__ok();
 }
 
@@ -364,10 +350,7 @@ void shmemu_team_destroy(shmemu_team_t team)
     struct team_view v;
     if (member_view(me, call, team, &v))
         return;
-    struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, v.slot);
     me->team_gone[v.slot] = team;
-    if (atomic_fetch_sub(&t->refs, 1) == 1) /* the last member frees the slot */
-        atomic_fetch_and(&me->ctl->team_used[v.slot / 64],
-                         ~((uint64_t)1 << (v.slot % 64)));
+    shmemu__plane_team_leave(me, v.slot);
     shmemu__ok();
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "ctl/plane.h"
 #include "hooks.h"
 #include "internal.h"
 #include "race.h"
@@ -225,8 +226,7 @@ void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
     struct shmemu__chk *k = me->chk;
     k->call = call;
     k->site = site;
-    atomic_store_explicit(&me->ctl_me->last_call, (uintptr_t)call, memory_order_relaxed);
-    atomic_store_explicit(&me->ctl_me->last_site, (uintptr_t)site, memory_order_relaxed);
+    shmemu__plane_last_call(me, call, site);
     if (!k->fuzz)
         return;
     /* Progress for a PE that polls (test, g) instead of waiting: what has

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "ctl/plane.h"
 #include "runtime/dispatch.h"
 #include "hooks.h"
 #include "internal.h"
@@ -225,7 +226,7 @@ void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nby
              (unsigned long long)hit.y_lo, (unsigned long long)hit.y_hi, me->pe);
 }
 
-static int in_team(const struct shmemu__ctl_team *t, int p)
+static int in_team(const struct shmemu__team_geom *t, int p)
 {
     int rel = p - t->start;
     if (!t->stride)
@@ -239,7 +240,9 @@ void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
     shmemu__chk_bump_activity(me, 1);
     if (!k->n || !me->job->check_ctl_off)
         return;
-    const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    struct shmemu__team_geom g, *t = &g;
+    if (shmemu__plane_team(me, slot, &g))
+        return;
     size_t inflight = 0, first = SIZE_MAX;
     for (size_t j = 0; j < k->n; j++) {
         int p = shmemu__chk_target_of(&k->q[j]);

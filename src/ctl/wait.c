@@ -166,6 +166,20 @@ static int check_stuck(shmemu__pe *me)
 
 /* ------------------------------------------------------------ value waits */
 
+void shmemu__notify_delivered_slow(shmemu__pe *me)
+{
+    me->nbi_any = 0;
+    for (int w = 0; w < (me->npes + 63) / 64; w++) {
+        uint64_t bits = me->nbi_dirty[w];
+        me->nbi_dirty[w] = 0;
+        while (bits) {
+            int b = __builtin_ctzll(bits);
+            bits &= bits - 1;
+            shmemu__notify(me, w * 64 + b);
+        }
+    }
+}
+
 void shmemu__notify_slow(struct shmemu__job *job, int pe)
 {
     struct shmemu__ctl *c = job->tl.ctl;
@@ -215,6 +229,7 @@ static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
         for (unsigned i = 1;; i++) {
             shmemu__cpu_relax();
             shmemu__tl_progress(me);
+            shmemu__notify_delivered(me);
             if (ready(me, arg))
                 return 1;
             if ((i & 63) == 0) {
@@ -241,6 +256,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
                        shmemu__ready_fn ready, void *arg)
 {
     shmemu__tl_progress(me); /* what we issued must move before we sleep */
+    shmemu__notify_delivered(me);
     if (ready(me, arg))
         return SHMEMU_OK;
     int st;
@@ -465,6 +481,7 @@ static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, i
         return SHMEMU_OK;
     }
     shmemu__tl_progress(me);
+    shmemu__notify_delivered(me);
     uint64_t add = 1 + ((uint64_t)ctl << 32);
     uint64_t old = atomic_fetch_add_explicit(&t->arrived, add, memory_order_acq_rel);
     if ((uint32_t)old != size - 1)

@@ -51,6 +51,26 @@ static inline void shmemu__notify(shmemu__pe *me, int pe)
         shmemu__notify_slow(me->job, pe);
 }
 
+void shmemu__notify_delivered_slow(shmemu__pe *me) SHMEMU__HIDDEN;
+
+/* A nonblocking put to pe that the transport may deliver later (quiet,
+ * progress): its target is notified again then, or a PE asleep on the
+ * value would never learn that it arrived. */
+static inline void shmemu__nbi_issued(shmemu__pe *me, int pe)
+{
+    if (me->nbi_dirty) {
+        me->nbi_dirty[pe / 64] |= (uint64_t)1 << (pe % 64);
+        me->nbi_any = 1;
+    }
+}
+
+/* After quiet or progress: wake the targets of the puts it delivered. */
+static inline void shmemu__notify_delivered(shmemu__pe *me)
+{
+    if (SHMEMU__UNLIKELY(me->nbi_any))
+        shmemu__notify_delivered_slow(me);
+}
+
 /* Barrier over the members of team slot (arrival only; no quiet).  Returns
  * SHMEMU_OK or a failure status, already reported through shmemu__fail. */
 int shmemu__team_sync(shmemu__pe *me, int slot, const char *call) SHMEMU__HIDDEN;

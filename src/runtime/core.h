@@ -4,8 +4,8 @@
  * A struct shmemu__job lives in each process that takes part in a job (the
  * launcher and, for process transports, every PE process).  A struct
  * shmemu__pe is one PE's private state; the thread driving that PE reaches it
- * through the thread-local shmemu__self.  What other PEs must see lives in
- * the shared control area (ctl.h), never here.
+ * through the thread-local shmemu__self.  What other PEs must see belongs to
+ * the control plane (src/ctl/plane.h), never here.
  */
 #ifndef SHMEMU_CORE_H
 #define SHMEMU_CORE_H
@@ -65,6 +65,10 @@ typedef struct shmemu__pe {
     size_t heap_size;
     int pe;
     int npes;
+    /* The control plane's (src/ctl/plane.h): the word every call tests for
+     * an abort, and this PE's place in the shared control area (read by
+     * src/ctl/ alone). */
+    const _Atomic int32_t *abort_word;
     struct shmemu__ctl *ctl;
     struct shmemu__ctl_pe *ctl_me;
     struct shmemu_tl_job *tlj;
@@ -97,6 +101,10 @@ typedef struct shmemu__pe {
      * though members that have not destroyed it yet still use the slot. */
     shmemu_team_t team_gone[SHMEMU__TEAMS_MAX];
     size_t any_turn; /* where wait_until_any starts looking: fairness */
+    /* PEs with a nonblocking put of ours the transport may still hold
+     * (bit per PE): woken again once quiet or progress delivered it. */
+    uint64_t *nbi_dirty;
+    int nbi_any;
     /* Livelock detection's slow path (livelock.c): words sampled lately
      * and their values, and since when none changed. */
     struct shmemu__poll_state {
@@ -142,7 +150,7 @@ void shmemu__wake_all(struct shmemu__job *job) SHMEMU__HIDDEN;
 
 static inline int shmemu__aborted(const shmemu__pe *me)
 {
-    return atomic_load_explicit(&me->ctl->abort_status, memory_order_relaxed);
+    return atomic_load_explicit(me->abort_word, memory_order_relaxed);
 }
 
 /* "function+0x1c" for a code address of this process (a thread-local
@@ -208,8 +216,6 @@ static inline int shmemu__check_sym(shmemu__pe *me, const char *call,
 int shmemu__job_create(const shmemu_opts *opts, const char *call,
                        struct shmemu__job **job_p) SHMEMU__HIDDEN;
 void shmemu__job_free(struct shmemu__job *job) SHMEMU__HIDDEN;
-/* What shmemu_launch returns for a job that has ended. */
-int shmemu__job_result(struct shmemu__job *job) SHMEMU__HIDDEN;
 /* Every PE (thread or process) runs this: pe_main between an implicit init
  * and an implicit finalize. */
 int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe) SHMEMU__HIDDEN;
@@ -235,9 +241,6 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
  * created after. */
 extern int shmemu__process_error_mode SHMEMU__HIDDEN;
 
-/* Leave the job (finalize or return from pe_main); life is
- * SHMEMU__LIFE_DEPARTED or SHMEMU__LIFE_FAILED. */
-void shmemu__depart(shmemu__pe *me, int life, int rc) SHMEMU__HIDDEN;
 
 /* Copy src_or_null (NULL: zeros) over n bytes at off of this PE's own heap. */
 void shmemu__own_heap_fill(shmemu__pe *me, size_t off, const void *src_or_null, size_t n)

@@ -1,4 +1,5 @@
-/* error.c - status texts, one-line error reports, and aborting a job. */
+/* error.c - status texts and one-line error reports (aborting a job is the
+ * control plane's: src/ctl/plane.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "ctl/plane.h"
 #include "ctl/wait.h"
 
 _Thread_local shmemu__pe *shmemu__self;
@@ -45,24 +47,6 @@ void shmemu__emit(const char *line)
     }
 }
 
-int shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
-                      const char *msg, const char *report)
-{
-    struct shmemu__ctl *c = job->tl.ctl;
-    int expected = 0, won = 0;
-    if (atomic_compare_exchange_strong(&c->abort_status, &expected, status)) {
-        won = 1;
-        atomic_store(&c->abort_pe, pe);
-        atomic_store(&c->abort_rc, rc);
-        shmemu__strlcpy(c->abort_msg, msg ? msg : "", sizeof(c->abort_msg));
-        /* Claim the report before anyone wakes and prints a line of its own. */
-        if (report && atomic_exchange(&c->reported, 1) == 0)
-            shmemu__emit(report);
-    }
-    shmemu__wake_all(job);
-    return won;
-}
-
 int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, ...)
 {
     char msg[400], line[512];
@@ -78,16 +62,15 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     }
     snprintf(line, sizeof(line), "shmemu: PE %d/%d %s: %s\n", me->pe, me->npes,
              call, msg);
-    struct shmemu__ctl *c = me->ctl;
-    if (!job_wide(status) || atomic_exchange(&c->reported, 1) == 0)
+    if (!job_wide(status) || shmemu__plane_claim_report(me->job))
         shmemu__emit(line);
 
-    int abort_mode = atomic_load(&c->error_mode) == SHMEMU_ERRORS_ABORT;
+    int abort_mode = shmemu__plane_error_mode(me->job) == SHMEMU_ERRORS_ABORT;
     if (abort_mode || job_wide(status)) {
         line[strlen(line) - 1] = '\0';
         /* Our line is the report: claim it before the abort wakes the
          * others, or one released at once prints a line of its own. */
-        atomic_store(&c->reported, 1);
+        (void)shmemu__plane_claim_report(me->job);
         shmemu__abort_job(me->job, job_wide(status) ? status : SHMEMU_EABORTED,
                           me->pe, status, line + strlen("shmemu: "), NULL);
     }

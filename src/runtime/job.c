@@ -11,6 +11,7 @@
 #include "check/check.h"
 #include "core.h"
 #include "dispatch.h"
+#include "ctl/plane.h"
 #include "ctl/wait.h"
 
 /* More PEs than this is surely a typo, and would exhaust threads anyway. */
@@ -27,31 +28,6 @@ void shmemu__job_free(struct shmemu__job *job)
     free(job->tl.heap_base);
     free(job->tl.priv);
     free(job);
-}
-
-static void ctl_init(struct shmemu__job *job, int error_mode)
-{
-    struct shmemu__ctl *c = job->tl.ctl;
-    c->magic = SHMEMU__CTL_MAGIC;
-    c->layout = SHMEMU__CTL_LAYOUT;
-    c->npes = job->tl.npes;
-    c->teams_max = SHMEMU__TEAMS_MAX;
-    c->heap_size = job->tl.heap_size;
-    atomic_store(&c->error_mode, error_mode);
-    atomic_store(&c->abort_pe, -1);
-    /* Slots 0 and 1: SHMEMU_TEAM_WORLD and SHMEMU_TEAM_SHARED (every PE of a
-     * job shares memory on the transports that exist), epoch 0. */
-    atomic_store(&c->team_used[0], 3);
-    for (int slot = 0; slot < 2; slot++) {
-        struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
-        t->start = 0;
-        t->stride = 1;
-        t->size = job->tl.npes;
-        atomic_store(&t->refs, job->tl.npes);
-    }
-    /* Fence-free updates need every process of the job to take part. */
-    job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
-    c->notify_light = shmemu__membarrier_register(job->notify_global);
 }
 
 static void pick_wait_policy(struct shmemu__job *job)
@@ -119,7 +95,7 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     /* The team workspaces come on top of what the user asked for. */
     job->tl.heap_size =
         exact ? heap : SHMEMU__ROUND_UP(heap + SHMEMU__WORKSPACE_TOTAL, SHMEMU_TL_HEAP_ALIGN);
-    job->tl.ctl_size = shmemu__ctl_size(npes);
+    job->tl.ctl_size = shmemu__plane_size(npes);
     shmemu__check_layer(job);
     size_t check_bytes = shmemu__check_ctl_size(job);
     if (check_bytes) {
@@ -176,7 +152,7 @@ int shmemu__job_create(const shmemu_opts *opts, const char *call,
                             "%zu-byte heaps: %s",
                             name, opts->npes, heap, *why ? why : shmemu_strerror(st));
     }
-    ctl_init(job, shmemu__process_error_mode >= 0 ? shmemu__process_error_mode
+    shmemu__plane_init(job, shmemu__process_error_mode >= 0 ? shmemu__process_error_mode
                                                   : job->params.ERRORS);
     shmemu__check_ctl_init(job);
     *job_p = job;
@@ -233,9 +209,7 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
         shmemu__job_free(job);
         return shmemu__fail(NULL, st, call, "PE %ld could not join the job: %s", pe, why);
     }
-    const struct shmemu__ctl *c = job->tl.ctl;
-    if (c->magic != SHMEMU__CTL_MAGIC || c->layout != SHMEMU__CTL_LAYOUT ||
-        c->npes != npes || c->heap_size != job->tl.heap_size) {
+    if (!shmemu__plane_matches(job)) {
         shmemu__job_free(job);
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
                             "the job's control area does not match this program's "
@@ -244,22 +218,6 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
     job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
     *job_p = job;
     *pe_p = (int)pe;
-    return SHMEMU_OK;
-}
-
-/* What shmemu_launch returns: the abort's result, else the first PE that
- * returned nonzero. */
-int shmemu__job_result(struct shmemu__job *job)
-{
-    struct shmemu__ctl *c = job->tl.ctl;
-    if (atomic_load(&c->abort_status))
-        return atomic_load(&c->abort_rc) ? atomic_load(&c->abort_rc)
-                                         : atomic_load(&c->abort_status);
-    for (int p = 0; p < c->npes; p++) {
-        struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, p);
-        if (cp->rc_set && cp->rc)
-            return cp->rc;
-    }
     return SHMEMU_OK;
 }
 
@@ -393,7 +351,7 @@ int shmemu_launch(const shmemu_opts *opts, int (*pe_main)(void *arg), void *arg)
     if (watching)
         watchdog_stop(&wd);
     if (st == SHMEMU_OK)
-        st = shmemu__job_result(job);
+        st = shmemu__plane_result(job);
     st = shmemu__check_job_end(job, st);
     shmemu__job_free(job);
     return shmemu__last_status = st;

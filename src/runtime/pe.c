@@ -10,6 +10,7 @@
 #include "core.h"
 #include "dispatch.h"
 #include "ctl/livelock.h"
+#include "ctl/plane.h"
 #include "ctl/wait.h"
 
 int shmemu__process_error_mode = -1;
@@ -45,6 +46,7 @@ static void pe_free(shmemu__pe *me)
 {
     shmemu__check_pe_fini(me);
     shmemu__heap_fini(&me->alloc);
+    free(me->nbi_dirty);
     free(me);
 }
 
@@ -60,15 +62,10 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     me->npes = job->tl.npes;
     me->heap = job->tl.heap_base[pe];
     me->heap_size = job->tl.heap_size;
-    me->ctl = job->tl.ctl;
-    me->ctl_me = shmemu__ctl_pe(me->ctl, pe);
     me->tlj = &job->tl;
     me->refs = 1;
     shmemu__poll_init(me, (int64_t)(job->params.LIVELOCK * 1e9));
-    /* A PE process forked or exec'd from the creator registers anew; if it
-     * cannot, the job's fence-free updates would be unsafe: refuse. */
-    me->notify_light = me->ctl->notify_light;
-    if (me->notify_light && !shmemu__membarrier_register(job->notify_global)) {
+    if (shmemu__plane_pe_start(me)) {
         shmemu__heap_fini(&me->alloc);
         free(me);
         return NULL;
@@ -81,19 +78,17 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
         free(me);
         return NULL;
     }
-    atomic_store(&me->ctl_me->pid, (int32_t)getpid());
-    atomic_store(&me->ctl_me->life, SHMEMU__LIFE_RUNNING);
+    /* A transport that may hold nonblocking puts: their targets are woken
+     * again when they are delivered (wait.h). */
+    if (me->nbi_ok &&
+        !(me->nbi_dirty = calloc((size_t)(me->npes + 63) / 64, sizeof(uint64_t)))) {
+        shmemu__check_pe_fini(me);
+        shmemu__heap_fini(&me->alloc);
+        free(me);
+        return NULL;
+    }
+    shmemu__plane_pe_running(me);
     return me;
-}
-
-void shmemu__depart(shmemu__pe *me, int life, int rc)
-{
-    struct shmemu__ctl_pe *cp = me->ctl_me;
-    cp->rc = rc;
-    atomic_store(&cp->rc_set, 1);
-    atomic_store(&cp->life, (uint32_t)life);
-    atomic_fetch_add(&me->ctl->ndeparted, 1);
-    shmemu__after_departure(me);
 }
 
 /* Complete what this PE left outstanding before it leaves. */
@@ -101,6 +96,7 @@ static void drain(shmemu__pe *me)
 {
     (void)shmemu__tl_complete(me, 1);
     shmemu__full_fence();
+    shmemu__notify_delivered(me);
 }
 
 /* Runs on every PE (its thread or process): the user's pe_main between an
@@ -238,7 +234,7 @@ int shmemu_set_error_mode(int mode)
                             "SHMEMU_ERRORS_RETURN",
                             mode);
     if (shmemu__self)
-        atomic_store(&shmemu__self->ctl->error_mode, mode);
+        shmemu__plane_set_error_mode(shmemu__self->job, mode);
     else
         shmemu__process_error_mode = mode;
     return shmemu__ok();

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl/plane.h"
 #include "ctl/wait.h"
 
 /* After an abort, PEs that have not left get SIGTERM, then SIGKILL. */
@@ -40,13 +41,10 @@ static void signal_name(int sig, char *buf, size_t len)
 void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
 {
     struct shmemu__job *job = tl->core;
-    struct shmemu__ctl *c = tl->ctl;
-    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, pe);
-    uint32_t life = atomic_load(&cp->life);
     int status = how == SHMEMU_TL_EXIT_SIGNAL ? 128 + code
                  : how == SHMEMU_TL_EXIT_CODE ? code
                                               : 127;
-    if (life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED) {
+    if (shmemu__plane_pe_ended(job, pe)) {
         /* It left through the library: a failure it had, it reported. */
         if (status && !job->first_failure)
             job->first_failure = status;
@@ -54,13 +52,11 @@ void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
     }
     if (!job->first_failure)
         job->first_failure = status ? status : 1;
-    atomic_store(&cp->life, SHMEMU__LIFE_FAILED);
-    atomic_fetch_add(&c->ndeparted, 1);
-    if (atomic_load(&c->abort_status) && job->signals_sent)
+    if (shmemu__plane_abort_status(job) && job->signals_sent)
         return; /* one of the PEs we signalled after the abort */
 
     char msg[200], report[240], sig[24];
-    int pid = (int)atomic_load(&cp->pid);
+    int pid = shmemu__plane_pid(job, pe);
     if (how == SHMEMU_TL_EXIT_SIGNAL) {
         signal_name(code, sig, sizeof(sig));
         snprintf(msg, sizeof(msg), "PE %d (pid %d) killed by %s", pe, pid, sig);
@@ -100,19 +96,18 @@ void shmemu__timeout_report(struct shmemu__job *job)
 int shmemu__tick(struct shmemu_tl_job *tl)
 {
     struct shmemu__job *job = tl->core;
-    struct shmemu__ctl *c = tl->ctl;
     int sig = forwarded;
     if (sig) {
         forwarded = 0;
         return sig; /* the user's ^C or kill: to every PE */
     }
     int64_t now = shmemu__now_ns();
-    if (job->deadline_ns && now > job->deadline_ns && !atomic_load(&c->abort_status)) {
+    if (job->deadline_ns && now > job->deadline_ns && !shmemu__plane_abort_status(job)) {
         shmemu__timeout_report(job);
         if (!job->first_failure)
             job->first_failure = 124; /* as timeout(1) */
     }
-    if (!atomic_load(&c->abort_status))
+    if (!shmemu__plane_abort_status(job))
         return 0;
     if (!job->abort_seen_ns)
         job->abort_seen_ns = now;
@@ -195,7 +190,7 @@ static int exec_entry(struct shmemu_tl_job *tl, int pe)
 {
     struct shmemu__job *job = tl->core;
     char v[32];
-    atomic_store(&shmemu__ctl_pe(tl->ctl, pe)->pid, (int32_t)getpid());
+    shmemu__plane_set_pid(job, pe, (int)getpid());
     int ok = setenv("SHMEMU_RUN_TRANSPORT", shmemu__tl_name(job), 1) == 0;
     snprintf(v, sizeof(v), "%d", tl->npes);
     ok = ok && setenv("SHMEMU_RUN_NPES", v, 1) == 0;
@@ -241,7 +236,7 @@ int shmemu__run(const struct shmemu__run_opts *o)
     job->tl.tick = shmemu__tick;
     int st = shmemu__tl_job_run(job, exec_entry);
     int status = job->first_failure;
-    if (!status && (st || atomic_load(&((struct shmemu__ctl *)job->tl.ctl)->abort_status)))
+    if (!status && (st || shmemu__plane_abort_status(job)))
         status = 1;
     shmemu__job_free(job);
     return status;
