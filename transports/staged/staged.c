@@ -189,7 +189,9 @@ static void full_barrier(void)
 
 static void copy_words(void *dst, const void *src, size_t n, int to_heap)
 {
-    if (n && n <= 8 && ((uintptr_t)dst % n | (uintptr_t)src % n) == 0) {
+    if (!n) /* a signal with no data: src may be NULL */
+        return;
+    if (n <= 8 && ((uintptr_t)dst % n | (uintptr_t)src % n) == 0) {
         switch (n) {
         case 1: WORD_CASE(uint8_t);
         case 2: WORD_CASE(uint16_t);
