@@ -286,6 +286,70 @@ static void test_ptr(void **state)
     assert_int_equal(shmemu_heap_host_accessible(), 0); /* outside any PE */
 }
 
+/* shmemu_copy_local and shmemu_reduce_local between private memory and the
+ * heap, sizes 0, 1, odd and large, overlapping copies, and misuse (the
+ * staged transport, whose heap the host cannot touch, has its own in
+ * test_staged.c). */
+static int body_local(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe();
+    static const size_t counts[] = {0, 1, 7, 100003};
+    size_t max = 100003;
+    int32_t *h = shmemu_malloc(2 * max * sizeof(int32_t)), *h2 = h + max;
+    int32_t *a = malloc(max * sizeof(int32_t)), *b = malloc(max * sizeof(int32_t));
+    PE_CHECK(h && a && b);
+    for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+        size_t c = counts[k];
+        for (size_t i = 0; i < c; i++)
+            a[i] = (int32_t)(i * 5) - me;
+        PE_CHECK_OK(shmemu_copy_local(h, a, c * sizeof(int32_t)));
+        PE_CHECK_OK(shmemu_copy_local(h2, h, c * sizeof(int32_t)));
+        PE_CHECK_OK(shmemu_reduce_local(SHMEMU_INT32, SHMEMU_PROD, h2, h2, a, c));
+        memset(b, 0, max * sizeof(int32_t));
+        PE_CHECK_OK(shmemu_copy_local(b, h2, c * sizeof(int32_t)));
+        for (size_t i = 0; i < c; i++) {
+            int32_t v = (int32_t)(i * 5) - me;
+            PE_CHECK_EQ(b[i], (int32_t)((uint32_t)v * (uint32_t)v));
+        }
+    }
+    for (int i = 0; i < 16; i++)
+        h[i] = i;
+    PE_CHECK_OK(shmemu_copy_local(h + 1, h, 15 * sizeof(int32_t))); /* overlap */
+    PE_CHECK_EQ(h[0], 0);
+    for (int i = 1; i < 16; i++)
+        PE_CHECK_EQ(h[i], i - 1);
+    /* the error mode is the job's: all PEs switch before any misuses */
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_EQ(shmemu_copy_local(h, NULL, 4), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_reduce_local(SHMEMU_INT32, SHMEMU_SUM, h, h, NULL, 4), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_reduce_local(SHMEMU_DOUBLE, SHMEMU_BAND, h, h, h, 1), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_reduce_local(SHMEMU_INT32, SHMEMU_SUM, h, h, h, SIZE_MAX / 2),
+                SHMEMU_EINVAL);
+    PE_CHECK_OK(shmemu_copy_local(NULL, NULL, 0)); /* nothing to copy */
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_set_error_mode(SHMEMU_ERRORS_ABORT);
+    free(a);
+    free(b);
+    shmemu_free(h);
+    return 0;
+}
+
+static void test_local(void **state)
+{
+    (void)state;
+    th_capture_start();
+    th_run(body_local, NULL, TH_NPES(1, 3), 0);
+    char *err = th_capture_stop();
+    if (!strstr(err, "shmemu_copy_local: src is NULL with 4 bytes") ||
+        !strstr(err, "shmemu_reduce_local: b is NULL with 4 elements") ||
+        !strstr(err, "shmemu_reduce_local: op band (4) does not apply to dtype double") ||
+        !strstr(err, "overflows size_t") || !strstr(err, "PE 0/"))
+        fail_msg("misuse not reported in one line each, with the PE: %s", err);
+    free(err);
+}
+
 /* The allocator on its own: random allocations and frees keep the table
  * sorted, gap-free, non-overlapping, aligned, and merge free neighbours. */
 static void check_table(const struct shmemu__heap *h)
@@ -349,7 +413,7 @@ int main(void)
         cmocka_unit_test(test_align),     cmocka_unit_test(test_sym_calloc),
         cmocka_unit_test(test_sym_realloc),   cmocka_unit_test(test_mismatch),
         cmocka_unit_test(test_mismatch_abort), cmocka_unit_test(test_enomem),
-        cmocka_unit_test(test_ptr),
+        cmocka_unit_test(test_ptr),       cmocka_unit_test(test_local),
     };
     return cmocka_run_group_tests_name("heap", tests, NULL, NULL);
 }

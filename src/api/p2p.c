@@ -206,8 +206,7 @@ static int run_wait_at(void *site, const char *call, struct waitspec *w, const v
         w->start = me->any_turn++ % w->nelems;
     size_t bytes = w->nelems * (size_t)shmemu__vt_width(w->vt);
     if (!wait) {
-        shmemu__tl_progress(me); /* a poll lets outstanding operations move */
-        shmemu__notify_delivered(me);
+        shmemu__drive(me); /* a poll lets outstanding operations move */
         *holds_p = holds(me, w);
         if (*holds_p && SHMEMU__CHECKED(me))
             shmemu__check_woke(me, call, w->off, bytes);

@@ -228,8 +228,7 @@ static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
         int64_t deadline = shmemu__now_ns() + job->spin_ns;
         for (unsigned i = 1;; i++) {
             shmemu__cpu_relax();
-            shmemu__tl_progress(me);
-            shmemu__notify_delivered(me);
+            shmemu__drive(me);
             if (ready(me, arg))
                 return 1;
             if ((i & 63) == 0) {
@@ -255,8 +254,7 @@ static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
 int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
                        shmemu__ready_fn ready, void *arg)
 {
-    shmemu__tl_progress(me); /* what we issued must move before we sleep */
-    shmemu__notify_delivered(me);
+    shmemu__drive(me); /* what we issued must move before we sleep */
     if (ready(me, arg))
         return SHMEMU_OK;
     int st;
@@ -480,8 +478,7 @@ static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, i
         shmemu__full_fence();
         return SHMEMU_OK;
     }
-    shmemu__tl_progress(me);
-    shmemu__notify_delivered(me);
+    shmemu__drive(me);
     uint64_t add = 1 + ((uint64_t)ctl << 32);
     uint64_t old = atomic_fetch_add_explicit(&t->arrived, add, memory_order_acq_rel);
     if ((uint32_t)old != size - 1)

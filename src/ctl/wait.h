@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 
 #include "runtime/core.h"
+#include "runtime/dispatch.h"
 
 /* True once the awaited condition holds; called repeatedly, never blocks. */
 typedef int (*shmemu__ready_fn)(shmemu__pe *me, void *arg);
@@ -69,6 +70,16 @@ static inline void shmemu__notify_delivered(shmemu__pe *me)
 {
     if (SHMEMU__UNLIKELY(me->nbi_any))
         shmemu__notify_delivered_slow(me);
+}
+
+/* Let the transport move what this PE has outstanding, then wake the PEs
+ * whose puts that delivered: what a PE does before it polls or sleeps. */
+static inline void shmemu__drive(shmemu__pe *me)
+{
+    if (SHMEMU__UNLIKELY(me->progress)) {
+        shmemu__tl_progress(me);
+        shmemu__notify_delivered(me);
+    }
 }
 
 /* Barrier over the members of team slot (arrival only; no quiet).  Returns

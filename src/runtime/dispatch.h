@@ -101,6 +101,13 @@ static SHMEMU__ALWAYS_INLINE int shmemu__tl_amo(shmemu__pe *me, const struct shm
  * transport without fence gets quiet, which implies it. */
 int shmemu__tl_complete(shmemu__pe *me, int quiet) SHMEMU__HIDDEN;
 
+/* Does the transport itself hold nonblocking puts past the call (and the
+ * job run on it directly)?  A checking layer delivers, and wakes, itself. */
+static inline int shmemu__tl_defers(const struct shmemu__job *job)
+{
+    return job->ops == job->transport && (job->transport->caps & SHMEMU_TL_CAP_NBI);
+}
+
 /* Let the transport move what this PE has outstanding (a PE that waits
  * drives progress where the transport needs it). */
 static inline void shmemu__tl_progress(shmemu__pe *me)

@@ -80,7 +80,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     }
     /* A transport that may hold nonblocking puts: their targets are woken
      * again when they are delivered (wait.h). */
-    if (me->nbi_ok &&
+    if (shmemu__tl_defers(job) &&
         !(me->nbi_dirty = calloc((size_t)(me->npes + 63) / 64, sizeof(uint64_t)))) {
         shmemu__check_pe_fini(me);
         shmemu__heap_fini(&me->alloc);
