@@ -24,7 +24,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wpointer-arith -Wformat=2
 CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc -Itransports
 CFLAGS_ALL   := $(WARN) $(OPT) -g -pthread -fPIC $(CFLAGS)
-LDLIBS_ALL    = -pthread $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc) -lm
+LDLIBS_ALL    = -pthread $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc) -lm -ldl
 
 ifeq ($(SAN),asan)
   CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -62,13 +62,35 @@ DEPS_TEST := $(BUILD)/.deps-test
 TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info $(BUILD)/shmemu-verify
 EXAMPLE_LIBS := $(BUILD)/examples/libmy_allreduce.so $(BUILD)/examples/libmy_allreduce_buggy.so
 
+# The cuda transport's plugin (transports/cuda/plugin.h): built where a CUDA
+# toolkit is found (nvcc on the PATH, under CUDA_HOME or /usr/local/cuda);
+# libshmemu itself never links CUDA.  CUDA 13 runs on sm_75 and newer: PTX
+# for sm_75 (JIT-compiled for any later GPU) and code for Hopper.
+CUDA_HOME ?= $(firstword $(wildcard /usr/local/cuda))
+NVCC      ?= $(firstword $(shell command -v nvcc 2>/dev/null) \
+                          $(wildcard $(CUDA_HOME)/bin/nvcc))
+NVCC_ARCH ?= -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=sm_90
+CUDA_LIBDIR = $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))/lib64
+CUDA_PLUGIN := $(if $(NVCC),$(BUILD)/libshmemu-cuda.so)
+
 # shmemu-bench coll runs Open MPI's collectives beside ours where mpicc is.
 MPICC     := $(shell command -v mpicc 2>/dev/null)
 MPI_BENCH := $(if $(MPICC),$(BUILD)/mpi-coll-bench)
 
 all: lib $(TOOLS) $(BUILD)/shmemu-bench $(MPI_BENCH) $(BUILD)/examples/ring \
      $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
-lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so
+lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(CUDA_PLUGIN)
+
+# Beside libshmemu, where the transport looks for it; libcudart is found
+# through a run path to the toolkit that built it.
+$(BUILD)/libshmemu-cuda.so: transports/cuda/plugin/plugin.cu transports/cuda/plugin.h \
+                            transports/transport.h include/shmemu.h
+	@mkdir -p $(@D)
+	$(say) NVCC $@
+	$(Q)$(NVCC) -std=c++17 -O2 -shared -Werror all-warnings \
+	  -Xcompiler -fPIC,-Wall,-Wextra,-Werror,-fvisibility=hidden \
+	  -Iinclude -Itransports $(NVCC_ARCH) -cudart shared \
+	  -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $<
 
 $(DEPS_LIB):
 	@mkdir -p $(@D)
@@ -202,7 +224,8 @@ install: lib $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 include/shmemu.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/shmemu.h include/shmemu_cuda.h $(DESTDIR)$(PREFIX)/include/
+	$(if $(CUDA_PLUGIN),install -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
 	install -m 644 $(BUILD)/libshmemu.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libshmemu.so $(DESTDIR)$(PREFIX)/lib/libshmemu.so.$(VERSION)
 	ln -sf libshmemu.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmemu.so.0

@@ -115,9 +115,10 @@ static void scan(void)
                    getenv("SHMEMU_TEST_TRANSPORTS"));
         else if (!usable)
             printf("# transport %s skipped: it cannot run here: %s\n", name, why);
-        else if (strcmp(name, "staged") == 0)
-            printf("# transport staged left to test_staged: its heaps are not "
-                   "host-addressable and these tests read results with plain loads\n");
+        else if (strcmp(name, "staged") == 0 || strcmp(name, "cuda") == 0)
+            printf("# transport %s left to test_%s: its heaps are not "
+                   "host-addressable and these tests read results with plain loads\n",
+                   name, name);
         else if (nlist < 16)
             list[nlist++] = name;
     }

@@ -1,5 +1,7 @@
-/* test_staged.c - the staged transport, whose heaps the host cannot touch
- * (docs/DESIGN.md, "Writing a transport"): every byte is read back through
+/* test_staged.c - transports whose heaps the host cannot touch: staged
+ * (docs/DESIGN.md, "Writing a transport"), and cuda where a GPU is present
+ * (device memory; skipped with CUDA's reason elsewhere, see test_cuda.c).
+ * Every byte is read back through
  * gets, so these tests also prove that the core never loads or stores heap
  * bytes itself (a stray access faults: the heap addresses are inaccessible).
  * Wire-up, nonblocking puts held until quiet or progress, signals, waits on
@@ -11,29 +13,40 @@
 
 #include "harness.h"
 
-#define T "staged"
+/* The transports these tests run on. */
+static const char *const heapless[] = {"staged", "cuda"};
+#define NHEAPLESS (sizeof(heapless) / sizeof(heapless[0]))
 
-static int usable(void)
+static int usable(const char *t, int say)
 {
     const char *name;
     int ok;
-    for (int i = 0; shmemu_transport_info(i, &name, &ok, NULL, 0) == SHMEMU_OK; i++)
-        if (strcmp(name, T) == 0)
+    char why[256];
+    for (int i = 0; shmemu_transport_info(i, &name, &ok, why, sizeof(why)) == SHMEMU_OK; i++)
+        if (strcmp(name, t) == 0) {
+            if (!ok && say)
+                printf("# transport %s skipped: it cannot run here: %s\n", t, why);
             return ok;
+        }
     return 0;
 }
 
 /* Puts of sizes 0, 1, odd and large to every PE, read back with gets. */
 static int body_rma(void *arg)
 {
-    (void)arg;
+    const char *tl = arg;
     int me = shmemu_my_pe(), n = shmemu_n_pes();
     static const size_t sizes[] = {0, 1, 7, 4093, (size_t)1 << 20};
     size_t max = (size_t)1 << 20;
     char *sym = shmemu_malloc(max * (size_t)n);
     PE_CHECK(sym != NULL);
-    PE_CHECK(shmemu_ptr(sym, me) == NULL); /* not host-addressable */
-    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_ENOTSUP);
+    PE_CHECK_EQ(shmemu_heap_host_accessible(), 0);
+    if (strcmp(tl, "staged") == 0) { /* no direct access at all */
+        PE_CHECK(shmemu_ptr(sym, me) == NULL);
+        PE_CHECK_EQ(shmemu_last_status(), SHMEMU_ENOTSUP);
+    } else { /* a device address, for kernels */
+        PE_CHECK(shmemu_ptr(sym, (me + 1) % n) != NULL);
+    }
     char *buf = malloc(max), *back = malloc(max);
     PE_CHECK(buf && back);
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
@@ -304,13 +317,16 @@ static int body_coll(void *arg)
 
 static void run_all(int (*body)(void *))
 {
-    if (!usable())
-        skip();
     static const int npes[] = {1, 2, 3, 5};
-    for (size_t i = 0; i < sizeof(npes) / sizeof(npes[0]); i++) {
-        int rc = th_launch(T, npes[i], (size_t)16 << 20, body, NULL);
-        if (rc != 0)
-            fail_msg("staged, %d PEs: rc %d", npes[i], rc);
+    for (size_t t = 0; t < NHEAPLESS; t++) {
+        if (!usable(heapless[t], 1))
+            continue;
+        for (size_t i = 0; i < sizeof(npes) / sizeof(npes[0]); i++) {
+            int rc = th_launch(heapless[t], npes[i], (size_t)16 << 20, body,
+                               (void *)(uintptr_t)heapless[t]);
+            if (rc != 0)
+                fail_msg("%s, %d PEs: rc %d", heapless[t], npes[i], rc);
+        }
     }
 }
 
@@ -341,35 +357,40 @@ static int forgets_last(shmemu_team_t team, void *dest, const void *src, size_t 
     return shmemu_allreduce_ring(team, dest, src, count ? count - 1 : 0, dtype, op);
 }
 
-static void test_verify(void **state)
+static void verify_on(const char *tl)
 {
-    (void)state;
-    if (!usable())
-        skip();
     for (int coll = 0; coll < SHMEMU_COLL_COUNT; coll++) {
         const char *name;
         void (*fn)(void);
         for (int i = 0; shmemu_verify_builtin((shmemu_coll_t)coll, i, &name, &fn) == SHMEMU_OK;
              i++) {
             shmemu_verify_case vc = {.coll = (shmemu_coll_t)coll, .algo = name, .fn = fn,
-                                     .transport = T, .npes = 5, .count = 33,
+                                     .transport = tl, .npes = 5, .count = 33,
                                      .dtype = SHMEMU_FLOAT16, .op = SHMEMU_SUM,
                                      .root = 3, .seed = 9};
             shmemu_verify_result r;
             assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_OK);
             if (!r.passed)
-                fail_msg("%s %s on staged: %s", shmemu_coll_name((shmemu_coll_t)coll), name,
+                fail_msg("%s %s on %s: %s", shmemu_coll_name((shmemu_coll_t)coll), name, tl,
                          r.reason);
         }
     }
     shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .algo = "planted",
-                             .fn = (void (*)(void))forgets_last, .transport = T, .npes = 3,
+                             .fn = (void (*)(void))forgets_last, .transport = tl, .npes = 3,
                              .count = 17, .dtype = SHMEMU_INT32, .op = SHMEMU_SUM, .seed = 9};
     shmemu_verify_result r;
     assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_OK);
     assert_false(r.passed);
     assert_int_equal(r.index, 16);
     assert_string_equal(r.got, "(never written)");
+}
+
+static void test_verify(void **state)
+{
+    (void)state;
+    for (size_t t = 0; t < NHEAPLESS; t++)
+        if (usable(heapless[t], 0))
+            verify_on(heapless[t]);
 }
 
 int main(void)
@@ -383,5 +404,5 @@ int main(void)
         cmocka_unit_test(test_coll),
         cmocka_unit_test(test_verify),
     };
-    return cmocka_run_group_tests_name("staged", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("heaps the host cannot touch", tests, NULL, NULL);
 }

@@ -74,8 +74,7 @@ int main(int argc, char **argv)
     int usable;
     char why[256];
     for (int i = 0; shmemu_transport_info(i, &name, &usable, why, sizeof(why)) == 0; i++)
-        printf("  %-6s %s%s\n", name, usable ? "usable" : "no device: ", usable ? "" : why);
-    printf("  %-6s not built (this build has no CUDA)\n", "cuda");
+        printf("  %-6s %s\n", name, usable ? "usable" : why);
 
     printf("\nsettings (environment variable = value [default]):\n");
     for (int i = 0; i < shmemu__param_count; i++) {

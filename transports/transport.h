@@ -60,6 +60,11 @@ enum shmemu_tl_cap {
     /* Operations advance only when the issuing PE calls progress (a network
      * without a progress thread): the core calls it while the PE waits. */
     SHMEMU_TL_CAP_PROGRESS = 1u << 6,
+    /* ---- added with the cuda transport ---- */
+    /* Heap words may change with nobody telling the core (a kernel stores
+     * through shmemu_ptr, stream-ordered work completes later): a PE asleep
+     * in a wait looks at its word again at least every millisecond. */
+    SHMEMU_TL_CAP_DEVICE_WRITES = 1u << 7,
 };
 
 /* The name the second edition gives LOAD_STORE: heap bytes are addressable
@@ -94,7 +99,9 @@ struct shmemu_tl_job {
                          every PE of the job */
     char **heap_base; /* [npes], allocated by the core: PE pe's heap as this
                          process addresses it (a device address for a GPU
-                         transport) */
+                         transport).  Set by job_create / job_attach, or,
+                         for heaps a PE allocates in its own process, by
+                         pe_enter (its own) and wireup_connect (peers'). */
     /* Set by the transport when a lifecycle call fails: one line saying what
      * failed, with the numbers (the core prints it in its report). */
     char why[256];
@@ -209,6 +216,22 @@ struct shmemu_tl_reduce {
     void (*cpu)(void *dst, const void *a, const void *b, size_t n);
 };
 
+/* Stream-ordered work (a GPU transport's `*_on_stream` calls). */
+enum shmemu_tl_stream_kind {
+    SHMEMU_TL_STREAM_RMA,    /* enqueue d->rma (blocking or not: stream order) */
+    SHMEMU_TL_STREAM_QUIET,  /* later work on the stream waits for every
+                                operation this PE issued before */
+    SHMEMU_TL_STREAM_SYNC,   /* block until the stream's work is done */
+    SHMEMU_TL_STREAM_DEVICE  /* d->device = the device this PE runs on */
+};
+
+struct shmemu_tl_stream {
+    int kind;     /* shmemu_tl_stream_kind */
+    void *stream; /* the transport's stream (cudaStream_t); NULL: its default */
+    struct shmemu_tl_rma rma;
+    int device;
+};
+
 struct shmemu_transport_ops {
     size_t size;          /* sizeof(struct shmemu_transport_ops) built with */
     const char *name;
@@ -300,6 +323,11 @@ struct shmemu_transport_ops {
     int (*local_copy)(struct shmemu_tl_job *job, int pe, void *dst, const void *src,
                       size_t n);
     int (*local_reduce)(struct shmemu_tl_job *job, int pe, const struct shmemu_tl_reduce *d);
+
+    /* ---- added with the cuda transport --------------------------------- */
+    /* Work ordered on a stream of the caller's (NVSHMEM's *_on_stream).
+     * NULL: SHMEMU_ENOTSUP (transports without streams). */
+    int (*stream_op)(struct shmemu_tl_job *job, int pe, struct shmemu_tl_stream *d);
 };
 
 /* Does ops (built against an older table, maybe) have this member set? */

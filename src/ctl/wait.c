@@ -288,8 +288,18 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
             leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
             return st;
         }
+        int polls = shmemu__tl_device_writes(me->job);
         while (atomic_load(&mine->wstate) == conf) {
-            wait_word(me->job, &mine->wake_seq, seq);
+            if (polls) { /* a kernel may store the value unannounced */
+                shmemu__tl_ctl_wait(me->job, (void *)&mine->wake_seq, seq,
+                                    SHMEMU__DEVICE_POLL_NS);
+                if (ready(me, arg)) {
+                    leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
+                    return SHMEMU_OK;
+                }
+            } else {
+                wait_word(me->job, &mine->wake_seq, seq);
+            }
             if ((st = shmemu__aborted(me))) {
                 leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
                 return st;

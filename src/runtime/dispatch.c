@@ -86,8 +86,12 @@ int shmemu__tl_failed(shmemu__pe *me, int status, const char *call, const char *
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    return shmemu__fail(me, status, call, "the %s transport failed %s",
-                        shmemu__tl_name(me->job), what);
+    /* A transport says why in tl.why (the failing call, its error). */
+    char why[sizeof(me->tlj->why)];
+    snprintf(why, sizeof(why), "%s", me->tlj->why);
+    me->tlj->why[0] = '\0';
+    return shmemu__fail(me, status, call, "the %s transport failed %s%s%s",
+                        shmemu__tl_name(me->job), what, why[0] ? ": " : "", why);
 }
 
 int shmemu__tl_complete(shmemu__pe *me, int quiet)
@@ -100,22 +104,30 @@ int shmemu__tl_complete(shmemu__pe *me, int quiet)
     return SHMEMU_OK;
 }
 
-static void *ptr_of(const struct shmemu_transport_ops *ops, struct shmemu__job *job, int pe,
-                    size_t off)
+/* What shmemu_ptr hands the user: a host address where heaps are
+ * host-addressable, a device address where they are device memory. */
+void *shmemu__tl_ptr(struct shmemu__job *job, int pe, size_t off)
 {
+    if (!SHMEMU_TL_HAS(job->ops, ptr))
+        return NULL;
+    return job->ops->ptr(&job->tl, pe, off);
+}
+
+/* What the core itself may load and store. */
+void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off)
+{
+    const struct shmemu_transport_ops *ops = job->transport;
     if (!(ops->caps & SHMEMU_TL_CAP_LOAD_STORE) || !SHMEMU_TL_HAS(ops, ptr))
         return NULL;
     return ops->ptr(&job->tl, pe, off);
 }
 
-void *shmemu__tl_ptr(struct shmemu__job *job, int pe, size_t off)
+int shmemu__tl_stream(shmemu__pe *me, struct shmemu_tl_stream *d)
 {
-    return ptr_of(job->ops, job, pe, off);
-}
-
-void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off)
-{
-    return ptr_of(job->transport, job, pe, off);
+    const struct shmemu_transport_ops *t = me->job->transport;
+    if (!SHMEMU_TL_HAS(t, stream_op))
+        return SHMEMU_ENOTSUP;
+    return t->stream_op(me->tlj, me->pe, d);
 }
 
 /* Local compute goes to the transport itself, not through a checking

@@ -108,6 +108,14 @@ static inline int shmemu__tl_defers(const struct shmemu__job *job)
     return job->ops == job->transport && (job->transport->caps & SHMEMU_TL_CAP_NBI);
 }
 
+/* Must a sleeping waiter look again by itself (no notify for every
+ * change: device heaps)?  Then it sleeps this long at a time. */
+#define SHMEMU__DEVICE_POLL_NS 1000000
+static inline int shmemu__tl_device_writes(const struct shmemu__job *job)
+{
+    return (job->transport->caps & SHMEMU_TL_CAP_DEVICE_WRITES) != 0;
+}
+
 /* Let the transport move what this PE has outstanding (a PE that waits
  * drives progress where the transport needs it). */
 static inline void shmemu__tl_progress(shmemu__pe *me)
@@ -116,8 +124,9 @@ static inline void shmemu__tl_progress(shmemu__pe *me)
         (void)me->job->ops->progress(me->tlj, me->pe);
 }
 
-/* A load/store address of [off] in pe's heap for the user (shmemu_ptr):
- * NULL where heaps are not host-addressable or a layer must see every
+/* The address of [off] in pe's heap for the user (shmemu_ptr): a host
+ * address, or a device address on a GPU transport; NULL where the
+ * transport has no direct access (staged) or a layer must see every
  * access. */
 void *shmemu__tl_ptr(struct shmemu__job *job, int pe, size_t off) SHMEMU__HIDDEN;
 /* The same from the transport itself, for the core's own reads (reports,
@@ -133,6 +142,8 @@ int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n
  * local_reduce); SHMEMU_ENOTSUP when the transport has none. */
 int shmemu__tl_local_copy(shmemu__pe *me, void *dst, const void *src, size_t n) SHMEMU__HIDDEN;
 int shmemu__tl_local_reduce(shmemu__pe *me, const struct shmemu_tl_reduce *d) SHMEMU__HIDDEN;
+/* Stream-ordered work (the contract's stream_op); SHMEMU_ENOTSUP without. */
+int shmemu__tl_stream(shmemu__pe *me, struct shmemu_tl_stream *d) SHMEMU__HIDDEN;
 
 /* ---------------------------------------------------- control words */
 

@@ -115,13 +115,20 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
     jmp_buf jb;
     me->abort_jmp = &jb;
     if ((rc = shmemu__tl_pe_enter(job, pe)) != SHMEMU_OK) {
-        shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, "a PE could not start", NULL);
+        char msg[320];
+        snprintf(msg, sizeof(msg), "PE %d could not start: %s", pe,
+                 job->tl.why[0] ? job->tl.why : shmemu_strerror(rc));
+        shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, NULL);
         shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
     } else if (setjmp(jb) == 0) {
+        me->heap = job->tl.heap_base[pe]; /* a device heap exists from pe_enter */
         /* Wire-up syncs with the other PEs: an abort meanwhile unwinds to
          * the setjmp above, as it would from pe_main. */
         if ((rc = wireup(me)) != SHMEMU_OK) {
-            shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, "a PE could not wire up", NULL);
+            char msg[320];
+            snprintf(msg, sizeof(msg), "PE %d could not wire up: %s", pe,
+                     job->tl.why[0] ? job->tl.why : shmemu_strerror(rc));
+            shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, NULL);
             shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
             shmemu__self = NULL;
             pe_free(me);
@@ -191,8 +198,9 @@ int shmemu_init(void)
         (st = wireup(me)) != SHMEMU_OK) {
         pe_free(me);
         shmemu__job_free(job);
-        return shmemu__fail(NULL, st, call, "the PE could not start");
+        return shmemu__fail(NULL, st, call, "the PE could not start: %s", job->tl.why);
     }
+    me->heap = job->tl.heap_base[pe];
     me->owns_job = 1;
     shmemu__self = me;
     if (!atexit_done && atexit(finalize_at_exit) == 0)

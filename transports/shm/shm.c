@@ -40,15 +40,6 @@
 #define FD_ENV "SHMEMU_SHM_FD"
 #define SHM_DIR "/dev/shm"
 
-struct shm_job {
-    int fd;
-    void *ctl;
-    size_t ctl_len; /* page-rounded; the heaps follow it in the segment */
-    char *heaps;    /* npes * stride bytes of address space */
-    size_t stride;  /* heap + guard gap */
-    size_t seg_size;
-};
-
 static void say(struct shmemu_tl_job *job, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void say(struct shmemu_tl_job *job, const char *fmt, ...)
@@ -111,9 +102,8 @@ int shmemu_shm_segment_create(size_t size, int keep_name, char *name, size_t nam
     return SHMEMU_OK;
 }
 
-static void shm_job_destroy(struct shmemu_tl_job *job)
+void shmemu_shm_seg_destroy(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
 {
-    struct shm_job *sj = job->priv;
     if (sj->heaps)
         munmap(sj->heaps, sj->stride * (size_t)job->npes);
     if (sj->ctl)
@@ -125,15 +115,15 @@ static void shm_job_destroy(struct shmemu_tl_job *job)
     sj->fd = -1;
 }
 
-static void layout(struct shmemu_tl_job *job, struct shm_job *sj)
+static void layout(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
 {
     sj->ctl_len = page_round(job->ctl_size);
     sj->stride = shmemu_tl_heap_stride(job->heap_size);
-    sj->seg_size = sj->ctl_len + job->heap_size * (size_t)job->npes;
+    sj->seg_size = sj->ctl_len + (sj->no_heaps ? 0 : job->heap_size * (size_t)job->npes);
 }
 
 /* Map the control area and every heap of the segment behind sj->fd. */
-static int map_segment(struct shmemu_tl_job *job, struct shm_job *sj)
+static int map_segment(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
 {
     sj->ctl = mmap(NULL, sj->ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, sj->fd, 0);
     if (sj->ctl == MAP_FAILED) {
@@ -142,6 +132,9 @@ static int map_segment(struct shmemu_tl_job *job, struct shm_job *sj)
             strerror(errno));
         return SHMEMU_ENOMEM;
     }
+    job->ctl = sj->ctl;
+    if (sj->no_heaps)
+        return SHMEMU_OK;
     sj->heaps = shmemu_mapped_reserve(sj->stride * (size_t)job->npes,
                                       SHMEMU_TL_BASE_ALIGN, PROT_NONE);
     if (!sj->heaps) {
@@ -158,29 +151,35 @@ static int map_segment(struct shmemu_tl_job *job, struct shm_job *sj)
         }
         job->heap_base[pe] = at;
     }
-    job->ctl = sj->ctl;
     return SHMEMU_OK;
 }
 
-static int shm_job_create(struct shmemu_tl_job *job)
+int shmemu_shm_seg_create(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
 {
-    struct shm_job *sj = job->priv;
     char name[96];
     layout(job, sj);
     sj->fd = -1;
     int st = shmemu_shm_segment_create(sj->seg_size, 0, name, sizeof(name), &sj->fd,
                                        job->why, sizeof(job->why));
     if (st == SHMEMU_OK && (st = map_segment(job, sj)) != SHMEMU_OK)
-        shm_job_destroy(job);
+        shmemu_shm_seg_destroy(job, sj);
     return st;
+}
+
+static int shm_job_create(struct shmemu_tl_job *job)
+{
+    return shmemu_shm_seg_create(job, job->priv);
+}
+
+static void shm_job_destroy(struct shmemu_tl_job *job)
+{
+    shmemu_shm_seg_destroy(job, job->priv);
 }
 
 /* ------------------------------------------------------------- SPMD */
 
-static int shm_pe_export(struct shmemu_tl_job *job, int pe)
+int shmemu_shm_seg_export(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
 {
-    (void)pe;
-    struct shm_job *sj = job->priv;
     char v[16];
     snprintf(v, sizeof(v), "%d", sj->fd);
     if (fcntl(sj->fd, F_SETFD, 0) != 0 || setenv(FD_ENV, v, 1) != 0) {
@@ -190,9 +189,14 @@ static int shm_pe_export(struct shmemu_tl_job *job, int pe)
     return SHMEMU_OK;
 }
 
-static int shm_job_attach(struct shmemu_tl_job *job, int pe)
+static int shm_pe_export(struct shmemu_tl_job *job, int pe)
 {
-    struct shm_job *sj = job->priv;
+    (void)pe;
+    return shmemu_shm_seg_export(job, job->priv);
+}
+
+int shmemu_shm_seg_attach(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, int pe)
+{
     const char *v = getenv(FD_ENV);
     char *end;
     long fd = v ? strtol(v, &end, 10) : -1;
@@ -222,11 +226,16 @@ static int shm_job_attach(struct shmemu_tl_job *job, int pe)
     unsetenv(FD_ENV);
     int rc = map_segment(job, sj);
     if (rc != SHMEMU_OK)
-        shm_job_destroy(job);
+        shmemu_shm_seg_destroy(job, sj);
     return rc;
 }
 
-static int shm_probe(char *why, size_t why_len)
+static int shm_job_attach(struct shmemu_tl_job *job, int pe)
+{
+    return shmemu_shm_seg_attach(job, job->priv, pe);
+}
+
+int shmemu_shm_probe(char *why, size_t why_len)
 {
     if (access(SHM_DIR, W_OK | X_OK) != 0) {
         snprintf(why, why_len, "POSIX shared memory (%s) is not writable: %s", SHM_DIR,
@@ -241,8 +250,8 @@ const struct shmemu_transport_ops shmemu_shm_ops = {
     .name = "shm",
     .caps = SHMEMU_TL_CAP_LOAD_STORE | SHMEMU_TL_CAP_CPU_ATOMICS | SHMEMU_TL_CAP_SHARED_CTL |
             SHMEMU_TL_CAP_PROCESSES | SHMEMU_TL_CAP_SPMD,
-    .job_priv_size = sizeof(struct shm_job),
-    .probe = shm_probe,
+    .job_priv_size = sizeof(struct shmemu_shm_seg),
+    .probe = shmemu_shm_probe,
     .job_create = shm_job_create,
     .job_run = shmemu_tl_run_procs,
     .job_destroy = shm_job_destroy,

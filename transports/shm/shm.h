@@ -8,6 +8,27 @@
 
 extern const struct shmemu_transport_ops shmemu_shm_ops;
 
+/* The segment behind a job: the control area, then (unless no_heaps) every
+ * PE's heap.  Other process transports whose heaps live elsewhere (cuda)
+ * keep their control area in one, with no_heaps set before create/attach. */
+struct shmemu_shm_seg {
+    int no_heaps;
+    int fd;
+    void *ctl;
+    size_t ctl_len; /* page-rounded; the heaps follow it in the segment */
+    char *heaps;    /* npes * stride bytes of address space */
+    size_t stride;  /* heap + guard gap */
+    size_t seg_size;
+};
+
+/* shm's job_create, job_attach, pe_export, job_destroy and probe, on a
+ * segment the caller holds (job->ctl and, with heaps, job->heap_base set). */
+int shmemu_shm_seg_create(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj);
+int shmemu_shm_seg_attach(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, int pe);
+int shmemu_shm_seg_export(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj);
+void shmemu_shm_seg_destroy(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj);
+int shmemu_shm_probe(char *why, size_t why_len);
+
 /*
  * Create a segment of size bytes with shm_open(O_CREAT|O_EXCL, 0600) under a
  * fresh unguessable name (written to name), reserve its pages, and unlink it

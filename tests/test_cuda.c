@@ -1,0 +1,190 @@
+/* test_cuda.c - the cuda transport where no GPU answers (CI): it is listed
+ * with CUDA's own reason, selecting it ends with SHMEMU_ENODEV and that
+ * reason (never a crash or a hang), a damaged plugin is named, and the
+ * stream-ordered calls refuse transports without streams.  Where a GPU is
+ * present, test_staged runs the device-heap suite on cuda. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "shmemu_cuda.h"
+
+/* cuda's entry in the transport list: usable, and why not. */
+static int cuda_info(char *why, size_t len)
+{
+    const char *name;
+    int ok;
+    for (int i = 0; shmemu_transport_info(i, &name, &ok, why, len) == SHMEMU_OK; i++)
+        if (strcmp(name, "cuda") == 0)
+            return ok;
+    fail_msg("cuda is not in the transport list");
+    return 0;
+}
+
+static int plugin_built(void)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/libshmemu-cuda.so", th_build_dir());
+    return stat(path, &st) == 0;
+}
+
+static void test_listed_with_reason(void **state)
+{
+    (void)state;
+    char why[256];
+    if (cuda_info(why, sizeof(why))) {
+        printf("# a GPU answers here: the no-device path is not reachable\n");
+        skip();
+    }
+    if (plugin_built()) {
+        /* "no device (<CUDA's error string>)" */
+        size_t n = strlen(why);
+        if (strncmp(why, "no device (", 11) != 0 || n < 14 || why[n - 1] != ')')
+            fail_msg("reason is '%s'", why);
+    } else if (strncmp(why, "not built (no libshmemu-cuda.so in ", 35) != 0) {
+        fail_msg("reason is '%s'", why);
+    }
+}
+
+static int never_runs(void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "a PE ran\n");
+    return 1;
+}
+
+static void test_launch_enodev(void **state)
+{
+    (void)state;
+    char why[256], want[400];
+    if (cuda_info(why, sizeof(why)))
+        skip();
+    snprintf(want, sizeof(want), "shmemu: shmemu_launch: transport 'cuda' is unavailable here: %s\n",
+             why);
+    for (int npes = 1; npes <= 3; npes++) {
+        th_capture_start();
+        shmemu_opts o = {.npes = npes, .transport = "cuda"};
+        int st = shmemu_launch(&o, never_runs, NULL);
+        char *err = th_capture_stop();
+        assert_int_equal(st, SHMEMU_ENODEV);
+        assert_string_equal(err, want);
+        free(err);
+    }
+}
+
+/* Run cmd; its exit status and what it wrote (stdout and stderr). */
+static int run_cmd(const char *cmd, char *out, size_t len)
+{
+    char file[] = "/tmp/shmemu-test-cuda-XXXXXX";
+    int fd = mkstemp(file);
+    assert_true(fd >= 0);
+    close(fd);
+    char full[8192];
+    snprintf(full, sizeof(full), "%s >%s 2>&1", cmd, file);
+    int rc = system(full);
+    FILE *f = fopen(file, "r");
+    size_t n = f ? fread(out, 1, len - 1, f) : 0;
+    out[n] = '\0';
+    if (f)
+        fclose(f);
+    unlink(file);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
+static void test_shmemu_run_enodev(void **state)
+{
+    (void)state;
+    char why[256], cmd[4096], out[2048];
+    if (cuda_info(why, sizeof(why)))
+        skip();
+    snprintf(cmd, sizeof(cmd), "timeout 60 %s/shmemu-run -t cuda -n 2 %s/examples/hello_spmd",
+             th_build_dir(), th_build_dir());
+    int rc = run_cmd(cmd, out, sizeof(out));
+    assert_int_not_equal(rc, 0);
+    assert_int_not_equal(rc, 124); /* no hang */
+    if (!strstr(out, "transport 'cuda' is unavailable here: ") || !strstr(out, why))
+        fail_msg("shmemu-run said: %s", out);
+}
+
+/* A file that is not our plugin is named, not loaded blindly. */
+static void test_wrong_plugin(void **state)
+{
+    (void)state;
+    char cmd[4096], out[4096];
+    snprintf(cmd, sizeof(cmd),
+             "SHMEMU_CUDA_PLUGIN=%s/libshmemu.so %s/shmemu-info", th_build_dir(),
+             th_build_dir());
+    assert_int_equal(run_cmd(cmd, out, sizeof(out)), 0);
+    if (!strstr(out, "libshmemu.so is not a shmemu " SHMEMU_VERSION_STRING " CUDA plugin"))
+        fail_msg("shmemu-info said: %s", out);
+    snprintf(cmd, sizeof(cmd), "SHMEMU_CUDA_PLUGIN=/nonexistent/x.so %s/shmemu-info",
+             th_build_dir());
+    assert_int_equal(run_cmd(cmd, out, sizeof(out)), 0);
+    if (!strstr(out, "cuda   SHMEMU_CUDA_PLUGIN=/nonexistent/x.so: no such file"))
+        fail_msg("shmemu-info said: %s", out);
+}
+
+/* On transports without streams: SHMEMU_ENOTSUP and one line each. */
+static int body_no_streams(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), n = shmemu_n_pes();
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_RETURN));
+    char *sym = shmemu_malloc(64);
+    uint64_t *sig = shmemu_calloc(1, 8);
+    PE_CHECK(sym && sig);
+    char buf[64] = {0};
+    PE_CHECK_EQ(shmemu_putmem_on_stream(sym, buf, 8, (me + 1) % n, NULL), SHMEMU_ENOTSUP);
+    PE_CHECK_EQ(shmemu_getmem_on_stream(buf, sym, 1, me, NULL), SHMEMU_ENOTSUP);
+    PE_CHECK_EQ(shmemu_putmem_signal_on_stream(sym, buf, 0, sig, 1, SHMEMU_SIGNAL_SET, me, NULL),
+                SHMEMU_ENOTSUP);
+    PE_CHECK_EQ(shmemu_quiet_on_stream(NULL), SHMEMU_ENOTSUP);
+    PE_CHECK_EQ(shmemu_barrier_all_on_stream(NULL), SHMEMU_ENOTSUP);
+    PE_CHECK_EQ(shmemu_my_device(), -1);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_ENOTSUP);
+    /* Misuse is found before the transport is asked. */
+    PE_CHECK_EQ(shmemu_putmem_on_stream(sym, buf, 8, n, NULL), SHMEMU_EPE);
+    PE_CHECK_EQ(shmemu_putmem_on_stream(sym, buf, 65, me, NULL), SHMEMU_ERANGE);
+    PE_CHECK_EQ(shmemu_putmem_signal_on_stream(sym, buf, 8, NULL, 1, 0, me, NULL),
+                SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_putmem_signal_on_stream(sym, buf, 8, sig, 1, 7, me, NULL),
+                SHMEMU_EINVAL);
+    PE_CHECK_OK(shmemu_putmem_on_stream(sym, buf, 0, me, NULL)); /* nothing to move */
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(sig);
+    shmemu_free(sym);
+    return 0;
+}
+
+static void test_streams_refused(void **state)
+{
+    (void)state;
+    th_capture_start();
+    th_run(body_no_streams, NULL, TH_NPES(1, 3), TH_HEAP);
+    char *err = th_capture_stop();
+    if (!strstr(err, " shmemu_putmem_on_stream: the local transport has no streams") ||
+        !strstr(err, " transport has no streams (stream-ordered calls need a GPU transport: "
+                     "cuda)") ||
+        !strstr(err, "shmemu_barrier_all_on_stream:") ||
+        !strstr(err, "sig_op 7 is neither SHMEMU_SIGNAL_SET nor _ADD") ||
+        !strstr(err, "shmemu_putmem_signal_on_stream: sig_addr is NULL"))
+        fail_msg("refusals not reported: %s", err);
+    free(err);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_listed_with_reason),
+        cmocka_unit_test(test_launch_enodev),
+        cmocka_unit_test(test_shmemu_run_enodev),
+        cmocka_unit_test(test_wrong_plugin),
+        cmocka_unit_test(test_streams_refused),
+    };
+    return cmocka_run_group_tests_name("cuda", tests, NULL, NULL);
+}
