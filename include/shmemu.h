@@ -49,7 +49,8 @@ extern "C" {
     X(SHMEMU_ENOTSUP, -8, "operation not supported by this transport")         \
     X(SHMEMU_ENODEV, -9, "transport unavailable on this machine")              \
     X(SHMEMU_ETIMEDOUT, -10, "timed out")                                      \
-    X(SHMEMU_ERACE, -11, "conflicting accesses found (checker mode)")
+    X(SHMEMU_ERACE, -11, "conflicting accesses found (checker mode)")            \
+    X(SHMEMU_EDEVICE, -12, "host load or store on device memory (SHMEMU_CHECK=device)")
 
 enum shmemu_status {
 #define SHMEMU_X_ENUM(name, value, text) name = value,

@@ -1,6 +1,8 @@
 /* test_staged.c - transports whose heaps the host cannot touch: staged
- * (docs/DESIGN.md, "Writing a transport"), and cuda where a GPU is present
- * (device memory; skipped with CUDA's reason elsewhere, see test_cuda.c).
+ * (docs/DESIGN.md, "Writing a transport"), shm under SHMEMU_CHECK=device
+ * (symmetric memory as device memory, test_device.c has its reports), and
+ * cuda where a GPU is present (skipped with CUDA's reason elsewhere, see
+ * test_cuda.c).
  * Every byte is read back through
  * gets, so these tests also prove that the core never loads or stores heap
  * bytes itself (a stray access faults: the heap addresses are inaccessible).
@@ -13,12 +15,24 @@
 
 #include "harness.h"
 
-/* The transports these tests run on. */
-static const char *const heapless[] = {"staged", "cuda"};
+/* The transports these tests run on; "shm+device" is shm under
+ * SHMEMU_CHECK=device. */
+static const char *const heapless[] = {"staged", "shm+device", "cuda"};
 #define NHEAPLESS (sizeof(heapless) / sizeof(heapless[0]))
+
+/* The transport's name, and the checker mode that goes with it. */
+static const char *tl_name(const char *t)
+{
+    return strcmp(t, "shm+device") == 0 ? "shm" : t;
+}
+static const char *tl_check(const char *t)
+{
+    return strcmp(t, "shm+device") == 0 ? "device" : NULL;
+}
 
 static int usable(const char *t, int say)
 {
+    t = tl_name(t);
     const char *name;
     int ok;
     char why[256];
@@ -321,12 +335,18 @@ static void run_all(int (*body)(void *))
     for (size_t t = 0; t < NHEAPLESS; t++) {
         if (!usable(heapless[t], 1))
             continue;
+        const char *check = tl_check(heapless[t]);
+        if (check)
+            setenv("SHMEMU_CHECK", check, 1);
         for (size_t i = 0; i < sizeof(npes) / sizeof(npes[0]); i++) {
-            int rc = th_launch(heapless[t], npes[i], (size_t)16 << 20, body,
+            int rc = th_launch(tl_name(heapless[t]), npes[i], (size_t)16 << 20, body,
                                (void *)(uintptr_t)heapless[t]);
+            if (rc != 0)
+                unsetenv("SHMEMU_CHECK");
             if (rc != 0)
                 fail_msg("%s, %d PEs: rc %d", heapless[t], npes[i], rc);
         }
+        unsetenv("SHMEMU_CHECK");
     }
 }
 
@@ -365,7 +385,8 @@ static void verify_on(const char *tl)
         for (int i = 0; shmemu_verify_builtin((shmemu_coll_t)coll, i, &name, &fn) == SHMEMU_OK;
              i++) {
             shmemu_verify_case vc = {.coll = (shmemu_coll_t)coll, .algo = name, .fn = fn,
-                                     .transport = tl, .npes = 5, .count = 33,
+                                     .transport = tl_name(tl), .check = tl_check(tl),
+                                     .npes = 5, .count = 33,
                                      .dtype = SHMEMU_FLOAT16, .op = SHMEMU_SUM,
                                      .root = 3, .seed = 9};
             shmemu_verify_result r;
@@ -376,7 +397,8 @@ static void verify_on(const char *tl)
         }
     }
     shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .algo = "planted",
-                             .fn = (void (*)(void))forgets_last, .transport = tl, .npes = 3,
+                             .fn = (void (*)(void))forgets_last, .transport = tl_name(tl),
+                             .check = tl_check(tl), .npes = 3,
                              .count = 17, .dtype = SHMEMU_INT32, .op = SHMEMU_SUM, .seed = 9};
     shmemu_verify_result r;
     assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_OK);

@@ -53,4 +53,9 @@ void shmemu__check_ctl_init(struct shmemu__job *job) SHMEMU__HIDDEN;
  * were found. */
 int shmemu__check_job_end(struct shmemu__job *job, int rc) SHMEMU__HIDDEN;
 
+/* SHMEMU_CHECK=device: turn this process's faults on symmetric memory into
+ * the job's report (device.c).  Once per process; -1 if the handler could
+ * not be installed. */
+int shmemu__device_check_start(shmemu__pe *me) SHMEMU__HIDDEN;
+
 #endif /* SHMEMU_CHECK_H */

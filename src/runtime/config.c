@@ -70,7 +70,7 @@ static int parse_int(const char *s, int64_t *out)
 
 int shmemu__parse_check(const char *s, struct shmemu__check_cfg *out)
 {
-    struct shmemu__check_cfg c = {0, 0, 1};
+    struct shmemu__check_cfg c = {0, 0, 0, 1};
     if (!s)
         return -1;
     if (!*s || strcasecmp(s, "off") == 0 || strcmp(s, "0") == 0) {
@@ -97,6 +97,8 @@ int shmemu__parse_check(const char *s, struct shmemu__check_cfg *out)
             c.fuzz = 1;
         else if (strcasecmp(tok, "race") == 0)
             c.race = 1;
+        else if (strcasecmp(tok, "device") == 0 && !colon)
+            c.device = 1;
         else if (strcasecmp(tok, "all") == 0)
             c.fuzz = c.race = 1;
         else

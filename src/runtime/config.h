@@ -31,8 +31,9 @@
       "none, or auto (core when the PEs fit the cores)")                       \
     X(CHECK, CHECK, "off",                                                     \
       "checker mode: off, fuzz[:SEED] (delivery fuzzing and schedule "         \
-      "perturbation), race (conflicting-access detection), or both as "        \
-      "fuzz:SEED,race; see docs/CHECK.md")                                     \
+      "perturbation), race (conflicting-access detection), device (host "     \
+      "loads and stores on symmetric memory fault, shm), comma-separated, "    \
+      "e.g. fuzz:SEED,race,device; see docs/CHECK.md")                         \
     X(TIMEOUT, SECONDS, "-1",                                                  \
       "end a launched job that runs longer than this many seconds, saying "    \
       "where each PE is; 0: never; -1: 300 in checker mode, never otherwise")  \
@@ -55,6 +56,7 @@ enum shmemu__param_kind {
 struct shmemu__check_cfg {
     int fuzz;      /* delivery fuzzing and schedule perturbation */
     int race;      /* conflicting-access detection */
+    int device;    /* symmetric memory behaves as device memory (shm) */
     uint64_t seed; /* fuzz:SEED; 0 when none was given: then 1 */
 };
 

@@ -65,8 +65,8 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     if (check && shmemu__parse_check(check, &job->params.CHECK) != 0) {
         free(job);
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
-                            "opts->check '%s' is malformed (off, fuzz[:SEED], race, or "
-                            "fuzz:SEED,race)",
+                            "opts->check '%s' is malformed (off, or a comma-separated list "
+                            "of fuzz[:SEED], race, device)",
                             check);
     }
     job->check = job->params.CHECK;
@@ -75,6 +75,19 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     if (!job->ops) {
         free(job);
         return shmemu__fail(NULL, SHMEMU_EINVAL, call, "%s", why);
+    }
+    if (job->check.device) {
+        /* Device discipline: the transport's variant whose symmetric
+         * memory the host cannot touch. */
+        const struct shmemu_transport_ops *dev = shmemu__device_view_of(job->ops);
+        if (!dev) {
+            free(job);
+            return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                                "SHMEMU_CHECK=device runs on the shm transport, not '%s' "
+                                "(select it with SHMEMU_TRANSPORT=shm or opts.transport)",
+                                name);
+        }
+        job->ops = job->transport = dev;
     }
     if ((st = shmemu__tl_probe(job->ops, why, sizeof(why))) != SHMEMU_OK) {
         free(job);

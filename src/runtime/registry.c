@@ -10,6 +10,7 @@ extern const struct shmemu_transport_ops shmemu_local_ops;
 extern const struct shmemu_transport_ops shmemu_shm_ops;
 extern const struct shmemu_transport_ops shmemu_staged_ops;
 extern const struct shmemu_transport_ops shmemu_cuda_ops;
+extern const struct shmemu_transport_ops shmemu_shm_device_ops;
 
 const struct shmemu_transport_ops *const shmemu__transports[] = {
     &shmemu_local_ops,
@@ -54,3 +55,8 @@ const struct shmemu_transport_ops *shmemu__find_transport(const char *name,
     return NULL;
 }
 
+
+const struct shmemu_transport_ops *shmemu__device_view_of(const struct shmemu_transport_ops *ops)
+{
+    return ops == &shmemu_shm_ops ? &shmemu_shm_device_ops : NULL;
+}

@@ -81,7 +81,12 @@ static inline void bulk_copy(void *dst, const void *src, size_t n)
 
 int shmemu_mapped_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
 {
-    char *remote = job->heap_base[d->pe] + d->off;
+    return shmemu_mapped_rma_at(job->heap_base[d->pe], d);
+}
+
+int shmemu_mapped_rma_at(char *heap, const struct shmemu_tl_rma *d)
+{
+    char *remote = heap + d->off;
     if (d->op == SHMEMU_TL_GET) {
         if (!small_get(d->local, remote, d->nbytes))
             bulk_copy(d->local, remote, d->nbytes);
@@ -90,7 +95,7 @@ int shmemu_mapped_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
     if (!small_put(remote, d->local, d->nbytes))
         bulk_copy(remote, d->local, d->nbytes);
     if (d->sig_op != SHMEMU_TL_SIG_NONE) {
-        uint64_t *sig = (uint64_t *)(void *)(job->heap_base[d->pe] + d->sig_off);
+        uint64_t *sig = (uint64_t *)(void *)(heap + d->sig_off);
         /* Release: the data above is visible before the signal is. */
         if (d->sig_op == SHMEMU_TL_SIG_SET)
             __atomic_store_n(sig, d->sig_value, __ATOMIC_SEQ_CST);

@@ -15,6 +15,9 @@
 #include "../transport.h"
 
 int shmemu_mapped_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
+/* The same with pe's heap at heap in this process (a transport whose
+ * heap_base holds other addresses: shm's device view). */
+int shmemu_mapped_rma_at(char *heap, const struct shmemu_tl_rma *d);
 int shmemu_mapped_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
 void *shmemu_mapped_ptr(struct shmemu_tl_job *job, int pe, size_t off);
 

@@ -106,6 +106,9 @@ void shmemu_shm_seg_destroy(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj
 {
     if (sj->heaps)
         munmap(sj->heaps, sj->stride * (size_t)job->npes);
+    if (sj->view)
+        munmap(sj->view, sj->stride * (size_t)job->npes);
+    sj->view = NULL;
     if (sj->ctl)
         munmap(sj->ctl, sj->ctl_len);
     if (sj->fd >= 0)
@@ -150,6 +153,17 @@ static int map_segment(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
             return SHMEMU_ENOMEM;
         }
         job->heap_base[pe] = at;
+    }
+    if (sj->device_view) {
+        sj->view = shmemu_mapped_reserve(sj->stride * (size_t)job->npes,
+                                         SHMEMU_TL_BASE_ALIGN, PROT_NONE);
+        if (!sj->view) {
+            say(job, "reserving %zu bytes of address space for the device view failed",
+                sj->stride * (size_t)job->npes);
+            return SHMEMU_ENOMEM;
+        }
+        for (int pe = 0; pe < job->npes; pe++)
+            job->heap_base[pe] = sj->view + (size_t)pe * sj->stride;
     }
     return SHMEMU_OK;
 }
@@ -265,4 +279,99 @@ const struct shmemu_transport_ops shmemu_shm_ops = {
     .ctl_wait = shmemu_mapped_wait_shared,
     .ctl_wake = shmemu_mapped_wake_shared,
     .pe_export = shm_pe_export,
+};
+
+/* ------------------------------------------------------ the device view */
+
+static int dev_job_create(struct shmemu_tl_job *job)
+{
+    struct shmemu_shm_seg *sj = job->priv;
+    sj->device_view = 1;
+    return shmemu_shm_seg_create(job, sj);
+}
+
+static int dev_job_attach(struct shmemu_tl_job *job, int pe)
+{
+    struct shmemu_shm_seg *sj = job->priv;
+    sj->device_view = 1;
+    return shmemu_shm_seg_attach(job, sj, pe);
+}
+
+/* An address in the view as its bytes' address (NULL when [p, p+n) is not
+ * inside one heap); others are host memory. */
+static void *real(const struct shmemu_tl_job *job, const void *p, size_t n)
+{
+    const struct shmemu_shm_seg *sj = job->priv;
+    uintptr_t a = (uintptr_t)p, v = (uintptr_t)sj->view;
+    if (a < v || a - v >= sj->stride * (size_t)job->npes)
+        return (void *)(uintptr_t)p;
+    size_t off = (size_t)(a - v) % sj->stride;
+    if (off > job->heap_size || n > job->heap_size - off)
+        return NULL;
+    return sj->heaps + (a - v);
+}
+
+static int dev_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
+{
+    const struct shmemu_shm_seg *sj = job->priv;
+    struct shmemu_tl_rma r = *d;
+    if (d->nbytes && !(r.local = real(job, d->local, d->nbytes)))
+        return SHMEMU_ERANGE;
+    return shmemu_mapped_rma_at(sj->heaps + (size_t)d->pe * sj->stride, &r);
+}
+
+static int dev_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d)
+{
+    const struct shmemu_shm_seg *sj = job->priv;
+    return shmemu_tl_cpu_amo(sj->heaps + (size_t)d->pe * sj->stride + d->off, d) == 0
+               ? SHMEMU_OK
+               : SHMEMU_EINVAL;
+}
+
+static int dev_local_copy(struct shmemu_tl_job *job, int pe, void *dst, const void *src,
+                          size_t n)
+{
+    (void)pe;
+    void *d = real(job, dst, n);
+    const void *s = real(job, src, n);
+    if (!d || !s)
+        return SHMEMU_ERANGE;
+    memmove(d, s, n);
+    return SHMEMU_OK;
+}
+
+static int dev_local_reduce(struct shmemu_tl_job *job, int pe,
+                            const struct shmemu_tl_reduce *d)
+{
+    (void)pe;
+    size_t bytes = d->n * d->esize;
+    void *dst = real(job, d->dst, bytes);
+    const void *a = real(job, d->a, bytes), *b = real(job, d->b, bytes);
+    if (!dst || !a || !b)
+        return SHMEMU_ERANGE;
+    d->cpu(dst, a, b, d->n);
+    return SHMEMU_OK;
+}
+
+const struct shmemu_transport_ops shmemu_shm_device_ops = {
+    .size = sizeof(struct shmemu_transport_ops),
+    .name = "shm",
+    .caps = SHMEMU_TL_CAP_SHARED_CTL | SHMEMU_TL_CAP_PROCESSES | SHMEMU_TL_CAP_SPMD,
+    .job_priv_size = sizeof(struct shmemu_shm_seg),
+    .probe = shmemu_shm_probe,
+    .job_create = dev_job_create,
+    .job_run = shmemu_tl_run_procs,
+    .job_destroy = shm_job_destroy,
+    .job_attach = dev_job_attach,
+    .pe_enter = NULL,
+    .rma = dev_rma,
+    .amo = dev_amo,
+    .ptr = shmemu_mapped_ptr, /* an address in the view: like a device's */
+    .quiet = NULL,
+    .fence = NULL,
+    .ctl_wait = shmemu_mapped_wait_shared,
+    .ctl_wake = shmemu_mapped_wake_shared,
+    .pe_export = shm_pe_export,
+    .local_copy = dev_local_copy,
+    .local_reduce = dev_local_reduce,
 };

@@ -13,6 +13,11 @@ extern const struct shmemu_transport_ops shmemu_shm_ops;
  * keep their control area in one, with no_heaps set before create/attach. */
 struct shmemu_shm_seg {
     int no_heaps;
+    /* SHMEMU_CHECK=device: heap_base[] points into `view`, an inaccessible
+     * reservation, as device addresses are to the host; the bytes are
+     * reached at `heaps` by the device-view table alone. */
+    int device_view;
+    char *view;
     int fd;
     void *ctl;
     size_t ctl_len; /* page-rounded; the heaps follow it in the segment */
@@ -28,6 +33,10 @@ int shmemu_shm_seg_attach(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, 
 int shmemu_shm_seg_export(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj);
 void shmemu_shm_seg_destroy(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj);
 int shmemu_shm_probe(char *why, size_t why_len);
+
+/* shm with symmetric memory that behaves like device memory: host loads and
+ * stores on it fault (SHMEMU_CHECK=device); the library's own calls work. */
+extern const struct shmemu_transport_ops shmemu_shm_device_ops;
 
 /*
  * Create a segment of size bytes with shm_open(O_CREAT|O_EXCL, 0600) under a

@@ -1,0 +1,109 @@
+/* device.c - device discipline (SHMEMU_CHECK=device): the report for a host
+ * load or store on symmetric memory.
+ *
+ * The transport's device view (transports/shm/shm.h) places every heap at
+ * addresses the host cannot touch, as a GPU's are; the library reaches the
+ * bytes through the transport.  A load or store by the program itself then
+ * faults, and this handler turns the fault into the job's report: which PE,
+ * which heap and symmetric block, load or store, and the code location,
+ * then ends the PE as an error in ABORT mode does.  Faults elsewhere go to
+ * whatever handled SIGSEGV before.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "ctl/plane.h"
+
+static struct sigaction previous;
+static volatile sig_atomic_t installed;
+
+/* Which heap holds addr, as this process addresses heaps; -1 if none. */
+static int heap_of(const shmemu__pe *me, uintptr_t addr, size_t *off_p)
+{
+    const struct shmemu_tl_job *tl = me->tlj;
+    for (int p = 0; p < me->npes; p++) {
+        uintptr_t base = (uintptr_t)tl->heap_base[p];
+        if (addr >= base && addr - base < me->heap_size) {
+            *off_p = (size_t)(addr - base);
+            return p;
+        }
+    }
+    return -1;
+}
+
+static void describe_block(const shmemu__pe *me, size_t off, char *buf, size_t len)
+{
+    const struct shmemu__blk *b = shmemu__heap_find(&me->alloc, off);
+    if (off >= me->heap_size - SHMEMU__WORKSPACE_TOTAL)
+        snprintf(buf, len, "in the teams' workspaces");
+    else if (!b || !b->used)
+        snprintf(buf, len, "outside any allocated block");
+    else
+        snprintf(buf, len, "byte %zu of the %zu-byte block at offset %#zx", off - b->off,
+                 b->req, b->off);
+}
+
+static void on_fault(int sig, siginfo_t *si, void *ucv)
+{
+    shmemu__pe *me = shmemu__self;
+    size_t off = 0;
+    int owner = me && me->job->check.device ? heap_of(me, (uintptr_t)si->si_addr, &off) : -1;
+    if (owner < 0) { /* not ours: as if we had never been here */
+        sigaction(SIGSEGV, &previous, NULL);
+        return; /* the access faults again, under the previous handler */
+    }
+    const char *what = "access";
+    void *pc = NULL;
+#if defined(__x86_64__)
+    ucontext_t *uc = ucv;
+    what = uc->uc_mcontext.gregs[REG_ERR] & 2 ? "store" : "load";
+    pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
+#else
+    (void)ucv;
+#endif
+    char block[96], site[160] = "an unknown location", line[512];
+    describe_block(me, off, block, sizeof(block));
+    if (pc)
+        shmemu__format_site(pc, site, sizeof(site));
+    snprintf(line, sizeof(line),
+             "shmemu: PE %d/%d: host %s of symmetric memory at %p (PE %d's heap, %s) at %s: "
+             "under SHMEMU_CHECK=device symmetric memory is device memory; reach it with "
+             "shmemu_getmem/putmem or shmemu_copy_local/reduce_local\n",
+             me->pe, me->npes, what, si->si_addr, owner, block, site);
+    shmemu__last_status = SHMEMU_EDEVICE;
+    if (shmemu__plane_claim_report(me->job))
+        shmemu__emit(line);
+    line[strlen(line) - 1] = '\0';
+    shmemu__abort_job(me->job, SHMEMU_EABORTED, me->pe, SHMEMU_EDEVICE,
+                      line + strlen("shmemu: "), NULL);
+    /* End the PE as an error in ABORT mode does; the handler's frame and
+     * the blocked signal go with it. */
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, sig);
+    sigprocmask(SIG_UNBLOCK, &s, NULL);
+    if (me->abort_jmp)
+        longjmp(*me->abort_jmp, 1);
+    exit(EXIT_FAILURE);
+}
+
+int shmemu__device_check_start(shmemu__pe *me)
+{
+    if (!me->job->check.device || installed)
+        return 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, &previous) != 0)
+        return -1;
+    installed = 1;
+    return 0;
+}

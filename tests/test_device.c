@@ -1,0 +1,182 @@
+/* test_device.c - device discipline (SHMEMU_CHECK=device): on shm,
+ * symmetric memory behaves as a GPU's does to the host.  A host load or
+ * store on it (directly, or through shmemu_ptr) ends the job with
+ * SHMEMU_EDEVICE and one report naming the PE, the heap, the block, the
+ * kind of access and the code; the library's own calls keep working (the
+ * whole device-heap suite runs on it in test_staged). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "harness.h"
+
+static int launch_device(int npes, int (*body)(void *), const char *check)
+{
+    shmemu_opts o = {.npes = npes, .transport = "shm", .heap_size = TH_HEAP,
+                     .check = check};
+    return shmemu_launch(&o, body, NULL);
+}
+
+/* PE n-1 stores into its own block (byte 12 of a 4096-byte block). */
+static int __attribute__((noinline)) stores_on_heap(void *arg)
+{
+    (void)arg;
+    int *x = shmemu_malloc(4096);
+    PE_CHECK(x != NULL);
+    int v = 5;
+    PE_CHECK_OK(shmemu_putmem(x, &v, sizeof(v), (shmemu_my_pe() + 1) % shmemu_n_pes()));
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (shmemu_my_pe() == shmemu_n_pes() - 1)
+        ((volatile int *)x)[3] = 7;
+    shmemu_barrier_all();
+    return 0;
+}
+
+/* PE 0 loads a peer's word through shmemu_ptr (a device address). */
+static int __attribute__((noinline)) loads_through_ptr(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), n = shmemu_n_pes();
+    long *x = shmemu_calloc(16, sizeof(long));
+    PE_CHECK(x != NULL);
+    long *peer = shmemu_ptr(x + 5, (me + 1) % n);
+    PE_CHECK(peer != NULL);
+    PE_CHECK_EQ(shmemu_heap_host_accessible(), 0);
+    PE_CHECK_OK(shmemu_barrier_all());
+    long got = 0;
+    if (me == 0)
+        got = *(volatile long *)peer;
+    shmemu_barrier_all();
+    return (int)got;
+}
+
+static void expect_report(int (*body)(void *), int npes, const char *what, int owner,
+                          const char *block, const char *site)
+{
+    th_capture_start();
+    int st = launch_device(npes, body, "device");
+    char *err = th_capture_stop();
+    char want[256];
+    assert_int_equal(st, SHMEMU_EDEVICE);
+    snprintf(want, sizeof(want), ": host %s of symmetric memory at 0x", what);
+    if (!strstr(err, want))
+        fail_msg("%d PEs: no '%s' in: %s", npes, want, err);
+    snprintf(want, sizeof(want), "(PE %d's heap, %s) at %s+0x", owner, block, site);
+    if (!strstr(err, want))
+        fail_msg("%d PEs: no '%s' in: %s", npes, want, err);
+    if (!strstr(err, "under SHMEMU_CHECK=device symmetric memory is device memory"))
+        fail_msg("%d PEs: no advice in: %s", npes, err);
+    /* One report: the others only see the abort. */
+    const char *first = strstr(err, "of symmetric memory at");
+    if (strstr(first + 1, "of symmetric memory at"))
+        fail_msg("%d PEs: reported twice: %s", npes, err);
+    free(err);
+}
+
+static void test_store_reported(void **state)
+{
+    (void)state;
+    for (int npes = 1; npes <= 3; npes++) {
+        char block[64];
+        snprintf(block, sizeof(block), "byte 12 of the 4096-byte block at offset 0");
+        expect_report(stores_on_heap, npes, "store", npes - 1, block, "stores_on_heap");
+    }
+}
+
+static void test_ptr_load_reported(void **state)
+{
+    (void)state;
+    for (int npes = 1; npes <= 3; npes += 2)
+        expect_report(loads_through_ptr, npes, "load", 1 % npes,
+                      "byte 40 of the 128-byte block at offset 0", "loads_through_ptr");
+}
+
+/* Correct code under device discipline combined with fuzzing and race
+ * detection: passes; a planted bug is still caught. */
+static int forgets_last(shmemu_team_t team, void *dest, const void *src, size_t count,
+                        shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    return shmemu_allreduce_ring(team, dest, src, count ? count - 1 : 0, dtype, op);
+}
+
+static void test_combined(void **state)
+{
+    (void)state;
+    shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .algo = "ring",
+                             .fn = (void (*)(void))shmemu_allreduce_ring, .transport = "shm",
+                             .check = "fuzz:3,race,device", .npes = 3, .count = 4099,
+                             .dtype = SHMEMU_INT32, .op = SHMEMU_SUM, .seed = 5};
+    shmemu_verify_result r;
+    assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_OK);
+    if (!r.passed)
+        fail_msg("ring under fuzz,race,device: %s", r.reason);
+    vc.algo = "planted";
+    vc.fn = (void (*)(void))forgets_last;
+    assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_OK);
+    assert_false(r.passed);
+    assert_int_equal(r.index, 4098);
+}
+
+static int never_runs(void *arg)
+{
+    (void)arg;
+    return 1;
+}
+
+static void test_needs_shm(void **state)
+{
+    (void)state;
+    th_capture_start();
+    shmemu_opts o = {.npes = 2, .transport = "local", .check = "device"};
+    int st = shmemu_launch(&o, never_runs, NULL);
+    char *err = th_capture_stop();
+    assert_int_equal(st, SHMEMU_EINVAL);
+    assert_string_equal(err, "shmemu: shmemu_launch: SHMEMU_CHECK=device runs on the shm "
+                             "transport, not 'local' (select it with SHMEMU_TRANSPORT=shm or "
+                             "opts.transport)\n");
+    free(err);
+    th_capture_start();
+    o.transport = "shm";
+    o.check = "device:3";
+    st = shmemu_launch(&o, never_runs, NULL);
+    free(th_capture_stop());
+    assert_int_equal(st, SHMEMU_EINVAL);
+}
+
+/* A program started by shmemu-run that reads its heap with a plain load. */
+static void test_spmd_reported(void **state)
+{
+    (void)state;
+    char cmd[4096], out[4096] = "";
+    char file[] = "/tmp/shmemu-test-device-XXXXXX";
+    int fd = mkstemp(file);
+    assert_true(fd >= 0);
+    snprintf(cmd, sizeof(cmd),
+             "SHMEMU_CHECK=device timeout 60 %s/shmemu-run -n 2 %s/examples/hello_spmd "
+             ">%s 2>&1",
+             th_build_dir(), th_build_dir(), file);
+    int rc = system(cmd);
+    ssize_t n = read(fd, out, sizeof(out) - 1);
+    out[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(file);
+    assert_true(WIFEXITED(rc));
+    assert_int_not_equal(WEXITSTATUS(rc), 0);
+    assert_int_not_equal(WEXITSTATUS(rc), 124);
+    if (!strstr(out, ": host load of symmetric memory at 0x") ||
+        !strstr(out, "'s heap, byte 0 of the 8-byte block at offset 0) at main+0x"))
+        fail_msg("shmemu-run said: %s", out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_store_reported),
+        cmocka_unit_test(test_ptr_load_reported),
+        cmocka_unit_test(test_combined),
+        cmocka_unit_test(test_needs_shm),
+        cmocka_unit_test(test_spmd_reported),
+    };
+    return cmocka_run_group_tests_name("device discipline", tests, NULL, NULL);
+}
