@@ -195,13 +195,18 @@ static int pe_main(void *arg)
     shape(b, b->size[b->nsizes - 1], &c0, &in_max, &out_max);
     unsigned char *src = shmemu_malloc((in_max > out_max ? in_max : out_max) * es + 64);
     unsigned char *dest = b->inplace ? src : shmemu_malloc(out_max * es + 64);
+    /* Inputs are made, and results judged, in host memory and moved with
+     * shmemu_copy_local: heaps may be device memory (cuda). */
+    size_t io_max = in_max > out_max ? in_max : out_max;
     unsigned char *ref = malloc(out_max * es + 64), *tmp = malloc(out_max * es + 64);
-    if (!src || !dest || !ref || !tmp) {
+    unsigned char *host = malloc(io_max * es + 64);
+    if (!src || !dest || !ref || !tmp || !host) {
         fprintf(stderr, "shmemu-bench: PE %d: out of memory for %zu-byte buffers\n", me,
                 b->size[b->nsizes - 1]);
         res->failed = 1;
         free(ref);
         free(tmp);
+        free(host);
         return 1;
     }
     int st = 0;
@@ -209,7 +214,8 @@ static int pe_main(void *arg)
         size_t count, in, out;
         shape(b, b->size[k], &count, &in, &out);
         size_t iters = iters_for(b->size[k]);
-        fill(b, src, me, 0, in);
+        fill(b, host, me, 0, in);
+        st = shmemu_copy_local(src, host, in * es);
         for (size_t w = 0; w < 2 && !st; w++)
             st = call(b, dest, src, count);
         for (int r = 0; r < reps && !st; r++) {
@@ -224,21 +230,26 @@ static int pe_main(void *arg)
         if (st || !b->check)
             continue;
         /* #wrong: one more call on fresh inputs, every element checked */
-        fill(b, src, me, 0, in);
+        fill(b, host, me, 0, in);
+        if ((st = shmemu_copy_local(src, host, in * es)))
+            break;
         shmemu_barrier_all();
         if ((st = call(b, dest, src, count)))
             break;
         if (b->coll == SHMEMU_COLL_REDUCE && me != b->root)
             continue;
         expect(b, me, count, out, ref, tmp);
+        if ((st = shmemu_copy_local(host, dest, out * es)))
+            break;
         long wrong = 0;
         for (size_t i = 0; i < out; i++)
-            wrong += memcmp(dest + i * es, ref + i * es, es) != 0;
+            wrong += memcmp(host + i * es, ref + i * es, es) != 0;
         __atomic_fetch_add(&res->wrong[k], wrong, __ATOMIC_RELAXED);
     }
     shmemu_barrier_all();
     free(ref);
     free(tmp);
+    free(host);
     if (!b->inplace)
         shmemu_free(dest);
     shmemu_free(src);

@@ -9,7 +9,10 @@
  * against single-thread memcpy in the same repetitions), sync (remote
  * fetch_add, p + wait_until and put_signal + signal_wait_until ping-pong,
  * one way), ring (a token around 128 PEs), barrier (2, 4, 8, 64 PEs).
- * Default: all.  -n 2,8,64 sets the PE counts of the barrier test.  Each figure is the median of REPS repetitions
+ * dev (heaps the host cannot touch: cuda, or shm under SHMEMU_CHECK=device):
+ * 8-byte put/get/fetch_add latency, put/get bandwidth between heaps from
+ * 4 KiB to half of -m SIZE (1G) against shmemu_copy_local of the same size.
+ * Default: all but dev; on cuda, dev and barrier (2, 4, 8 PEs).  -n 2,8,64 sets the PE counts of the barrier test.  Each figure is the median of REPS repetitions
  * (default 7) with the min and max; A-vs-B comparisons (put vs memcpy) are
  * interleaved within each repetition so that placement changes of the VM's
  * vCPUs hit both alike.
@@ -258,6 +261,90 @@ static int pe_barrier(void *arg)
     return 0;
 }
 
+/* ------------------------------------------ heaps the host cannot touch */
+
+/* cuda (and shm under SHMEMU_CHECK=device): latency of 8-byte operations
+ * from a host buffer, and bandwidth between heaps against a copy of the
+ * same size inside the PE's own heap in the same repetition, which on cuda
+ * is the cudaMemcpyAsync + synchronize a hand-written copy costs. */
+static size_t dev_max = (size_t)1 << 30;
+
+static int pe_dev(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe();
+    char *peer = shmemu_malloc(dev_max), *own = shmemu_malloc(dev_max);
+    uint64_t *word = shmemu_calloc(1, sizeof(uint64_t));
+    if (!peer || !own || !word)
+        return 1;
+    char priv[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    double put[MAX_REPS], get[MAX_REPS], amo[MAX_REPS];
+    long lat_iters = 20000;
+    for (int r = 0; r < reps; r++) {
+        shmemu_barrier_all();
+        if (me == 0) {
+            double t0 = now_ns();
+            for (long i = 0; i < lat_iters; i++) {
+                shmemu_putmem(peer, priv, 8, 1);
+                shmemu_quiet();
+            }
+            double t1 = now_ns();
+            for (long i = 0; i < lat_iters; i++)
+                shmemu_getmem(priv, peer, 8, 1);
+            double t2 = now_ns();
+            for (long i = 0; i < lat_iters; i++)
+                (void)shmemu_uint64_atomic_fetch_add(word, 1, 1);
+            double t3 = now_ns();
+            put[r] = (t1 - t0) / (double)lat_iters;
+            get[r] = (t2 - t1) / (double)lat_iters;
+            amo[r] = (t3 - t2) / (double)lat_iters;
+        }
+        shmemu_barrier_all();
+    }
+    if (me == 0) {
+        row("dev_put8+quiet", 2, 8, summarize(put, reps), "ns", 0, NULL);
+        row("dev_get8", 2, 8, summarize(get, reps), "ns", 0, NULL);
+        row("dev_fetch_add", 2, 8, summarize(amo, reps), "ns", 0, NULL);
+    }
+    for (size_t size = 4096; size <= dev_max / 2; size *= 4) {
+        double cp[MAX_REPS], pt[MAX_REPS], gt[MAX_REPS];
+        size_t it = iters_for(size);
+        for (int r = 0; r < reps; r++) {
+            shmemu_barrier_all();
+            if (me == 0) {
+                double t0 = now_ns();
+                for (size_t i = 0; i < it; i++)
+                    shmemu_copy_local(own + dev_max / 2, own, size);
+                double t1 = now_ns();
+                for (size_t i = 0; i < it; i++)
+                    shmemu_putmem(peer, own, size, 1);
+                shmemu_quiet();
+                double t2 = now_ns();
+                for (size_t i = 0; i < it; i++)
+                    shmemu_getmem(own, peer, size, 1);
+                double t3 = now_ns();
+                double bytes = (double)size * (double)it;
+                cp[r] = bytes / (t1 - t0);
+                pt[r] = bytes / (t2 - t1);
+                gt[r] = bytes / (t3 - t2);
+            }
+            shmemu_barrier_all();
+        }
+        if (me == 0) {
+            row("dev_copy_local", 1, size, summarize(cp, reps), "GB/s", 0, NULL);
+            row("dev_put", 2, size, summarize(pt, reps), "GB/s", ratio_med(pt, cp, reps),
+                "x dev_copy_local");
+            row("dev_get", 2, size, summarize(gt, reps), "GB/s", ratio_med(gt, cp, reps),
+                "x dev_copy_local");
+        }
+    }
+    shmemu_barrier_all();
+    shmemu_free(word);
+    shmemu_free(own);
+    shmemu_free(peer);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int launch(int npes, size_t heap, int (*fn)(void *), void *arg)
@@ -307,6 +394,12 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--csv") == 0)
             csv = 1;
+        else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc) {
+            char *end;
+            unsigned long long v = strtoull(argv[++i], &end, 10);
+            v <<= *end == 'G' ? 30 : *end == 'M' ? 20 : *end == 'K' ? 10 : 0;
+            dev_max = v < 8192 ? 8192 : (size_t)v;
+        }
         else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
             n_barrier = 0;
             for (char *tok = strtok(argv[++i], ","); tok && n_barrier < 16;
@@ -315,8 +408,8 @@ int main(int argc, char **argv)
                     n_barrier++;
         }
         else {
-            fprintf(stderr, "usage: shmemu-bench [-t TRANSPORT] [-r REPS] [-n NPES,...] [--csv] "
-                            "[lat] [bw] [sync] [ring] [barrier]\n");
+            fprintf(stderr, "usage: shmemu-bench [-t TRANSPORT] [-r REPS] [-n NPES,...] "
+                            "[-m SIZE] [--csv] [lat] [bw] [sync] [ring] [barrier] [dev]\n");
             return 2;
         }
     }
@@ -326,6 +419,18 @@ int main(int argc, char **argv)
     }
     machine();
     int rc = 0;
+    /* Device heaps: the host-side tests load and store heap bytes; the
+     * default is dev and barriers of 2-8 PEs. */
+    if (strcmp(transport, "cuda") == 0 && i >= argc) {
+        rc |= launch(2, 2 * dev_max + ((size_t)4 << 20), pe_dev, NULL);
+        for (int np = 2; np <= 8; np *= 2) {
+            long iters = 2000;
+            rc |= launch(np, (size_t)2 << 20, pe_barrier, &iters);
+        }
+        return rc ? 1 : 0;
+    }
+    if (i < argc && wants(argc, argv, i, "dev"))
+        rc |= launch(2, 2 * dev_max + ((size_t)4 << 20), pe_dev, NULL);
     if (wants(argc, argv, i, "lat"))
         rc |= launch(2, 0, pe_lat, NULL);
     if (wants(argc, argv, i, "bw"))
