@@ -380,7 +380,7 @@ static void usage(FILE *f)
             "                     [--transport local,shm] [--seed N] [--inputs exact|random]\n"
             "                     [--quick | --thorough] [--max-bytes SIZE] [--json FILE] [-v]\n"
             "                     [--heap-size SIZE] [--timeout SECONDS]\n"
-            "                     [--fuzz N [--race] | --check fuzz:SEED,race]\n"
+            "                     [--fuzz N [--race]] [--check MODE: fuzz:SEED,race,device]\n"
             "collectives: allreduce reduce reduce_scatter allgather broadcast alltoall\n");
 }
 
@@ -575,8 +575,8 @@ int main(int argc, char **argv)
 
     char mode[64] = "";
     if (fuzz_seeds)
-        snprintf(mode, sizeof(mode), ", checker: fuzz seeds 1..%d%s", fuzz_seeds,
-                 race ? " and race" : "");
+        snprintf(mode, sizeof(mode), ", checker: fuzz seeds 1..%d%s%s%s", fuzz_seeds,
+                 race ? " and race" : "", check_opt ? " and " : "", check_opt ? check_opt : "");
     else if (check_opt || race)
         snprintf(mode, sizeof(mode), ", checker: %s", check_opt ? check_opt : "race");
     printf("# shmemu-verify %s: %d cases, seed %llu, inputs %s%s\n", SHMEMU_VERSION_STRING, n,
@@ -610,8 +610,9 @@ int main(int argc, char **argv)
         double secs = 0;
         for (int s = 1; s <= tries; s++) {
             struct row *w = &rows[i];
-            if (fuzz_seeds > 0)
-                snprintf(w->check, sizeof(w->check), "fuzz:%d%s", s, race ? ",race" : "");
+            if (fuzz_seeds > 0) /* --check adds to the seeds (device) */
+                snprintf(w->check, sizeof(w->check), "fuzz:%d%s%s%s", s, race ? ",race" : "",
+                         check_opt ? "," : "", check_opt ? check_opt : "");
             else if (check_opt || race)
                 snprintf(w->check, sizeof(w->check), "%s", check_opt ? check_opt : "race");
             w->vc.check = w->check[0] ? w->check : NULL;
