@@ -118,6 +118,37 @@ static void test_combined(void **state)
     assert_int_equal(r.index, 4098);
 }
 
+/* A user's allreduce written for the CPU: memcpy from its own src, a host
+ * loop over dest. */
+static int __attribute__((noinline)) cpu_only_allreduce(shmemu_team_t team, void *dest,
+                                                        const void *src, size_t count,
+                                                        shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    (void)team, (void)dtype, (void)op;
+    memcpy(dest, src, count * sizeof(int32_t));
+    return shmemu_barrier_all();
+}
+
+static void test_verifier_reports(void **state)
+{
+    (void)state;
+    shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .algo = "cpu_only",
+                             .fn = (void (*)(void))cpu_only_allreduce, .transport = "shm",
+                             .check = "device", .npes = 2, .count = 1000,
+                             .dtype = SHMEMU_INT32, .op = SHMEMU_SUM, .seed = 1};
+    shmemu_verify_result r;
+    th_capture_start();
+    assert_int_equal(shmemu_verify_run(&vc, &r), SHMEMU_OK);
+    char *err = th_capture_stop();
+    assert_false(r.passed);
+    if (!strstr(r.reason, "loaded or stored symmetric memory on the host"))
+        fail_msg("reason: %s", r.reason);
+    /* memcpy is libc's; the report names the user's function that called it */
+    if (!strstr(err, ", called from cpu_only_allreduce+0x"))
+        fail_msg("report: %s", err);
+    free(err);
+}
+
 static int never_runs(void *arg)
 {
     (void)arg;
@@ -175,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_store_reported),
         cmocka_unit_test(test_ptr_load_reported),
         cmocka_unit_test(test_combined),
+        cmocka_unit_test(test_verifier_reports),
         cmocka_unit_test(test_needs_shm),
         cmocka_unit_test(test_spmd_reported),
     };

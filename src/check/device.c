@@ -9,6 +9,8 @@
  * then ends the PE as an error in ABORT mode does.  Faults elsewhere go to
  * whatever handled SIGSEGV before.
  */
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +51,36 @@ static void describe_block(const shmemu__pe *me, size_t off, char *buf, size_t l
                  b->req, b->off);
 }
 
+/* A system library's code (memcpy, memset in libc): the report then also
+ * names the user's code that called it. */
+static int in_system_library(void *pc)
+{
+    Dl_info info;
+    if (!dladdr(pc, &info) || !info.dli_fname)
+        return 0;
+    return strncmp(info.dli_fname, "/lib", 4) == 0 || strncmp(info.dli_fname, "/usr/lib", 8) == 0;
+}
+
+static void name_site(void *pc, char *buf, size_t len)
+{
+    shmemu__format_site(pc, buf, len);
+    if (!in_system_library(pc))
+        return;
+    void *frames[32];
+    int n = backtrace(frames, 32), k = 0;
+    while (k < n && frames[k] != pc) /* up to the interrupted frame */
+        k++;
+    for (k++; k < n; k++)
+        if (!in_system_library(frames[k])) {
+            char caller[160];
+            size_t used = strlen(buf);
+            /* A return address: the call is just before it. */
+            shmemu__format_site((char *)frames[k] - 1, caller, sizeof(caller));
+            snprintf(buf + used, len - used, ", called from %s", caller);
+            return;
+        }
+}
+
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
     shmemu__pe *me = shmemu__self;
@@ -67,10 +99,10 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 #else
     (void)ucv;
 #endif
-    char block[96], site[160] = "an unknown location", line[512];
+    char block[96], site[320] = "an unknown location", line[640];
     describe_block(me, off, block, sizeof(block));
     if (pc)
-        shmemu__format_site(pc, site, sizeof(site));
+        name_site(pc, site, sizeof(site));
     snprintf(line, sizeof(line),
              "shmemu: PE %d/%d: host %s of symmetric memory at %p (PE %d's heap, %s) at %s: "
              "under SHMEMU_CHECK=device symmetric memory is device memory; reach it with "

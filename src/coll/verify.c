@@ -553,6 +553,10 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
                  "timed out after %.0f s (the case's limit; --timeout to change it); where "
                  "each PE was is printed above",
                  o.timeout);
+    } else if (res->status == SHMEMU_EDEVICE) {
+        snprintf(res->reason, sizeof(res->reason),
+                 "a PE loaded or stored symmetric memory on the host, which faults on a GPU "
+                 "(SHMEMU_CHECK=device); the PE, block and code location are printed above");
     } else if (sh->failed) {
         res->pe = sh->pe;
         res->index = sh->index;
