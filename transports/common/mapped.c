@@ -169,3 +169,28 @@ void *shmemu_mapped_reserve(size_t size, size_t align, int prot)
         munmap(start + size, tail);
     return start;
 }
+
+int shmemu_tl_real_copy(struct shmemu_tl_job *job, shmemu_tl_real_fn real, void *dst,
+                        const void *src, size_t n)
+{
+    void *d = real(job, dst, n);
+    const void *s = real(job, src, n);
+    if (!d || !s)
+        return SHMEMU_ERANGE;
+    memmove(d, s, n);
+    return SHMEMU_OK;
+}
+
+/* As a device would: the operands made visible to the compute unit (here,
+ * the CPU), then the kernel the core hands over. */
+int shmemu_tl_real_reduce(struct shmemu_tl_job *job, shmemu_tl_real_fn real,
+                          const struct shmemu_tl_reduce *r)
+{
+    size_t bytes = r->n * r->esize;
+    void *d = real(job, r->dst, bytes);
+    const void *a = real(job, r->a, bytes), *b = real(job, r->b, bytes);
+    if (!d || !a || !b)
+        return SHMEMU_ERANGE;
+    r->cpu(d, a, b, r->n);
+    return SHMEMU_OK;
+}

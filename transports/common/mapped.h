@@ -33,4 +33,14 @@ void shmemu_mapped_wake_shared(struct shmemu_tl_job *job, uint32_t *word, int n)
  * lazily; NULL on failure. */
 void *shmemu_mapped_reserve(size_t size, size_t align, int prot);
 
+/* local_copy and local_reduce for a transport whose heap addresses
+ * translate to bytes the host can touch: real(job, p, n) gives the bytes of
+ * [p, p+n) (p itself for host memory), NULL when the range leaves a heap
+ * (then SHMEMU_ERANGE).  staged and shm's device view. */
+typedef void *(*shmemu_tl_real_fn)(const struct shmemu_tl_job *job, const void *p, size_t n);
+int shmemu_tl_real_copy(struct shmemu_tl_job *job, shmemu_tl_real_fn real, void *dst,
+                        const void *src, size_t n);
+int shmemu_tl_real_reduce(struct shmemu_tl_job *job, shmemu_tl_real_fn real,
+                          const struct shmemu_tl_reduce *d);
+
 #endif /* SHMEMU_MAPPED_H */

@@ -332,25 +332,14 @@ static int dev_local_copy(struct shmemu_tl_job *job, int pe, void *dst, const vo
                           size_t n)
 {
     (void)pe;
-    void *d = real(job, dst, n);
-    const void *s = real(job, src, n);
-    if (!d || !s)
-        return SHMEMU_ERANGE;
-    memmove(d, s, n);
-    return SHMEMU_OK;
+    return shmemu_tl_real_copy(job, real, dst, src, n);
 }
 
 static int dev_local_reduce(struct shmemu_tl_job *job, int pe,
                             const struct shmemu_tl_reduce *d)
 {
     (void)pe;
-    size_t bytes = d->n * d->esize;
-    void *dst = real(job, d->dst, bytes);
-    const void *a = real(job, d->a, bytes), *b = real(job, d->b, bytes);
-    if (!dst || !a || !b)
-        return SHMEMU_ERANGE;
-    d->cpu(dst, a, b, d->n);
-    return SHMEMU_OK;
+    return shmemu_tl_real_reduce(job, real, d);
 }
 
 const struct shmemu_transport_ops shmemu_shm_device_ops = {

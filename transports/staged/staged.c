@@ -264,27 +264,14 @@ static int staged_local_copy(struct shmemu_tl_job *job, int pe, void *dst, const
                              size_t n)
 {
     (void)pe;
-    void *d = real(job, dst, n);
-    const void *s = real(job, src, n);
-    if (!d || !s)
-        return SHMEMU_ERANGE;
-    memmove(d, s, n);
-    return SHMEMU_OK;
+    return shmemu_tl_real_copy(job, real, dst, src, n);
 }
 
-/* As a device would: the operands made visible to the compute unit (here,
- * the CPU), then the kernel the core hands over. */
 static int staged_local_reduce(struct shmemu_tl_job *job, int pe,
                                const struct shmemu_tl_reduce *r)
 {
     (void)pe;
-    size_t bytes = r->n * r->esize;
-    void *d = real(job, r->dst, bytes);
-    const void *a = real(job, r->a, bytes), *b = real(job, r->b, bytes);
-    if (!d || !a || !b)
-        return SHMEMU_ERANGE;
-    r->cpu(d, a, b, r->n);
-    return SHMEMU_OK;
+    return shmemu_tl_real_reduce(job, real, r);
 }
 
 const struct shmemu_transport_ops shmemu_staged_ops = {
