@@ -88,6 +88,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
     int owner = me && me->job->check.device ? heap_of(me, (uintptr_t)si->si_addr, &off) : -1;
     if (owner < 0) { /* not ours: as if we had never been here */
         sigaction(SIGSEGV, &previous, NULL);
+        installed = 0;
         return; /* the access faults again, under the previous handler */
     }
     const char *what = "access";

@@ -204,15 +204,18 @@ int shmemu_init(void)
     }
     if ((st = shmemu__tl_pe_enter(job, pe)) != SHMEMU_OK ||
         (st = wireup(me)) != SHMEMU_OK) {
+        char why[sizeof(job->tl.why)];
+        snprintf(why, sizeof(why), "%s", job->tl.why[0] ? job->tl.why : shmemu_strerror(st));
         pe_free(me);
         shmemu__job_free(job);
-        return shmemu__fail(NULL, st, call, "the PE could not start: %s", job->tl.why);
+        return shmemu__fail(NULL, st, call, "the PE could not start: %s", why);
     }
     me->heap = job->tl.heap_base[pe];
     if (shmemu__device_check_start(me) != 0) {
         pe_free(me);
         shmemu__job_free(job);
-        return shmemu__fail(NULL, SHMEMU_ENOMEM, call, "SHMEMU_CHECK=device: cannot handle SIGSEGV");
+        return shmemu__fail(NULL, SHMEMU_ENOMEM, call,
+                            "SHMEMU_CHECK=device: cannot handle SIGSEGV");
     }
     me->owns_job = 1;
     shmemu__self = me;
