@@ -145,16 +145,17 @@ void shmemu__depart(shmemu__pe *me, int life, int rc)
     shmemu__after_departure(me);
 }
 
-int shmemu__plane_pe_ended(struct shmemu__job *job, int pe)
+int shmemu__plane_pe_left(struct shmemu__job *job, int pe)
+{
+    uint32_t life = atomic_load(&shmemu__ctl_pe(job->tl.ctl, pe)->life);
+    return life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED;
+}
+
+void shmemu__plane_pe_failed(struct shmemu__job *job, int pe)
 {
     struct shmemu__ctl *c = job->tl.ctl;
-    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, pe);
-    uint32_t life = atomic_load(&cp->life);
-    if (life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED)
-        return 1;
-    atomic_store(&cp->life, SHMEMU__LIFE_FAILED);
+    atomic_store(&shmemu__ctl_pe(c, pe)->life, SHMEMU__LIFE_FAILED);
     atomic_fetch_add(&c->ndeparted, 1);
-    return 0;
 }
 
 /* --------------------------------------------------------------- teams */

@@ -65,9 +65,11 @@ void shmemu__plane_last_call(shmemu__pe *me, const char *call, void *site) SHMEM
 /* PE me leaves the job (life: SHMEMU__LIFE_DEPARTED or _FAILED) with
  * pe_main's rc; syncs and waits that counted on it are released. */
 void shmemu__depart(shmemu__pe *me, int life, int rc) SHMEMU__HIDDEN;
-/* A PE process ended (launching process): 1 if it had left through the
- * library, else it is marked failed now and 0 is returned. */
-int shmemu__plane_pe_ended(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
+/* A PE process ended (launching process).  pe_left: 1 if it had left
+ * through the library.  pe_failed: mark it failed (the survivors then see
+ * it gone: abort first, so that the report is the launcher's). */
+int shmemu__plane_pe_left(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
+void shmemu__plane_pe_failed(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
 
 /* --------------------------------------------------------------- teams */
 

@@ -44,7 +44,7 @@ void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
     int status = how == SHMEMU_TL_EXIT_SIGNAL ? 128 + code
                  : how == SHMEMU_TL_EXIT_CODE ? code
                                               : 127;
-    if (shmemu__plane_pe_ended(job, pe)) {
+    if (shmemu__plane_pe_left(job, pe)) {
         /* It left through the library: a failure it had, it reported. */
         if (status && !job->first_failure)
             job->first_failure = status;
@@ -52,8 +52,10 @@ void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
     }
     if (!job->first_failure)
         job->first_failure = status ? status : 1;
-    if (shmemu__plane_abort_status(job) && job->signals_sent)
-        return; /* one of the PEs we signalled after the abort */
+    if (shmemu__plane_abort_status(job) && job->signals_sent) {
+        shmemu__plane_pe_failed(job, pe); /* one of the PEs we signalled after the abort */
+        return;
+    }
 
     char msg[200], report[240], sig[24];
     int pid = shmemu__plane_pid(job, pe);
@@ -67,9 +69,13 @@ void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
                  "shmemu_finalize", pe, pid, code);
     }
     snprintf(report, sizeof(report), "%s: %s; aborting job\n", job->who, msg);
+    /* The abort (and its report) before the PE is seen gone: a survivor that
+     * saw it first would report its own view ("PE 2 left the job") and the
+     * line naming how the PE ended would never be printed. */
     shmemu__abort_job(job, SHMEMU_EABORTED, pe,
                       how == SHMEMU_TL_EXIT_CODE && code ? code : SHMEMU_EABORTED, msg,
                       report);
+    shmemu__plane_pe_failed(job, pe);
 }
 
 void shmemu__timeout_report(struct shmemu__job *job)
