@@ -154,6 +154,10 @@ static int body_no_streams(void *arg)
                 SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_putmem_signal_on_stream(sym, buf, 8, sig, 1, 7, me, NULL),
                 SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_putmem_signal_on_stream(sig, buf, 8, sig, 1, SHMEMU_SIGNAL_ADD, me,
+                                               NULL),
+                SHMEMU_EINVAL); /* the signal inside the data */
+    PE_CHECK_EQ(shmemu_getmem_on_stream(NULL, sym, 8, me, NULL), SHMEMU_EINVAL);
     PE_CHECK_OK(shmemu_putmem_on_stream(sym, buf, 0, me, NULL)); /* nothing to move */
     PE_CHECK_OK(shmemu_barrier_all());
     shmemu_free(sig);
@@ -171,8 +175,11 @@ static void test_streams_refused(void **state)
         !strstr(err, " transport has no streams (stream-ordered calls need a GPU transport: "
                      "cuda)") ||
         !strstr(err, "shmemu_barrier_all_on_stream:") ||
-        !strstr(err, "sig_op 7 is neither SHMEMU_SIGNAL_SET nor _ADD") ||
-        !strstr(err, "shmemu_putmem_signal_on_stream: sig_addr is NULL"))
+        !strstr(err, "sig_op 7 is neither SHMEMU_SIGNAL_SET nor SHMEMU_SIGNAL_ADD") ||
+        !strstr(err, "shmemu_putmem_signal_on_stream: sig_addr is NULL with 8 bytes") ||
+        !strstr(err, "shmemu_putmem_signal_on_stream: sig_addr ") ||
+        !strstr(err, " overlaps dest ") ||
+        !strstr(err, "shmemu_getmem_on_stream: dest is NULL with 8 bytes"))
         fail_msg("refusals not reported: %s", err);
     free(err);
 }

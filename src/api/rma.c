@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rma.h"
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
 #include "ctl/livelock.h"
@@ -22,15 +23,9 @@ static SHMEMU__ALWAYS_INLINE int rma_op(const char *call, int op, int nbi, const
     size_t nbytes = nelems * elsize;
     if (SHMEMU__UNLIKELY(nbytes == 0))
         return shmemu__ok();
-    if (SHMEMU__UNLIKELY(!local))
-        return shmemu__fail(me, SHMEMU_EINVAL, call, "%s is NULL with %zu bytes",
-                            op == SHMEMU_TL_PUT ? "src" : "dest", nbytes);
-    size_t off;
-    if ((st = shmemu__check_sym(me, call, op == SHMEMU_TL_PUT ? "dest" : "src", sym,
-                                nbytes, &off)))
+    struct shmemu_tl_rma d;
+    if ((st = shmemu__rma_prepare(me, call, op, nbi, sym, local, nbytes, pe, &d)))
         return st;
-    struct shmemu_tl_rma d = {.op = op, .pe = pe, .nbi = nbi, .off = off,
-                              .local = (void *)(uintptr_t)local, .nbytes = nbytes};
     if (SHMEMU__UNLIKELY((st = shmemu__tl_rma(me, &d))))
         return shmemu__tl_failed(me, st, call, "a %zu-byte %s", nbytes,
                                  op == SHMEMU_TL_PUT ? "put" : "get");
@@ -42,7 +37,7 @@ static SHMEMU__ALWAYS_INLINE int rma_op(const char *call, int op, int nbi, const
         if (shmemu__poll_due(me)) {
             uint64_t v = 0;
             memcpy(&v, local, nbytes);
-            shmemu__poll_slow(me, call, __builtin_return_address(0), pe, off, nbytes, v);
+            shmemu__poll_slow(me, call, __builtin_return_address(0), pe, d.off, nbytes, v);
         }
     } else if (nbytes > 8) {
         shmemu__poll_progress(me); /* bulk data moved: not a poll */
@@ -118,36 +113,13 @@ static SHMEMU__ALWAYS_INLINE int put_signal(const char *call, int nbi, void *des
     int st;
     if ((st = shmemu__check_pe(me, call, pe)))
         return st;
-    if (SHMEMU__UNLIKELY(sig_op != SHMEMU_SIGNAL_SET && sig_op != SHMEMU_SIGNAL_ADD))
-        return shmemu__fail(me, SHMEMU_EINVAL, call,
-                            "sig_op %d is neither SHMEMU_SIGNAL_SET nor "
-                            "SHMEMU_SIGNAL_ADD",
-                            sig_op);
-    if (SHMEMU__UNLIKELY((uintptr_t)sig_addr & 7))
-        return shmemu__fail(me, SHMEMU_EINVAL, call,
-                            "sig_addr %p is not 8-byte aligned", (void *)sig_addr);
     if (SHMEMU__UNLIKELY(nelems > SIZE_MAX / elsize))
         return shmemu__fail(me, SHMEMU_EINVAL, call,
                             "nelems %zu of %zu bytes overflows size_t", nelems, elsize);
-    size_t nbytes = nelems * elsize, off = 0, sig_off;
-    if ((st = shmemu__check_sym(me, call, "sig_addr", sig_addr, 8, &sig_off)))
+    struct shmemu_tl_rma d;
+    if ((st = shmemu__put_signal_prepare(me, call, nbi, dest, src, nelems * elsize, sig_addr,
+                                         signal, sig_op, pe, &d)))
         return st;
-    if (nbytes) {
-        if (SHMEMU__UNLIKELY(!src))
-            return shmemu__fail(me, SHMEMU_EINVAL, call, "src is NULL with %zu bytes",
-                                nbytes);
-        if ((st = shmemu__check_sym(me, call, "dest", dest, nbytes, &off)))
-            return st;
-        if (SHMEMU__UNLIKELY(sig_off + 8 > off && off + nbytes > sig_off))
-            return shmemu__fail(me, SHMEMU_EINVAL, call,
-                                "sig_addr %p overlaps dest %p+%zu", (void *)sig_addr,
-                                dest, nbytes);
-    }
-    struct shmemu_tl_rma d = {.op = SHMEMU_TL_PUT, .pe = pe, .nbi = nbi, .off = off,
-                              .local = (void *)(uintptr_t)src, .nbytes = nbytes,
-                              .sig_op = sig_op == SHMEMU_SIGNAL_SET ? SHMEMU_TL_SIG_SET
-                                                                    : SHMEMU_TL_SIG_ADD,
-                              .sig_off = sig_off, .sig_value = signal};
     if (SHMEMU__UNLIKELY((st = shmemu__tl_rma(me, &d))))
         return shmemu__tl_failed(me, st, call, "a put with signal");
     shmemu__notify(me, pe);

@@ -230,11 +230,11 @@ void shmemu__timeout_report(struct shmemu__job *job) SHMEMU__HIDDEN;
 void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
     SHMEMU__HIDDEN;
 
-/* The transport named name from the registry, or NULL with why set. */
 /* SHMEMU_CHECK=device: the variant of ops whose symmetric memory behaves
  * as device memory (host loads and stores fault), or NULL (none). */
 const struct shmemu_transport_ops *shmemu__device_view_of(const struct shmemu_transport_ops *ops)
     SHMEMU__HIDDEN;
+/* The transport named name from the registry, or NULL with why set. */
 const struct shmemu_transport_ops *shmemu__find_transport(const char *name, char *why,
                                                           size_t len) SHMEMU__HIDDEN;
 /* SPMD: create this process's view of the job shmemu-run started, from the

@@ -73,7 +73,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     if (job->bind)
         shmemu__bind_pe(job->params.BIND, pe, me->npes, me->heap, me->heap_size);
     shmemu__tl_bind(me);
-    if (shmemu__check_pe_init(me) != 0) {
+    if (shmemu__device_check_start(me) != 0 || shmemu__check_pe_init(me) != 0) {
         shmemu__heap_fini(&me->alloc);
         free(me);
         return NULL;
@@ -122,14 +122,6 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
         shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
     } else if (setjmp(jb) == 0) {
         me->heap = job->tl.heap_base[pe]; /* a device heap exists from pe_enter */
-        if (shmemu__device_check_start(me) != 0) {
-            shmemu__abort_job(job, SHMEMU_EABORTED, pe, SHMEMU_ENOMEM,
-                              "SHMEMU_CHECK=device: cannot handle SIGSEGV", NULL);
-            shmemu__depart(me, SHMEMU__LIFE_FAILED, SHMEMU_ENOMEM);
-            shmemu__self = NULL;
-            pe_free(me);
-            return SHMEMU_ENOMEM;
-        }
         /* Wire-up syncs with the other PEs: an abort meanwhile unwinds to
          * the setjmp above, as it would from pe_main. */
         if ((rc = wireup(me)) != SHMEMU_OK) {
@@ -211,12 +203,6 @@ int shmemu_init(void)
         return shmemu__fail(NULL, st, call, "the PE could not start: %s", why);
     }
     me->heap = job->tl.heap_base[pe];
-    if (shmemu__device_check_start(me) != 0) {
-        pe_free(me);
-        shmemu__job_free(job);
-        return shmemu__fail(NULL, SHMEMU_ENOMEM, call,
-                            "SHMEMU_CHECK=device: cannot handle SIGSEGV");
-    }
     me->owns_job = 1;
     shmemu__self = me;
     if (!atexit_done && atexit(finalize_at_exit) == 0)

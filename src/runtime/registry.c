@@ -55,7 +55,6 @@ const struct shmemu_transport_ops *shmemu__find_transport(const char *name,
     return NULL;
 }
 
-
 const struct shmemu_transport_ops *shmemu__device_view_of(const struct shmemu_transport_ops *ops)
 {
     return ops == &shmemu_shm_ops ? &shmemu_shm_device_ops : NULL;

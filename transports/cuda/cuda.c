@@ -341,11 +341,11 @@ static int failed(struct shmemu_tl_job *job, int st, const char *why)
     return st;
 }
 
-static int enqueue_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d, int async)
+static int cuda_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
 {
     struct cuda_job *cj = job->priv;
     char *remote = job->heap_base[d->pe] + d->off, why[200];
-    int sig = d->op == SHMEMU_TL_PUT && d->sig_op != SHMEMU_TL_SIG_NONE;
+    int async = d->nbi, sig = d->op == SHMEMU_TL_PUT && d->sig_op != SHMEMU_TL_SIG_NONE;
     int st = SHMEMU_OK;
     if (d->nbytes) {
         if (d->op == SHMEMU_TL_PUT)
@@ -358,11 +358,6 @@ static int enqueue_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d,
         st = cj->pl->signal(cj->dev, (uint64_t *)(void *)(job->heap_base[d->pe] + d->sig_off),
                             d->sig_op, d->sig_value, async, why, sizeof(why));
     return st == SHMEMU_OK ? st : failed(job, st, why);
-}
-
-static int cuda_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
-{
-    return enqueue_rma(job, d, d->nbi);
 }
 
 static int cuda_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d)
