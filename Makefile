@@ -11,8 +11,8 @@
 #   make bench      build/shmemu-bench, then run it
 #   make install PREFIX=/some/dir
 #
-# Missing Debian packages (libhwloc-dev, libcmocka-dev) are installed with
-# apt-get by scripts/ensure-deps.sh.
+# Missing Debian packages (libhwloc-dev, libboost-context-dev, libcmocka-dev)
+# are installed with apt-get by scripts/ensure-deps.sh.
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -94,7 +94,7 @@ $(BUILD)/libshmemu-cuda.so: transports/cuda/plugin/plugin.cu transports/cuda/plu
 
 $(DEPS_LIB):
 	@mkdir -p $(@D)
-	@scripts/ensure-deps.sh hwloc
+	@CC="$(CC)" scripts/ensure-deps.sh hwloc boost-context
 	@touch $@
 
 $(DEPS_TEST): $(DEPS_LIB)
@@ -114,6 +114,26 @@ $(BUILD)/obj/src/coll/ops.o: CFLAGS_ALL += -O3
 # Only what include/shmemu.h declares is exported (it says so with a
 # visibility pragma); internals stay inside the shared library.
 $(LIB_OBJ): CFLAGS_ALL += -fvisibility=hidden
+
+# The sim transport's fibers switch with Boost.Context's fcontext: its two
+# assembly objects, taken from Debian's static library, renamed into our
+# prefix and made local to fiber.o, so that neither library exports them.
+FCONTEXT_A = $(shell $(CC) -print-file-name=libboost_context.a)
+FIBER_O    := $(BUILD)/obj/transports/sim/fiber.o
+$(BUILD)/obj/transports/sim/fiber-c.o: transports/sim/fiber.c | $(DEPS_LIB)
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden -MMD -MP -c $< -o $@
+$(FIBER_O): $(BUILD)/obj/transports/sim/fiber-c.o
+	$(say) FCTX $@
+	$(Q)rm -rf $@.d && mkdir -p $@.d && cd $@.d && \
+	  ar x $(FCONTEXT_A) $$(ar t $(FCONTEXT_A) | grep -E '^(jump|make)_.*\.o$$') && \
+	  objcopy --redefine-sym jump_fcontext=shmemu_fc_jump \
+	          --redefine-sym make_fcontext=shmemu_fc_make jump_*.o && \
+	  objcopy --redefine-sym make_fcontext=shmemu_fc_make make_*.o
+	$(Q)ld -r -o $@ $< $@.d/jump_*.o $@.d/make_*.o
+	$(Q)objcopy --localize-symbol=shmemu_fc_jump --localize-symbol=shmemu_fc_make $@
+	$(Q)rm -rf $@.d
 
 $(BUILD)/libshmemu.a: $(LIB_OBJ)
 	@rm -f $@

@@ -133,6 +133,22 @@ int shmemu_error(int status, const char *call, const char *fmt, ...)
 int shmemu_transport_info(int index, const char **name_p, int *usable_p,
                           char *why, size_t why_len);
 
+/** What the last job this process ran on the `sim` transport did. */
+typedef struct {
+    uint64_t schedule; /* hash of the order in which PEs ran: equal for equal
+                          interleavings, almost surely distinct otherwise */
+    uint64_t steps;    /* scheduling points passed */
+    uint64_t switches; /* times the running PE changed */
+} shmemu_sim_stats;
+
+/**
+ * The `sim` transport runs every PE as a fiber under a seeded scheduler
+ * ($SHMEMU_SIM, docs/SIM.md).  Fill *out with what its last job in this
+ * process did (zeros before any).  Returns SHMEMU_OK, or SHMEMU_EINVAL for
+ * a NULL out.
+ */
+int shmemu_sim_last(shmemu_sim_stats *out);
+
 /* -------------------------------------------------------- symmetric memory */
 
 /*

@@ -1,6 +1,7 @@
 #!/bin/sh
-# ensure-deps.sh PKGCONFIG_NAME... - make sure pkg-config finds each library,
-# installing its Debian package with apt-get when it does not.  Used by the
+# ensure-deps.sh NAME... - make sure each library is there (pkg-config finds
+# it; boost-context: the compiler finds libboost_context.a), installing its
+# Debian package with apt-get when it is not.  Used by the
 # Makefile, so that `make run` and `make test` work on a fresh machine.
 set -eu
 
@@ -8,16 +9,23 @@ pkg_of() {
     case "$1" in
     hwloc) echo libhwloc-dev ;;
     cmocka) echo libcmocka-dev ;;
+    boost-context) echo libboost-context-dev ;;
     *) echo "ensure-deps: no Debian package known for '$1'" >&2; exit 2 ;;
+    esac
+}
+
+have() {
+    case "$1" in
+    boost-context) # no .pc file: ask the compiler
+        [ "$(${CC:-cc} -print-file-name=libboost_context.a)" != libboost_context.a ] ;;
+    *) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" ;;
     esac
 }
 
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
 for lib in "$@"; do
-    if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$lib"; then
-        missing="$missing $(pkg_of "$lib")"
-    fi
+    have "$lib" || missing="$missing $(pkg_of "$lib")"
 done
 [ -z "$missing" ] && exit 0
 
@@ -37,5 +45,5 @@ $SUDO apt-get install -y --no-install-recommends $missing >/dev/null 2>&1 || {
     $SUDO apt-get install -y --no-install-recommends $missing
 }
 for lib in "$@"; do
-    pkg-config --exists "$lib" || { echo "ensure-deps: $lib still not found" >&2; exit 1; }
+    have "$lib" || { echo "ensure-deps: $lib still not found" >&2; exit 1; }
 done

@@ -8,6 +8,19 @@
 #include <unistd.h>
 
 static _Thread_local jmp_buf *pe_trap;
+/* On sim every PE is a fiber of one thread, which shares its thread-locals
+ * among them: there the trap is kept per PE. */
+#define SIM_TRAPS 20000
+static jmp_buf *sim_trap[SIM_TRAPS];
+
+static jmp_buf **trap_slot(void)
+{
+    const char *t = shmemu_transport_name();
+    int pe = shmemu_my_pe();
+    if (t && strcmp(t, "sim") == 0 && pe >= 0 && pe < SIM_TRAPS)
+        return &sim_trap[pe];
+    return &pe_trap;
+}
 
 struct body_call {
     int (*body)(void *);
@@ -18,9 +31,10 @@ static int trapped_body(void *p)
 {
     struct body_call *c = p;
     jmp_buf trap;
-    pe_trap = &trap;
+    jmp_buf **slot = trap_slot();
+    *slot = &trap;
     int rc = setjmp(trap) == 0 ? c->body(c->arg) : 1;
-    pe_trap = NULL;
+    *slot = NULL;
     return rc;
 }
 
@@ -34,8 +48,9 @@ void th_pe_fail(const char *file, int line, const char *fmt, ...)
     fprintf(stderr, "FAIL PE %d/%d %s:%d: %s\n", shmemu_my_pe(), shmemu_n_pes(), file,
             line, msg);
     fflush(stderr);
-    if (pe_trap)
-        longjmp(*pe_trap, 1);
+    jmp_buf **slot = trap_slot();
+    if (*slot)
+        longjmp(**slot, 1);
     abort();
 }
 

@@ -65,6 +65,13 @@ enum shmemu_tl_cap {
      * through shmemu_ptr, stream-ordered work completes later): a PE asleep
      * in a wait looks at its word again at least every millisecond. */
     SHMEMU_TL_CAP_DEVICE_WRITES = 1u << 7,
+    /* ---- added with the sim transport ---- */
+    /* PEs are user-level contexts of one OS thread that switch only inside
+     * transport calls: a PE that waits must never spin or yield the CPU
+     * (nothing else would run); the core goes straight to ctl_wait, calls
+     * sched_point wherever it would otherwise spin or poll, and keeps its
+     * per-thread state per PE through job->pe_ctx. */
+    SHMEMU_TL_CAP_COOPERATIVE = 1u << 8,
 };
 
 /* The name the second edition gives LOAD_STORE: heap bytes are addressable
@@ -105,6 +112,19 @@ struct shmemu_tl_job {
     /* Set by the transport when a lifecycle call fails: one line saying what
      * failed, with the numbers (the core prints it in its report). */
     char why[256];
+
+    /* ---- added with the sim transport (set by the core) ---- */
+    /* For a COOPERATIVE transport: the core's per-thread state (the calling
+     * PE, its last status) belongs to the PE, not to the thread.  On every
+     * switch the transport saves the outgoing PE's (save = 1) into
+     * pe_ctx_size bytes of its own and loads the incoming one's (save = 0);
+     * zeroed bytes are a PE that has not started. */
+    size_t pe_ctx_size;
+    void (*pe_ctx)(struct shmemu_tl_job *job, void *ctx, int save);
+    /* The job's seed (checker mode's fuzz:SEED; 0: none): a transport that
+     * makes random choices of its own derives them from it unless told
+     * otherwise, so that one seed replays the whole run. */
+    uint64_t seed;
 };
 
 enum shmemu_tl_rma_op { SHMEMU_TL_PUT, SHMEMU_TL_GET };
@@ -328,6 +348,18 @@ struct shmemu_transport_ops {
     /* Work ordered on a stream of the caller's (NVSHMEM's *_on_stream).
      * NULL: SHMEMU_ENOTSUP (transports without streams). */
     int (*stream_op)(struct shmemu_tl_job *job, int pe, struct shmemu_tl_stream *d);
+
+    /* ---- added with the sim transport ---------------------------------- */
+    /* A COOPERATIVE transport's scheduling point, besides rma and amo: the
+     * core calls it on entry to every public call and wherever it would
+     * spin, so that the transport's scheduler may run another PE.  NULL:
+     * none. */
+    void (*sched_point)(struct shmemu_tl_job *job, int pe);
+    /* The time the core measures with (deadlines, pauses, livelock
+     * detection): a transport with a schedule of its own gives virtual
+     * time, so that every decision taken on time replays exactly.  NULL:
+     * the monotonic clock. */
+    int64_t (*clock_ns)(struct shmemu_tl_job *job);
 };
 
 /* Does ops (built against an older table, maybe) have this member set? */

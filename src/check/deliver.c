@@ -214,7 +214,7 @@ void shmemu__chk_pause_for(shmemu__pe *me, int dst, int sync)
     struct shmemu__chk *k = me->chk;
     if (k->ahead[dst].until || !me->job->check_ctl_off)
         return; /* already paused (or nowhere to watch): nothing to pay for */
-    int64_t paid = shmemu__chk_afford(k, 200000 + (int64_t)(shmemu__chk_rnd(k) % 300000)), now = shmemu__now_ns();
+    int64_t paid = shmemu__chk_afford(k, 200000 + (int64_t)(shmemu__chk_rnd(k) % 300000)), now = shmemu__time();
     if (!paid)
         return;
     k->ahead[dst] = (struct pause){
@@ -334,12 +334,12 @@ void shmemu__chk_await_landing(shmemu__pe *me, const struct held *g)
     int64_t paid = shmemu__chk_afford(k, 10000 + (int64_t)(shmemu__chk_rnd(k) % 40000));
     if (!paid || !me->job->check_ctl_off)
         return;
-    int64_t from = shmemu__now_ns(), now = from;
+    int64_t from = shmemu__time(), now = from;
     _Atomic uint64_t *landed = &shmemu__chk_tgt(me, g->rma.pe)->landed;
     while (now - from < GET_PAUSE_NS &&
            atomic_load_explicit(landed, memory_order_acquire) == g->tact && !shmemu__aborted(me)) {
         shmemu__chk_nap(me, from);
-        now = shmemu__now_ns();
+        now = shmemu__time();
     }
     shmemu__chk_repay(k, now - from, paid);
 }

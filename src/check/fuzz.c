@@ -37,7 +37,11 @@ int shmemu__chk_one_in(struct shmemu__chk *k, unsigned n)
  * slowed by a bounded factor rather than once per step. */
 int64_t shmemu__chk_afford(struct shmemu__chk *k, int64_t want)
 {
-    int64_t now = shmemu__now_ns();
+    /* PEs that take turns (sim): a delay is a scheduling point, not time
+     * spent; nothing to ration. */
+    if (shmemu__self && shmemu__self->coop)
+        return want;
+    int64_t now = shmemu__time();
     k->budget += (now - k->budget_at) / 4;
     if (k->budget > BUDGET_MAX_NS)
         k->budget = BUDGET_MAX_NS;
@@ -60,10 +64,8 @@ void shmemu__chk_repay(struct shmemu__chk *k, int64_t spent, int64_t paid)
 
 static void sleep_ns(int64_t ns)
 {
-    if (ns <= 0)
-        return;
-    struct timespec ts = {0, (long)ns};
-    nanosleep(&ts, NULL);
+    if (ns > 0)
+        shmemu__nap(ns);
 }
 
 /* Waiting on another PE's progress since `from`: with a core to itself
@@ -72,7 +74,7 @@ static void sleep_ns(int64_t ns)
  * the work) and a long pause does not burn a core. */
 void shmemu__chk_nap(shmemu__pe *me, int64_t from)
 {
-    if (me->job->yield_ns == 0 && shmemu__now_ns() - from < 20000)
+    if (me->job->yield_ns == 0 && !me->coop && shmemu__time() - from < 20000)
         shmemu__cpu_relax();
     else
         sleep_ns(20000);
@@ -137,7 +139,7 @@ void shmemu__chk_quiet(shmemu__pe *me)
         /* Something newer to the same PE went first: a reader there may be
          * about to act on it; give it the time to, before this lands. */
         int dst = k->q[i].kind != H_GET ? shmemu__chk_target_of(&k->q[i]) : -1;
-        for (int64_t from = shmemu__now_ns(); dst >= 0 && shmemu__chk_paused(me, dst, shmemu__now_ns());) {
+        for (int64_t from = shmemu__time(); dst >= 0 && shmemu__chk_paused(me, dst, shmemu__time());) {
             if (shmemu__aborted(me))
                 break;
             shmemu__chk_nap(me, from);
@@ -206,13 +208,13 @@ int shmemu__check_progress(shmemu__pe *me, int (*ready)(shmemu__pe *me, void *ar
         int st = shmemu__aborted(me);
         if (st)
             return st;
-        int64_t now = shmemu__now_ns(), next;
+        int64_t now = shmemu__time(), next;
         if (!deliver_due(me, now, &next)) {
             int64_t left = next - now < 200000 ? next - now : 200000;
             for (int p = 0; p < me->npes; p++) /* a pause ends on an event */
                 if (k->ahead[p].until && left > 20000)
                     left = 20000;
-            if (me->job->yield_ns == 0 && left < 20000)
+            if (me->job->yield_ns == 0 && !me->coop && left < 20000)
                 shmemu__cpu_relax();
             else
                 sleep_ns(left > 2000 ? left : 2000);
@@ -233,7 +235,7 @@ void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
      * been held a while goes out.  Fresh operations stay held across calls,
      * so that a sync or a flag right after them finds them in flight. */
     if (k->n) {
-        int64_t now = shmemu__now_ns();
+        int64_t now = shmemu__time();
         for (size_t j = 0; j < k->n; j++)
             if (now - k->q[j].issued_ns > 1000000 && now >= ready_at(me, j, now)) {
                 deliver_due(me, now, NULL);
@@ -243,7 +245,7 @@ void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
     /* Perturb the schedule: interleavings a lucky one hides show up. */
     uint64_t r = shmemu__chk_rnd(k) % 256;
     if (r < 16)
-        sched_yield();
+        shmemu__relax();
     else if (r < 18)
         sleep_ns(shmemu__chk_afford(k, 1000 + (int64_t)(shmemu__chk_rnd(k) % 50000)));
 }
@@ -257,7 +259,7 @@ void shmemu__chk_perturb_exit(struct shmemu__chk *k, int delivered)
     if (delivered && shmemu__chk_one_in(k, 4))
         sleep_ns(shmemu__chk_afford(k, 1000 + (int64_t)(shmemu__chk_rnd(k) % 50000)));
     else if (shmemu__chk_one_in(k, 32))
-        sched_yield();
+        shmemu__relax();
 }
 
 static int64_t hold_ns(struct shmemu__chk *k, int64_t now)
@@ -283,7 +285,7 @@ int shmemu__chk_enqueue(shmemu__pe *me, struct held *h)
         shmemu__chk_deliver(me, shmemu__chk_pick(me, SIZE_MAX));
     h->seq = ++k->seq;
     h->epoch = k->epoch;
-    int64_t now = shmemu__now_ns();
+    int64_t now = shmemu__time();
     h->issued_ns = now;
     h->due_ns = now + shmemu__chk_afford(k, hold_ns(k, now));
     int fenced = 0;

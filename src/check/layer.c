@@ -158,7 +158,7 @@ int shmemu__check_pe_init(shmemu__pe *me)
     }
     k->rng = job->check.seed * 0x9e3779b97f4a7c15ull + (uint64_t)me->pe * 0xd1b54a32d192ed03ull;
     k->budget = BUDGET_MAX_NS;
-    k->budget_at = shmemu__now_ns();
+    k->budget_at = shmemu__time();
     /* Short naps must be short: the default slack of 50 us would stretch
      * every one of them (this thread only). */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

@@ -48,7 +48,7 @@ void shmemu__check_ctl_init(struct shmemu__job *job)
 void shmemu__chk_lock(_Atomic uint32_t *l)
 {
     while (atomic_exchange_explicit(l, 1, memory_order_acquire))
-        sched_yield();
+        shmemu__relax();
 }
 
 void shmemu__chk_unlock(_Atomic uint32_t *l)

@@ -133,7 +133,7 @@ uint32_t shmemu__race_clock(const struct shmemu__race *r)
 static void spin_lock(_Atomic uint32_t *l)
 {
     while (atomic_exchange_explicit(l, 1, memory_order_acquire))
-        sched_yield();
+        shmemu__relax();
 }
 
 static void spin_unlock(_Atomic uint32_t *l)

@@ -60,7 +60,7 @@ void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t le
              (const char *)words, (unsigned long long)atomic_load(&cp->poll.off),
              (int)atomic_load(&cp->poll.pe), (unsigned long long)atomic_load(&cp->poll.nbytes),
              at, (unsigned long long)atomic_load(&cp->poll.value),
-             (double)(shmemu__now_ns() - since) / 1e9);
+             (double)(shmemu__clock(job) - since) / 1e9);
 }
 
 /* Whether PE p polls unchanged words since long enough (its beat then),
@@ -103,7 +103,7 @@ static void check_livelock(shmemu__pe *me, const char *call, void *site, int pe,
                            size_t nbytes, uint64_t value)
 {
     int n = me->npes;
-    int64_t now = shmemu__now_ns();
+    int64_t now = shmemu__time();
     uint64_t *snap = calloc((size_t)n, sizeof(*snap));
     int *kind = calloc((size_t)n, sizeof(*kind)), *moved = calloc((size_t)n, sizeof(int));
     if (!snap || !kind || !moved)
@@ -120,9 +120,8 @@ static void check_livelock(shmemu__pe *me, const char *call, void *site, int pe,
     }
     int64_t until = now + CONFIRM_NS;
     for (int waiting = pollers;;) {
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-        now = shmemu__now_ns();
+        shmemu__nap(10000000);
+        now = shmemu__time();
         publish(me, call, site, pe, off, nbytes, value, now); /* we poll on, too */
         for (int p = 0; p < n; p++) {
             uint64_t again = 0;
@@ -195,7 +194,7 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
     if (!s->limit_ns)
         return;
     uint64_t key = (uint64_t)off << 24 ^ (uint64_t)(uint32_t)pe ^ (uint64_t)nbytes << 56;
-    int64_t now = shmemu__now_ns();
+    int64_t now = shmemu__time();
     int moved = me->poll_activity != s->activity_seen;
     s->activity_seen = me->poll_activity;
     unsigned i = 0;
@@ -221,7 +220,7 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
     if (!moved && now - s->published_ns < PUBLISH_NS)
         return;
     /* Work between polls is progress we cannot see. */
-    int64_t cpu = thread_cpu_ns();
+    int64_t cpu = me->coop ? 0 : thread_cpu_ns(); /* one thread runs every PE */
     if (s->cpu_ns && s->polls && cpu - s->cpu_ns > (int64_t)s->polls * WORK_PER_POLL_NS)
         s->since_ns = now;
     s->cpu_ns = cpu;

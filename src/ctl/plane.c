@@ -38,7 +38,8 @@ void shmemu__plane_init(struct shmemu__job *job, int error_mode)
     }
     /* Fence-free updates need every process of the job to take part. */
     job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
-    c->notify_light = shmemu__membarrier_register(job->notify_global);
+    /* PEs that take turns in one thread never race: a plain fence. */
+    c->notify_light = !job->coop && shmemu__membarrier_register(job->notify_global);
 }
 
 int shmemu__plane_result(struct shmemu__job *job)

@@ -67,7 +67,7 @@ void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
             snprintf(where, sizeof(where), "; its last shmemu call: %s at %s",
                      (const char *)call, shmemu__site_name((void *)site));
         int64_t beat = atomic_load(&cp->poll_beat);
-        if (atomic_load(&cp->poll_since) && shmemu__now_ns() - beat < 1000000000)
+        if (atomic_load(&cp->poll_since) && shmemu__clock(job) - beat < 1000000000)
             shmemu__poll_describe(job, pe, buf, len);
         else
             snprintf(buf, len, "is running (not asleep in a shmemu call)%s", where);

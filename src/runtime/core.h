@@ -40,6 +40,7 @@ struct shmemu__job {
      * no fence (see shmemu__notify).  Decided when the job is created;
      * every process of the job registers for it. */
     int notify_global; /* PEs are processes: the cross-process command */
+    int coop;          /* PEs take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE) */
     int bind;          /* bind PEs to cores as SHMEMU_BIND says */
 
     /* Supervision of process PEs (run.c), in the launching process. */
@@ -82,6 +83,7 @@ typedef struct shmemu__pe {
     int cpu_amo;      /* the core applies AMOs itself (SHMEMU_TL_CAP_CPU_ATOMICS) */
     int nbi_ok;       /* the table honours nbi (SHMEMU_TL_CAP_NBI) */
     int progress;     /* waits drive the table's progress (SHMEMU_TL_CAP_PROGRESS) */
+    int coop;         /* PEs take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE) */
     /* Livelock detection (livelock.h): polls until the next sample, and a
      * count of everything but polls. */
     uint32_t poll_countdown;
@@ -159,6 +161,22 @@ const char *shmemu__site_name(void *addr) SHMEMU__HIDDEN;
 /* The same into buf (site.c). */
 void shmemu__format_site(void *addr, char *buf, size_t len) SHMEMU__HIDDEN;
 
+/* PEs that take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE): a public
+ * call is a scheduling point. */
+void shmemu__coop_point(shmemu__pe *me) SHMEMU__HIDDEN;
+/* Time as the job's decisions see it: virtual on a transport with a
+ * schedule of its own (sim), so that they replay; else monotonic. */
+int64_t shmemu__time(void) SHMEMU__HIDDEN;
+int64_t shmemu__clock(struct shmemu__job *job) SHMEMU__HIDDEN;
+/* Where the core would spin or sleep waiting for another PE (a lock, a
+ * pause): a scheduling point where PEs take turns, else sched_yield or a
+ * sleep of ns. */
+void shmemu__relax(void) SHMEMU__HIDDEN;
+void shmemu__nap(int64_t ns) SHMEMU__HIDDEN;
+/* The core's per-thread state as one PE's (job->tl.pe_ctx). */
+void shmemu__pe_ctx(struct shmemu_tl_job *tl, void *ctx, int save) SHMEMU__HIDDEN;
+size_t shmemu__pe_ctx_size(void) SHMEMU__HIDDEN;
+
 /* Every public call starts with this; failret is what it returns when the
  * caller is not a live PE or the job has been aborted.  site: the user's
  * call site (a return address), for checker mode's reports. */
@@ -168,6 +186,8 @@ void shmemu__format_site(void *addr, char *buf, size_t len) SHMEMU__HIDDEN;
         (void)shmemu__enter_fail(me, call);                                    \
         return failret;                                                        \
     }                                                                          \
+    if (SHMEMU__UNLIKELY(me->coop))                                            \
+        shmemu__coop_point(me);                                                \
     if (SHMEMU__CHECKED(me))                                                   \
         shmemu__check_enter(me, call, site);
 #define SHMEMU__ENTER(me, call, failret)                                       \

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <time.h>
 
 #include "dispatch.h"
 
@@ -154,4 +156,48 @@ int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n
     struct shmemu_tl_rma d = {.op = op, .pe = me->pe, .off = off, .local = local,
                               .nbytes = n};
     return me->job->transport->rma(me->tlj, &d);
+}
+
+/* ------------------------------------------------ PEs that take turns */
+
+void shmemu__coop_point(shmemu__pe *me)
+{
+    const struct shmemu_transport_ops *t = me->job->transport;
+    if (SHMEMU_TL_HAS(t, sched_point))
+        t->sched_point(me->tlj, me->pe);
+}
+
+int64_t shmemu__clock(struct shmemu__job *job)
+{
+    if (job->coop && SHMEMU_TL_HAS(job->transport, clock_ns))
+        return job->transport->clock_ns(&job->tl);
+    return shmemu__now_ns();
+}
+
+int64_t shmemu__time(void)
+{
+    shmemu__pe *me = shmemu__self;
+    return me ? shmemu__clock(me->job) : shmemu__now_ns();
+}
+
+void shmemu__relax(void)
+{
+    shmemu__pe *me = shmemu__self;
+    if (me && me->coop)
+        shmemu__coop_point(me);
+    else
+        sched_yield();
+}
+
+void shmemu__nap(int64_t ns)
+{
+    shmemu__pe *me = shmemu__self;
+    if (me && me->coop) {
+        shmemu__coop_point(me); /* the others run meanwhile; time is theirs */
+        return;
+    }
+    if (ns <= 0)
+        return;
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    nanosleep(&ts, NULL);
 }

@@ -74,6 +74,7 @@ static inline void shmemu__tl_bind(shmemu__pe *me)
     me->cpu_amo = me->direct && (ops->caps & SHMEMU_TL_CAP_CPU_ATOMICS);
     me->nbi_ok = (ops->caps & SHMEMU_TL_CAP_NBI) != 0;
     me->progress = (ops->caps & SHMEMU_TL_CAP_PROGRESS) && SHMEMU_TL_HAS(ops, progress);
+    me->coop = me->job->coop;
 }
 
 /* ------------------------------------------------------------ data path */

@@ -32,6 +32,10 @@ void shmemu__job_free(struct shmemu__job *job)
 
 static void pick_wait_policy(struct shmemu__job *job)
 {
+    if (job->coop) { /* a spinning PE would stop every other one */
+        job->spin_ns = job->yield_ns = 0;
+        return;
+    }
     int oversubscribed = job->tl.npes > shmemu__topo_ncpus();
     job->spin_ns = job->params.SPIN_NS >= 0 ? job->params.SPIN_NS
                                             : (oversubscribed ? 0 : 20000);
@@ -121,6 +125,10 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
         job->tl.ctl_size = job->wireup_ctl_off + wire_bytes;
     }
     job->tl.core = job;
+    job->coop = (job->transport->caps & SHMEMU_TL_CAP_COOPERATIVE) != 0;
+    job->tl.pe_ctx_size = shmemu__pe_ctx_size();
+    job->tl.pe_ctx = shmemu__pe_ctx;
+    job->tl.seed = job->check.fuzz ? job->check.seed : 0;
     size_t priv = shmemu__tl_priv_size(job->ops);
     job->tl.priv = calloc(1, priv ? priv : 1);
     job->tl.heap_base = calloc((size_t)npes, sizeof(char *));

@@ -15,6 +15,29 @@
 
 int shmemu__process_error_mode = -1;
 
+/* The core's per-thread state, kept per PE where PEs take turns in one
+ * thread (the contract's pe_ctx). */
+struct pe_ctx {
+    shmemu__pe *self;
+    int last_status;
+    const char *agree_names;
+};
+
+size_t shmemu__pe_ctx_size(void) { return sizeof(struct pe_ctx); }
+
+void shmemu__pe_ctx(struct shmemu_tl_job *tl, void *ctx, int save)
+{
+    (void)tl;
+    struct pe_ctx *c = ctx;
+    if (save) {
+        *c = (struct pe_ctx){shmemu__self, shmemu__last_status, shmemu__agree_names};
+    } else {
+        shmemu__self = c->self;
+        shmemu__last_status = c->last_status;
+        shmemu__agree_names = c->agree_names;
+    }
+}
+
 /* -------------------------------------------------------------------- PEs */
 
 /* Wire-up: every PE publishes its blob in its slot of the control area,
@@ -70,7 +93,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
         free(me);
         return NULL;
     }
-    if (job->bind)
+    if (job->bind && !job->coop) /* one thread runs every PE: no binding */
         shmemu__bind_pe(job->params.BIND, pe, me->npes, me->heap, me->heap_size);
     shmemu__tl_bind(me);
     if (shmemu__device_check_start(me) != 0 || shmemu__check_pe_init(me) != 0) {

@@ -11,10 +11,12 @@ extern const struct shmemu_transport_ops shmemu_shm_ops;
 extern const struct shmemu_transport_ops shmemu_staged_ops;
 extern const struct shmemu_transport_ops shmemu_cuda_ops;
 extern const struct shmemu_transport_ops shmemu_shm_device_ops;
+extern const struct shmemu_transport_ops shmemu_sim_ops;
 
 const struct shmemu_transport_ops *const shmemu__transports[] = {
     &shmemu_local_ops,
     &shmemu_shm_ops,
+    &shmemu_sim_ops, /* fibers under a seeded scheduler */
     &shmemu_cuda_ops, /* its CUDA code is a plugin, loaded when a PE runs */
     &shmemu_staged_ops,
     NULL,

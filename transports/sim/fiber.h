@@ -1,0 +1,53 @@
+/*
+ * fiber.h - user-level contexts for the sim transport: a stack of its own
+ * (with an inaccessible guard page below it) and a switch that saves and
+ * restores only the callee-saved registers.
+ *
+ * The switch is Boost.Context's fcontext (the assembly of Debian's
+ * libboost-context-dev, symbols renamed into our prefix at build time):
+ * about 10 ns a switch where glibc's swapcontext pays a sigprocmask system
+ * call each time (docs/DESIGN.md has the figures).  AddressSanitizer,
+ * ThreadSanitizer and valgrind are told about every stack and switch.
+ */
+#ifndef SHMEMU_SIM_FIBER_H
+#define SHMEMU_SIM_FIBER_H
+
+#include <stddef.h>
+
+struct shmemu_fiber {
+    void *ctx;         /* the suspended context (fcontext) */
+    char *stack;       /* usable stack: [stack, stack + stack_size) */
+    size_t stack_size;
+    char *map;         /* the mapping: guard page(s), then the stack */
+    size_t map_len;
+    void (*fn)(void *arg);
+    void *arg;
+    struct shmemu_fiber *next; /* set by a switch: where it goes */
+    void *asan_fake;   /* AddressSanitizer's fake stack while suspended */
+    void *tsan;        /* ThreadSanitizer's fiber */
+    unsigned vg_id;    /* valgrind's stack id */
+};
+
+/* The running thread's own context, to switch back to (no stack of ours). */
+void shmemu_fiber_root(struct shmemu_fiber *root);
+void shmemu_fiber_root_fini(struct shmemu_fiber *root);
+
+/* A fiber that will run fn(arg) on stack_size bytes (rounded up to pages)
+ * above guard bytes that fault.  fn must end with shmemu_fiber_exit.
+ * 0, or -1 with errno set. */
+int shmemu_fiber_make(struct shmemu_fiber *f, size_t stack_size, size_t guard,
+                      void (*fn)(void *), void *arg);
+void shmemu_fiber_free(struct shmemu_fiber *f);
+
+/* Suspend cur and run next; returns when something switches back to cur. */
+void shmemu_fiber_switch(struct shmemu_fiber *cur, struct shmemu_fiber *next);
+/* Leave cur for good (its fn is done) and run next. */
+_Noreturn void shmemu_fiber_exit(struct shmemu_fiber *cur, struct shmemu_fiber *next);
+
+/* Is addr inside f's guard area? */
+static inline int shmemu_fiber_in_guard(const struct shmemu_fiber *f, const void *addr)
+{
+    return f->map && (const char *)addr >= f->map && (const char *)addr < f->stack;
+}
+
+#endif /* SHMEMU_SIM_FIBER_H */
