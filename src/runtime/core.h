@@ -180,18 +180,24 @@ size_t shmemu__pe_ctx_size(void) SHMEMU__HIDDEN;
 /* Every public call starts with this; failret is what it returns when the
  * caller is not a live PE or the job has been aborted.  site: the user's
  * call site (a return address), for checker mode's reports. */
-#define SHMEMU__ENTER_AT(me, call, failret, site)                              \
+#define SHMEMU__ENTER_AS(me, call, failret, site, point)                        \
     shmemu__pe *me = shmemu__self;                                             \
     if (SHMEMU__UNLIKELY(!me || shmemu__aborted(me))) {                        \
         (void)shmemu__enter_fail(me, call);                                    \
         return failret;                                                        \
     }                                                                          \
-    if (SHMEMU__UNLIKELY(me->coop))                                            \
+    if (SHMEMU__UNLIKELY((point) && me->coop))                                 \
         shmemu__coop_point(me);                                                \
     if (SHMEMU__CHECKED(me))                                                   \
         shmemu__check_enter(me, call, site);
+#define SHMEMU__ENTER_AT(me, call, failret, site)                              \
+    SHMEMU__ENTER_AS(me, call, failret, site, 1)
 #define SHMEMU__ENTER(me, call, failret)                                       \
     SHMEMU__ENTER_AT(me, call, failret, __builtin_return_address(0))
+/* A sync: where PEs take turns, its wait is the scheduling point (one at
+ * the entry too would only reorder the arrivals, which the wait does). */
+#define SHMEMU__ENTER_SYNC(me, call, failret)                                  \
+    SHMEMU__ENTER_AS(me, call, failret, __builtin_return_address(0), 0)
 
 static inline int shmemu__ok(void)
 {

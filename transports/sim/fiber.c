@@ -1,10 +1,7 @@
 /* fiber.c - user-level contexts on fcontext (see fiber.h). */
 #include "fiber.h"
 
-#include <errno.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /* Boost.Context's interface (boost/context/detail/fcontext.hpp), which is
  * C: the Makefile renames its symbols into our prefix. */
@@ -99,29 +96,11 @@ void shmemu_fiber_root(struct shmemu_fiber *root)
 
 void shmemu_fiber_root_fini(struct shmemu_fiber *root) { (void)root; }
 
-int shmemu_fiber_make(struct shmemu_fiber *f, size_t stack_size, size_t guard,
-                      void (*fn)(void *), void *arg)
+void shmemu_fiber_make(struct shmemu_fiber *f, char *mem, size_t stack_size, size_t guard,
+                       void (*fn)(void *), void *arg)
 {
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    stack_size = (stack_size + pg - 1) / pg * pg;
-    guard = (guard + pg - 1) / pg * pg;
-    *f = (struct shmemu_fiber){.fn = fn, .arg = arg, .stack_size = stack_size,
-                               .map_len = guard + stack_size};
-    /* Committed as it is touched: thousands of fibers cost what they use. */
-    f->map = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-    if (f->map == MAP_FAILED) {
-        f->map = NULL;
-        return -1;
-    }
-    if (guard && mprotect(f->map, guard, PROT_NONE) != 0) {
-        int e = errno;
-        munmap(f->map, f->map_len);
-        f->map = NULL;
-        errno = e;
-        return -1;
-    }
-    f->stack = f->map + guard;
+    *f = (struct shmemu_fiber){.fn = fn, .arg = arg, .stack_size = stack_size, .map = mem,
+                               .stack = mem + guard};
     f->ctx = shmemu_fc_make(f->stack + stack_size, stack_size, trampoline);
 #ifdef FIBER_TSAN
     f->tsan = __tsan_create_fiber(0);
@@ -129,7 +108,6 @@ int shmemu_fiber_make(struct shmemu_fiber *f, size_t stack_size, size_t guard,
 #ifdef FIBER_VALGRIND
     f->vg_id = VALGRIND_STACK_REGISTER(f->stack, f->stack + stack_size);
 #endif
-    return 0;
 }
 
 void shmemu_fiber_free(struct shmemu_fiber *f)
@@ -142,7 +120,6 @@ void shmemu_fiber_free(struct shmemu_fiber *f)
 #ifdef FIBER_VALGRIND
     VALGRIND_STACK_DEREGISTER(f->vg_id);
 #endif
-    munmap(f->map, f->map_len);
     f->map = NULL;
 }
 

@@ -18,8 +18,7 @@ struct shmemu_fiber {
     void *ctx;         /* the suspended context (fcontext) */
     char *stack;       /* usable stack: [stack, stack + stack_size) */
     size_t stack_size;
-    char *map;         /* the mapping: guard page(s), then the stack */
-    size_t map_len;
+    char *map;         /* guard (inaccessible), then the stack */
     void (*fn)(void *arg);
     void *arg;
     struct shmemu_fiber *next; /* set by a switch: where it goes */
@@ -32,11 +31,12 @@ struct shmemu_fiber {
 void shmemu_fiber_root(struct shmemu_fiber *root);
 void shmemu_fiber_root_fini(struct shmemu_fiber *root);
 
-/* A fiber that will run fn(arg) on stack_size bytes (rounded up to pages)
- * above guard bytes that fault.  fn must end with shmemu_fiber_exit.
- * 0, or -1 with errno set. */
-int shmemu_fiber_make(struct shmemu_fiber *f, size_t stack_size, size_t guard,
-                      void (*fn)(void *), void *arg);
+/* A fiber that will run fn(arg) on the stack_size bytes at mem + guard; the
+ * caller owns mem and has made [mem, mem + guard) inaccessible.  fn must
+ * end with shmemu_fiber_exit. */
+void shmemu_fiber_make(struct shmemu_fiber *f, char *mem, size_t stack_size, size_t guard,
+                       void (*fn)(void *), void *arg);
+/* Forget f (the caller unmaps its memory). */
 void shmemu_fiber_free(struct shmemu_fiber *f);
 
 /* Suspend cur and run next; returns when something switches back to cur. */

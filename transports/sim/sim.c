@@ -58,6 +58,7 @@ struct sim_opts {
     uint64_t steps;   /* PCT: the schedule length its change points cover */
     size_t stack;     /* bytes per fiber */
     double watchdog;  /* seconds a PE may run without a scheduling point */
+    int guard;        /* a page that faults below each stack */
     int seed_given;
 };
 
@@ -72,6 +73,9 @@ struct sim {
     struct shmemu_fiber root;
     char *ctx_mem;
     void *root_ctx;
+    char *stacks; /* every PE's guard and stack */
+    size_t stacks_len, stack_stride, guard;
+    int in_gaps; /* stacks in the gaps after the heaps */
     /* Runnable PEs (the running one excluded): a ring. */
     struct sim_pe **q;
     size_t qhead, qlen, qmask;
@@ -136,7 +140,7 @@ static int parse_u64(const char *v, uint64_t *out)
 static int parse_opts(const char *spec, struct sim_opts *o, char *why, size_t len)
 {
     *o = (struct sim_opts){.strategy = STRAT_RANDOM, .depth = 3, .seed = 1, .steps = 0,
-                           .stack = (size_t)256 << 10, .watchdog = 10};
+                           .stack = (size_t)256 << 10, .watchdog = 10, .guard = 1};
     if (!spec)
         return 0;
     char buf[256];
@@ -169,6 +173,9 @@ static int parse_opts(const char *spec, struct sim_opts *o, char *why, size_t le
             bad = parse_u64(v, &o->steps) || o->steps == 0;
         } else if (!strcmp(it, "stack") && v) {
             bad = parse_size(v, &o->stack);
+        } else if (!strcmp(it, "guard") && v) {
+            bad = parse_u64(v, &n) || n > 1;
+            o->guard = (int)n;
         } else if (!strcmp(it, "watchdog") && v) {
             char *end;
             o->watchdog = strtod(v, &end);
@@ -176,14 +183,14 @@ static int parse_opts(const char *spec, struct sim_opts *o, char *why, size_t le
         } else {
             snprintf(why, len,
                      "SHMEMU_SIM '%s': unknown item '%s' (known: random, rr, pct[:DEPTH], "
-                     "seed:N, steps:N, stack:SIZE, watchdog:SECONDS)",
+                     "seed:N, steps:N, stack:SIZE, guard:0|1, watchdog:SECONDS)",
                      spec, it);
             return -1;
         }
         if (bad) {
             snprintf(why, len,
                      "SHMEMU_SIM '%s': bad value '%s' for %s (pct:1..16, seed:N, steps:N>0, "
-                     "stack:16K..1G, watchdog:SECONDS>=0)",
+                     "stack:16K..1G, guard:0|1, watchdog:SECONDS>=0)",
                      spec, v ? v : "", it);
             return -1;
         }
@@ -544,11 +551,52 @@ static void pe_main_fiber(void *arg)
     shmemu_fiber_exit(&p->fib, fib(s, next));
 }
 
+/* Every PE's stack above a guard that faults (unless guard:0), committed as
+ * touched.  Where the gap after a PE's heap has room, its stack takes the
+ * top of that gap: the rest of the gap is its guard, and it merges with
+ * the next heap into one mapping, so 16,384 PEs stay within the kernel's
+ * limit of 65,530 mappings a process. */
+static int map_stacks(struct sim *s)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    s->o.stack = (s->o.stack + pg - 1) / pg * pg;
+    size_t heap = s->job->heap_size, stride = s->hm.stride;
+    if (s->o.guard && stride >= heap + 2 * SHMEMU_TL_HEAP_ALIGN + s->o.stack) {
+        s->guard = stride - heap - s->o.stack;
+        s->in_gaps = 1;
+        for (int i = 0; i < s->npes; i++) {
+            char *st = s->job->heap_base[i] + heap + s->guard;
+            if (mprotect(st, s->o.stack, PROT_READ | PROT_WRITE) != 0)
+                return -1;
+            (void)madvise(st, s->o.stack, MADV_NOHUGEPAGE); /* as the heaps: one mapping */
+        }
+        return 0;
+    }
+    s->guard = s->o.guard ? pg : 0;
+    s->stack_stride = s->guard + s->o.stack;
+    s->stacks_len = s->stack_stride * (size_t)s->npes;
+    s->stacks = mmap(NULL, s->stacks_len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (s->stacks == MAP_FAILED) {
+        s->stacks = NULL;
+        return -1;
+    }
+    if (!s->guard) /* nothing splits it: huge pages, few TLB misses */
+        (void)madvise(s->stacks, s->stacks_len, MADV_HUGEPAGE);
+    for (int i = 0; s->guard && i < s->npes; i++)
+        if (mprotect(s->stacks + (size_t)i * s->stack_stride, s->guard, PROT_NONE) != 0)
+            return -1;
+    return 0;
+}
+
 static void free_run(struct sim *s)
 {
     if (s->pes)
         for (int i = 0; i < s->npes; i++)
             shmemu_fiber_free(&s->pes[i].fib);
+    if (s->stacks)
+        munmap(s->stacks, s->stacks_len);
+    s->stacks = NULL;
     free(s->pes);
     free(s->q);
     free(s->bhead);
@@ -590,26 +638,29 @@ static int sim_job_run(struct shmemu_tl_job *job,
         return SHMEMU_ENOMEM;
     }
     s->root_ctx = s->ctx_mem + (size_t)n * cs;
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    if (map_stacks(s) != 0) {
+        int e = errno;
+        snprintf(job->why, sizeof(job->why),
+                 "cannot map %d fiber stacks of %zu KiB: %s", n, s->o.stack >> 10,
+                 strerror(e));
+        free_run(s);
+        for (int q = 0; q < n; q++)
+            job->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, e);
+        return SHMEMU_OK;
+    }
     for (int i = 0; i < n; i++) {
         struct sim_pe *p = &s->pes[i];
         p->sim = s;
         p->pe = i;
         p->ctx = s->ctx_mem + (size_t)i * cs;
-        if (shmemu_fiber_make(&p->fib, s->o.stack, pg, pe_main_fiber, p) != 0) {
-            snprintf(job->why, sizeof(job->why),
-                     "cannot map a %zu KiB fiber stack for PE %d of %d: %s", s->o.stack >> 10,
-                     i, n, strerror(errno));
-            for (int q = i; q < n; q++)
-                job->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, errno);
-            n = s->npes = i;
-            break;
-        }
+        char *mem = s->in_gaps ? job->heap_base[i] + job->heap_size
+                               : s->stacks + (size_t)i * s->stack_stride;
+        shmemu_fiber_make(&p->fib, mem, s->o.stack, s->guard, pe_main_fiber, p);
     }
     /* PCT: distinct random priorities above the d - 1 that the change
      * points hand out, and the steps at which those drop. */
     if (s->o.strategy == STRAT_PCT) {
-        int *perm = malloc((size_t)(n ? n : 1) * sizeof(int));
+        int *perm = malloc(((size_t)s->npes + 1) * sizeof(int));
         if (!perm) {
             free_run(s);
             return SHMEMU_ENOMEM;
