@@ -178,11 +178,49 @@ struct row {
     shmemu_verify_case vc;
     shmemu_verify_result r;
     char check[48]; /* the checker mode it ran (and failed) under; "" none */
+    char sim[64];   /* the sim transport's schedule it ran (and failed) under */
 };
 
 /* Checker mode: --check MODE for every case, or --fuzz N seeds each. */
 static const char *check_opt;
 static int fuzz_seeds, race;
+/* The sim transport: --explore N schedules per case with --strategy, or
+ * one schedule given whole (--sim, as reproducers say). */
+static int explore;
+static const char *strategy = "random", *sim_opt;
+static uint64_t *seen_sched; /* distinct schedule hashes (open addressing) */
+static size_t seen_cap, seen_n;
+
+static void note_schedule(void)
+{
+    shmemu_sim_stats st;
+    if (shmemu_sim_last(&st) != SHMEMU_OK || !st.schedule)
+        return;
+    if (seen_n * 2 >= seen_cap) {
+        size_t cap = seen_cap ? seen_cap * 2 : 1024;
+        uint64_t *t = calloc(cap, sizeof(*t));
+        if (!t)
+            return;
+        for (size_t i = 0; i < seen_cap; i++)
+            for (size_t j = seen_sched[i] % cap; seen_sched[i]; j = (j + 1) % cap)
+                if (!t[j]) {
+                    t[j] = seen_sched[i];
+                    break;
+                }
+        free(seen_sched);
+        seen_sched = t;
+        seen_cap = cap;
+    }
+    for (size_t j = st.schedule % seen_cap;; j = (j + 1) % seen_cap) {
+        if (seen_sched[j] == st.schedule)
+            return;
+        if (!seen_sched[j]) {
+            seen_sched[j] = st.schedule;
+            seen_n++;
+            return;
+        }
+    }
+}
 
 static void fill_case(shmemu_verify_case *vc, const struct algo *al, const point p)
 {
@@ -224,6 +262,8 @@ static void reproducer(FILE *f, const struct row *w, const char *lib, const char
             c->inputs ? " --inputs random" : "");
     if (w->check[0])
         fprintf(f, " --check %s", w->check);
+    if (w->sim[0])
+        fprintf(f, " --sim %s", w->sim);
     if (c->heap_size)
         fprintf(f, " --heap-size %zu", c->heap_size);
     if (c->timeout > 0)
@@ -381,6 +421,7 @@ static void usage(FILE *f)
             "                     [--quick | --thorough] [--max-bytes SIZE] [--json FILE] [-v]\n"
             "                     [--heap-size SIZE] [--timeout SECONDS]\n"
             "                     [--fuzz N [--race]] [--check MODE: fuzz:SEED,race,device]\n"
+            "                     [--explore N [--strategy random|rr|pct[:DEPTH]]] [--sim SPEC]\n"
             "collectives: allreduce reduce reduce_scatter allgather broadcast alltoall\n");
 }
 
@@ -421,6 +462,22 @@ int main(int argc, char **argv)
             fuzz_seeds = (int)k;
         }
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--explore")) {
+            char *end;
+            long k = strtol(v, &end, 10);
+            if (*end || k < 1 || k > 10000000)
+                die("--explore takes a number of schedules (1..10000000), not '%s'", v);
+            explore = (int)k;
+        }
+        else if (!strcmp(a, "--strategy")) {
+            char *end = NULL;
+            long d = !strncmp(v, "pct:", 4) ? strtol(v + 4, &end, 10) : 0;
+            if (strcmp(v, "random") && strcmp(v, "rr") && strcmp(v, "pct") &&
+                !(end && end != v + 4 && !*end && d >= 1 && d <= 16))
+                die("--strategy takes random, rr, pct or pct:DEPTH (1..16), not '%s'", v);
+            strategy = v;
+        }
+        else if (!strcmp(a, "--sim")) sim_opt = v;
         else if (!strcmp(a, "--heap-size")) {
             char *end;
             unsigned long long h = strtoull(v, &end, 10);
@@ -454,6 +511,12 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--transport")) axis_opt[A_TRANSPORT] = v;
         else die("unknown option '%s' (see --help)", a);
     }
+    if (explore && sim_opt)
+        die("--explore picks the schedules itself: leave out --sim");
+    if ((explore || sim_opt) && !axis_opt[A_TRANSPORT])
+        axis_opt[A_TRANSPORT] = "sim"; /* schedules are the sim transport's */
+    if ((explore || sim_opt) && strcmp(axis_opt[A_TRANSPORT], "sim"))
+        die("--explore and --sim need the sim transport, not '%s'", axis_opt[A_TRANSPORT]);
     default_axes(quick);
     if (axis_opt[A_NPES]) parse_ints(A_NPES, axis_opt[A_NPES]);
     if (axis_opt[A_COUNT]) parse_ints(A_COUNT, axis_opt[A_COUNT]);
@@ -573,12 +636,15 @@ int main(int argc, char **argv)
         free(pts);
     }
 
-    char mode[64] = "";
+    char mode[160] = "";
     if (fuzz_seeds)
         snprintf(mode, sizeof(mode), ", checker: fuzz seeds 1..%d%s%s%s", fuzz_seeds,
                  race ? " and race" : "", check_opt ? " and " : "", check_opt ? check_opt : "");
     else if (check_opt || race)
         snprintf(mode, sizeof(mode), ", checker: %s", check_opt ? check_opt : "race");
+    if (explore)
+        snprintf(mode + strlen(mode), sizeof(mode) - strlen(mode),
+                 ", %d %s schedules per case", explore, strategy);
     printf("# shmemu-verify %s: %d cases, seed %llu, inputs %s%s\n", SHMEMU_VERSION_STRING, n,
            (unsigned long long)seed, inputs ? "random" : "exact", mode);
     if (verbose)
@@ -605,11 +671,20 @@ int main(int argc, char **argv)
             reproducer(stdout, &rows[i], lib, sym);
             fflush(stdout);
         }
-        /* Under --fuzz N: seeds 1..N, up to the first that fails. */
-        int tries = fuzz_seeds > 0 ? fuzz_seeds : 1;
+        /* Under --fuzz N: seeds 1..N, up to the first that fails; under
+         * --explore N, schedules 1..N of each (the same seed for both). */
+        int tries = fuzz_seeds > 0 ? fuzz_seeds : 1, runs = explore > tries ? explore : tries;
         double secs = 0;
-        for (int s = 1; s <= tries; s++) {
+        for (int x = 1; x <= runs; x++) {
             struct row *w = &rows[i];
+            int s = (x - 1) % tries + 1; /* the fuzz seed: they cycle */
+            /* The schedule, named in full: the reproducer replays it. */
+            if (explore)
+                snprintf(w->sim, sizeof(w->sim), "%s,seed:%d", strategy, x);
+            else if (sim_opt)
+                snprintf(w->sim, sizeof(w->sim), "%s", sim_opt);
+            if (w->sim[0])
+                setenv("SHMEMU_SIM", w->sim, 1);
             if (fuzz_seeds > 0) /* --check adds to the seeds (device) */
                 snprintf(w->check, sizeof(w->check), "fuzz:%d%s%s%s", s, race ? ",race" : "",
                          check_opt ? "," : "", check_opt ? check_opt : "");
@@ -621,6 +696,8 @@ int main(int argc, char **argv)
                 snprintf(w->r.reason, sizeof(w->r.reason), "the case is not valid");
             }
             secs += w->r.seconds;
+            if (explore)
+                note_schedule();
             if (!w->r.passed)
                 break;
         }
@@ -637,6 +714,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "\r%70s\r", "");
     summary(rows, n);
     print_failures(rows, n, lib, sym);
+    if (explore)
+        printf("# explored %d %s schedules per case: %zu distinct interleavings in all\n",
+               explore, strategy, seen_n);
     printf("%d passed, %d failed\n", n - failed, failed);
     if (json)
         write_json(json, rows, n, failed);
