@@ -12,7 +12,10 @@
  * dev (heaps the host cannot touch: cuda, or shm under SHMEMU_CHECK=device):
  * 8-byte put/get/fetch_add latency, put/get bandwidth between heaps from
  * 4 KiB to half of -m SIZE (1G) against shmemu_copy_local of the same size.
- * Default: all but dev; on cuda, dev and barrier (2, 4, 8 PEs).  -n 2,8,64 sets the PE counts of the barrier test.  Each figure is the median of REPS repetitions
+ * scale: barrier_all, 8-byte allreduce and launch+finalize at 2 to 16,384
+ * PEs (-n sets the counts).
+ * Default: all but dev and scale; on cuda, dev and barrier (2, 4, 8 PEs);
+ * on sim, scale.  -n 2,8,64 sets the PE counts of barrier and scale.  Each figure is the median of REPS repetitions
  * (default 7) with the min and max; A-vs-B comparisons (put vs memcpy) are
  * interleaved within each repetition so that placement changes of the VM's
  * vCPUs hit both alike.
@@ -261,6 +264,73 @@ static int pe_barrier(void *arg)
     return 0;
 }
 
+/* ------------------------------------------------------ scale with PEs */
+
+/* scale: barrier_all and an 8-byte allreduce at each PE count of -n (the
+ * default on sim: 2 to 16,384), and what launching and ending an empty job
+ * of that many PEs costs. */
+static int scale_npes[16] = {2, 16, 64, 256, 1024, 4096, 16384};
+static int n_scale = 7;
+
+static int pe_scale(void *arg)
+{
+    long iters = *(long *)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    long *v = shmemu_malloc(2 * sizeof(long));
+    double bar[MAX_REPS], red[MAX_REPS];
+    v[0] = me;
+    for (int r = 0; r < reps; r++) {
+        shmemu_barrier_all();
+        double t0 = now_ns();
+        for (long i = 0; i < iters; i++)
+            shmemu_barrier_all();
+        double t1 = now_ns();
+        /* The reference allreduces set up O(n) state per PE and call (one
+         * shot: n - 1 puts each): past 4,096 PEs one call takes minutes. */
+        for (long i = 0; np <= 4096 && i < (np > 1024 ? 1 : iters); i++)
+            shmemu_allreduce(SHMEMU_TEAM_WORLD, &v[1], &v[0], 1, SHMEMU_INT64, SHMEMU_SUM);
+        double t2 = now_ns();
+        bar[r] = (t1 - t0) / (double)iters / 1000;
+        red[r] = (t2 - t1) / (double)(np > 1024 ? 1 : iters) / 1000;
+    }
+    if (me == 0) {
+        row("scale_barrier", np, 0, summarize(bar, reps), "us", 0, NULL);
+        if (np <= 4096)
+            row("scale_allreduce8", np, 8, summarize(red, reps), "us", 0, NULL);
+        else
+            printf("# scale_allreduce8 at %d PEs left out: O(n^2) work in the reference "
+                   "allreduces' setup\n", np);
+    }
+    shmemu_free(v);
+    return 0;
+}
+
+static int pe_empty(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
+static int launch(int npes, size_t heap, int (*fn)(void *), void *arg);
+
+static int run_scale(void)
+{
+    int rc = 0;
+    for (int k = 0; k < n_scale; k++) {
+        int np = scale_npes[k];
+        long iters = 20000 / np > 2 ? 20000 / np : 2;
+        double up[MAX_REPS];
+        for (int r = 0; r < reps; r++) {
+            double t0 = now_ns();
+            rc |= launch(np, (size_t)2 << 20, pe_empty, NULL);
+            up[r] = (now_ns() - t0) / 1e6;
+        }
+        row("scale_launch", np, 0, summarize(up, reps), "ms", 0, NULL);
+        rc |= launch(np, (size_t)2 << 20, pe_scale, &iters);
+    }
+    return rc;
+}
+
 /* ------------------------------------------ heaps the host cannot touch */
 
 /* cuda (and shm under SHMEMU_CHECK=device): latency of 8-byte operations
@@ -401,15 +471,15 @@ int main(int argc, char **argv)
             dev_max = v < 8192 ? 8192 : (size_t)v;
         }
         else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
-            n_barrier = 0;
+            n_barrier = n_scale = 0;
             for (char *tok = strtok(argv[++i], ","); tok && n_barrier < 16;
                  tok = strtok(NULL, ","))
                 if ((barrier_npes[n_barrier] = atoi(tok)) > 0)
-                    n_barrier++;
+                    scale_npes[n_scale++] = barrier_npes[n_barrier++];
         }
         else {
             fprintf(stderr, "usage: shmemu-bench [-t TRANSPORT] [-r REPS] [-n NPES,...] "
-                            "[-m SIZE] [--csv] [lat] [bw] [sync] [ring] [barrier] [dev]\n");
+                            "[-m SIZE] [--csv] [lat] [bw] [sync] [ring] [barrier] [dev] [scale]\n");
             return 2;
         }
     }
@@ -429,6 +499,11 @@ int main(int argc, char **argv)
         }
         return rc ? 1 : 0;
     }
+    /* sim: what it is for, cost against the PE count. */
+    if (strcmp(transport, "sim") == 0 && i >= argc)
+        return run_scale() ? 1 : 0;
+    if (i < argc && wants(argc, argv, i, "scale"))
+        rc |= run_scale();
     if (i < argc && wants(argc, argv, i, "dev"))
         rc |= launch(2, 2 * dev_max + ((size_t)4 << 20), pe_dev, NULL);
     if (wants(argc, argv, i, "lat"))

@@ -194,8 +194,11 @@ size_t shmemu__pe_ctx_size(void) SHMEMU__HIDDEN;
     SHMEMU__ENTER_AS(me, call, failret, site, 1)
 #define SHMEMU__ENTER(me, call, failret)                                       \
     SHMEMU__ENTER_AT(me, call, failret, __builtin_return_address(0))
-/* A sync: where PEs take turns, its wait is the scheduling point (one at
- * the entry too would only reorder the arrivals, which the wait does). */
+/* Where PEs take turns, not a scheduling point: a sync (its wait is one;
+ * one at the entry too would only reorder the arrivals, which the wait
+ * does) or a query of this PE's own state (translate_pe, workspace, ptr:
+ * a collective asks them once per peer, and a turn each would make every
+ * collective cost n^2 switches). */
 #define SHMEMU__ENTER_SYNC(me, call, failret)                                  \
     SHMEMU__ENTER_AS(me, call, failret, __builtin_return_address(0), 0)
 
