@@ -77,7 +77,7 @@ CUDA_PLUGIN := $(if $(NVCC),$(BUILD)/libshmemu-cuda.so)
 MPICC     := $(shell command -v mpicc 2>/dev/null)
 MPI_BENCH := $(if $(MPICC),$(BUILD)/mpi-coll-bench)
 
-all: lib $(TOOLS) $(BUILD)/shmemu-bench $(MPI_BENCH) $(BUILD)/examples/ring \
+all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH) $(BUILD)/examples/ring \
      $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
 lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(CUDA_PLUGIN)
 
@@ -218,6 +218,11 @@ $(BUILD)/shmemu-bench: $(BUILD)/obj/bench/shmemu-bench.o $(BUILD)/obj/bench/coll
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL) -lm
 
+# One fiber switch: fcontext against swapcontext (the sim transport's choice).
+$(BUILD)/fiber-switch: $(BUILD)/obj/bench/fiber-switch.o $(BUILD)/libshmemu.a
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
 $(BUILD)/mpi-coll-bench: bench/mpi-coll.c bench/common.h
 	@mkdir -p $(@D)
 	$(say) MPICC $@
@@ -236,8 +241,9 @@ run: $(BUILD)/shmemu-verify
 demo: $(BUILD)/examples/ring
 	$(BUILD)/examples/ring 4
 
-bench: $(BUILD)/shmemu-bench $(MPI_BENCH)
+bench: $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH)
 	$(BUILD)/shmemu-bench
+	$(BUILD)/fiber-switch
 
 # ----------------------------------------------------------------- install
 install: lib $(TOOLS)
