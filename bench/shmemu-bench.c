@@ -278,6 +278,10 @@ static int pe_scale(void *arg)
     int me = shmemu_my_pe(), np = shmemu_n_pes();
     long *v = shmemu_malloc(2 * sizeof(long));
     double bar[MAX_REPS], red[MAX_REPS];
+    /* The reference allreduces set up O(n) state per PE and call (one
+     * shot: n - 1 puts each): past 1,024 PEs one call a repetition, past
+     * 4,096 none (one takes minutes). */
+    long red_iters = np > 4096 ? 0 : np > 1024 ? 1 : iters;
     v[0] = me;
     for (int r = 0; r < reps; r++) {
         shmemu_barrier_all();
@@ -285,17 +289,15 @@ static int pe_scale(void *arg)
         for (long i = 0; i < iters; i++)
             shmemu_barrier_all();
         double t1 = now_ns();
-        /* The reference allreduces set up O(n) state per PE and call (one
-         * shot: n - 1 puts each): past 4,096 PEs one call takes minutes. */
-        for (long i = 0; np <= 4096 && i < (np > 1024 ? 1 : iters); i++)
+        for (long i = 0; i < red_iters; i++)
             shmemu_allreduce(SHMEMU_TEAM_WORLD, &v[1], &v[0], 1, SHMEMU_INT64, SHMEMU_SUM);
         double t2 = now_ns();
         bar[r] = (t1 - t0) / (double)iters / 1000;
-        red[r] = (t2 - t1) / (double)(np > 1024 ? 1 : iters) / 1000;
+        red[r] = red_iters ? (t2 - t1) / (double)red_iters / 1000 : 0;
     }
     if (me == 0) {
         row("scale_barrier", np, 0, summarize(bar, reps), "us", 0, NULL);
-        if (np <= 4096)
+        if (red_iters)
             row("scale_allreduce8", np, 8, summarize(red, reps), "us", 0, NULL);
         else
             printf("# scale_allreduce8 at %d PEs left out: O(n^2) work in the reference "

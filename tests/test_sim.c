@@ -102,6 +102,14 @@ static void test_replay(void **state)
             }
         }
     }
+    /* Outside any PE, a NULL out is refused with one line. */
+    th_capture_start();
+    int bad = shmemu_sim_last(NULL);
+    char *err = th_capture_stop();
+    assert_int_equal(bad, SHMEMU_EINVAL);
+    assert_non_null(strstr(err, "shmemu_sim_last: out is NULL"));
+    assert_true(strchr(err, '\n') == strrchr(err, '\n'));
+    free(err);
     /* Other seeds give other interleavings (7 PEs, 70 steps: surely). */
     int n1, n2, differ = 0;
     shmemu_sim_stats s1, s2;

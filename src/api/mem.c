@@ -358,7 +358,7 @@ void *shmemu_realloc(void *ptr, size_t size)
 
 void *shmemu_ptr(const void *dest, int pe)
 {
-    SHMEMU__ENTER_SYNC(me, "shmemu_ptr", NULL);
+    SHMEMU__ENTER_NOPOINT(me, "shmemu_ptr", NULL);
     size_t off = (size_t)((uintptr_t)dest - (uintptr_t)me->heap);
     if ((unsigned)pe >= (unsigned)me->npes) {
         shmemu__last_status = SHMEMU_EPE;
@@ -387,7 +387,7 @@ int shmemu_heap_host_accessible(void)
 
 size_t shmemu_sym_extent(const void *addr)
 {
-    SHMEMU__ENTER_SYNC(me, "shmemu_sym_extent", 0);
+    SHMEMU__ENTER_NOPOINT(me, "shmemu_sym_extent", 0);
     size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
     shmemu__ok();
     if (!addr || off >= me->heap_size)
@@ -398,7 +398,7 @@ size_t shmemu_sym_extent(const void *addr)
 
 int shmemu_addr_accessible(const void *addr, int pe)
 {
-    SHMEMU__ENTER_SYNC(me, "shmemu_addr_accessible", 0);
+    SHMEMU__ENTER_NOPOINT(me, "shmemu_addr_accessible", 0);
     size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
     shmemu__ok();
     return addr && off < me->heap_size && (unsigned)pe < (unsigned)me->npes;

@@ -33,7 +33,7 @@ int shmemu_quiet(void)
 int shmemu_barrier_all(void)
 {
     static const char call[] = "shmemu_barrier_all";
-    SHMEMU__ENTER_SYNC(me, call, shmemu__last_status);
+    SHMEMU__ENTER_NOPOINT(me, call, shmemu__last_status);
     int st = shmemu__complete(me, call, 1);
     if (!st)
         st = shmemu__team_sync(me, 0, call);
@@ -43,7 +43,7 @@ int shmemu_barrier_all(void)
 int shmemu_sync_all(void)
 {
     static const char call[] = "shmemu_sync_all";
-    SHMEMU__ENTER_SYNC(me, call, shmemu__last_status);
+    SHMEMU__ENTER_NOPOINT(me, call, shmemu__last_status);
     if (SHMEMU__CHECKED(me))
         shmemu__check_sync_arrive(me, 0, call);
     int st = shmemu__team_sync(me, 0, call);

@@ -89,7 +89,7 @@ static size_t workspace_off(const shmemu__pe *me, int slot)
 void *shmemu_team_workspace(shmemu_team_t team)
 {
     static const char call[] = "shmemu_team_workspace";
-    SHMEMU__ENTER_SYNC(me, call, NULL);
+    SHMEMU__ENTER_NOPOINT(me, call, NULL);
     struct team_view v;
     if (member_view(me, call, team, &v))
         return NULL;
@@ -246,7 +246,7 @@ int shmemu_team_split_2d(shmemu_team_t parent, int xrange,
 
 int shmemu_team_my_pe(shmemu_team_t team)
 {
-    SHMEMU__ENTER_SYNC(me, "shmemu_team_my_pe", -1);
+    SHMEMU__ENTER_NOPOINT(me, "shmemu_team_my_pe", -1);
     struct team_view v;
     shmemu__ok();
     return decode(me, team, &v) == 0 ? v.me : -1;
@@ -254,7 +254,7 @@ int shmemu_team_my_pe(shmemu_team_t team)
 
 int shmemu_team_n_pes(shmemu_team_t team)
 {
-    SHMEMU__ENTER_SYNC(me, "shmemu_team_n_pes", -1);
+    SHMEMU__ENTER_NOPOINT(me, "shmemu_team_n_pes", -1);
     struct team_view v;
     shmemu__ok();
     return decode(me, team, &v) == 0 ? v.size : -1;
@@ -262,7 +262,7 @@ int shmemu_team_n_pes(shmemu_team_t team)
 
 int shmemu_team_translate_pe(shmemu_team_t src, int src_pe, shmemu_team_t dest)
 {
-    SHMEMU__ENTER_SYNC(me, "shmemu_team_translate_pe", -1);
+    SHMEMU__ENTER_NOPOINT(me, "shmemu_team_translate_pe", -1);
     struct team_view s, d;
     shmemu__ok();
     if (decode(me, src, &s) || decode(me, dest, &d) || src_pe < 0 || src_pe >= s.size)
@@ -274,7 +274,7 @@ int shmemu_team_get_config(shmemu_team_t team, long config_mask,
                            shmemu_team_config_t *config)
 {
     static const char call[] = "shmemu_team_get_config";
-    SHMEMU__ENTER_SYNC(me, call, shmemu__last_status);
+    SHMEMU__ENTER_NOPOINT(me, call, shmemu__last_status);
     struct team_view v;
     if (!config)
         return shmemu__fail(me, SHMEMU_EINVAL, call, "config is NULL");

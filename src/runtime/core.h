@@ -199,7 +199,7 @@ size_t shmemu__pe_ctx_size(void) SHMEMU__HIDDEN;
  * does) or a query of this PE's own state (translate_pe, workspace, ptr:
  * a collective asks them once per peer, and a turn each would make every
  * collective cost n^2 switches). */
-#define SHMEMU__ENTER_SYNC(me, call, failret)                                  \
+#define SHMEMU__ENTER_NOPOINT(me, call, failret)                               \
     SHMEMU__ENTER_AS(me, call, failret, __builtin_return_address(0), 0)
 
 static inline int shmemu__ok(void)

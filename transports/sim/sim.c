@@ -279,6 +279,18 @@ static struct shmemu_fiber *fib(struct sim *s, struct sim_pe *p)
     return p ? &p->fib : &s->root;
 }
 
+/* The running PE hands the thread to next (NULL: the root): the schedule's
+ * record, and the outgoing PE's state put away. */
+static void hand_over(struct sim *s, struct sim_pe *next)
+{
+    s->hash = (s->hash ^ (uint64_t)(next ? next->pe + 1 : 0)) * 0x100000001b3ULL;
+    atomic_fetch_add_explicit(&s->switches, 1, memory_order_relaxed);
+    save(s, s->cur);
+    s->cur = next;
+    if (next)
+        next->state = PE_RUNNING;
+}
+
 /* Run next (NULL: the root) instead of the caller, until someone switches
  * back to the caller. */
 static void go(struct sim *s, struct sim_pe *next)
@@ -286,12 +298,7 @@ static void go(struct sim *s, struct sim_pe *next)
     struct sim_pe *cur = s->cur;
     if (next == cur)
         return;
-    s->hash = (s->hash ^ (uint64_t)(next ? next->pe + 1 : 0)) * 0x100000001b3ULL;
-    atomic_fetch_add_explicit(&s->switches, 1, memory_order_relaxed);
-    save(s, cur);
-    s->cur = next;
-    if (next)
-        next->state = PE_RUNNING;
+    hand_over(s, next);
     shmemu_fiber_switch(fib(s, cur), fib(s, next));
     load(s, cur);
 }
@@ -415,7 +422,7 @@ static void sim_ctl_wait(struct shmemu_tl_job *job, uint32_t *word, uint32_t exp
                          int64_t timeout_ns)
 {
     struct sim *s = sim_of(job);
-    if (!s->cur || pthread_self() != s->thread)
+    if (!s->cur || !pthread_equal(pthread_self(), s->thread))
         return; /* not a PE of this job: nothing to wait for here */
     if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected)
         return;
@@ -542,12 +549,7 @@ static void pe_main_fiber(void *arg)
     s->ndone++;
     s->steps++;
     struct sim_pe *next = choose(s, 0);
-    s->hash = (s->hash ^ (uint64_t)(next ? next->pe + 1 : 0)) * 0x100000001b3ULL;
-    atomic_fetch_add_explicit(&s->switches, 1, memory_order_relaxed);
-    save(s, p);
-    s->cur = next;
-    if (next)
-        next->state = PE_RUNNING;
+    hand_over(s, next);
     shmemu_fiber_exit(&p->fib, fib(s, next));
 }
 
@@ -757,7 +759,7 @@ static int sim_job_run(struct shmemu_tl_job *job,
 int shmemu_sim_last(shmemu_sim_stats *out)
 {
     if (!out)
-        return SHMEMU_EINVAL;
+        return shmemu_error(SHMEMU_EINVAL, "shmemu_sim_last", "out is NULL");
     pthread_mutex_lock(&last_lock);
     *out = last_stats;
     pthread_mutex_unlock(&last_lock);
