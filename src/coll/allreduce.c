@@ -136,7 +136,7 @@ int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, si
             int p = (me + i) % n; /* spread the arrivals */
             st = shmemu_putmem_signal(set + (size_t)me * slot, mine, bytes,
                                       &c.ws[W_ONESHOT + parity], 1, SHMEMU_SIGNAL_ADD,
-                                      c.pe[p]);
+                                      coll_pe(&c, p));
         }
         if (st)
             break;

@@ -40,7 +40,7 @@ int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t
     }
     st = shmemu__coll_sync(&c); /* nobody still uses the scratch for an earlier call */
     for (int p = 0; p < c.n && !st; p++) /* my size to everyone, me included */
-        st = shmemu_uint64_p(&slots[c.me], nelems, c.pe[p]);
+        st = shmemu_uint64_p(&slots[c.me], nelems, coll_pe(&c, p));
     if (!st)
         st = shmemu__coll_sync(&c);
     if (!st) /* the slots are heap words: read them as the transport allows */
