@@ -59,7 +59,8 @@ DEPS_TEST := $(BUILD)/.deps-test
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info $(BUILD)/shmemu-verify
+TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info $(BUILD)/shmemu-verify \
+             $(BUILD)/oshcc $(BUILD)/oshrun
 EXAMPLE_LIBS := $(BUILD)/examples/libmy_allreduce.so $(BUILD)/examples/libmy_allreduce_buggy.so
 
 # The cuda transport's plugin (transports/cuda/plugin.h): built where a CUDA
@@ -245,12 +246,19 @@ bench: $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH)
 	$(BUILD)/shmemu-bench
 	$(BUILD)/fiber-switch
 
+# OpenSHMEM's compiler wrapper and launcher: scripts that find the library
+# beside themselves (build/ here, PREFIX/bin once installed).
+$(BUILD)/oshcc $(BUILD)/oshrun: $(BUILD)/%: tools/%
+	@mkdir -p $(@D)
+	$(Q)install -m 755 $< $@
+
 # ----------------------------------------------------------------- install
 install: lib $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 include/shmemu.h include/shmemu_cuda.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/shmemu.h include/shmemu_cuda.h include/shmem.h \
+	  $(DESTDIR)$(PREFIX)/include/
 	$(if $(CUDA_PLUGIN),install -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
 	install -m 644 $(BUILD)/libshmemu.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libshmemu.so $(DESTDIR)$(PREFIX)/lib/libshmemu.so.$(VERSION)

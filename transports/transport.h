@@ -360,6 +360,15 @@ struct shmemu_transport_ops {
      * time, so that every decision taken on time replays exactly.  NULL:
      * the monotonic clock. */
     int64_t (*clock_ns)(struct shmemu_tl_job *job);
+
+    /* ---- added with OpenSHMEM compatibility ----------------------------- */
+    /* Map [off, off + len) of PE pe's heap (this process's own PE) at addr
+     * as well, replacing what is there (MAP_FIXED): the program's global
+     * and static variables become that heap range, reachable by every PE.
+     * off, addr and len are page-aligned; the core has copied the bytes at
+     * addr into the range first.  NULL: the transport cannot (PEs that
+     * share one program image, heaps in device memory). */
+    int (*alias)(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len);
 };
 
 /* Does ops (built against an older table, maybe) have this member set? */

@@ -19,6 +19,18 @@ int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
         return shmemu__fail(me, SHMEMU_EINVAL, call, "%s is NULL with %zu bytes",
                             what, nbytes);
     size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
+    if (off >= me->heap_size) {
+        int in = shmemu__static_off(me, addr, &off);
+        if (in > 0 && nbytes <= me->static_off + me->static_len - off) {
+            *off_p = off; /* the program's static data, a heap range here */
+            return SHMEMU_OK;
+        }
+        if (in) {
+            char why[400];
+            shmemu__static_why(me, addr, why, sizeof(why));
+            return shmemu__fail(me, SHMEMU_ERANGE, call, "%s %s", what, why);
+        }
+    }
     if (off >= me->heap_size)
         return shmemu__fail(me, SHMEMU_ERANGE, call,
                             "%s %p+%zu is outside the symmetric heap (heap %p+%zu)",
@@ -364,6 +376,8 @@ void *shmemu_ptr(const void *dest, int pe)
         shmemu__last_status = SHMEMU_EPE;
         return NULL;
     }
+    if (dest && off >= me->heap_size)
+        (void)shmemu__static_off(me, dest, &off); /* static data: its heap offset */
     if (!dest || off >= me->heap_size || !shmemu__heap_find(&me->alloc, off)->used) {
         shmemu__last_status = SHMEMU_ERANGE; /* not in an allocated block */
         return NULL;
@@ -390,6 +404,8 @@ size_t shmemu_sym_extent(const void *addr)
     SHMEMU__ENTER_NOPOINT(me, "shmemu_sym_extent", 0);
     size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
     shmemu__ok();
+    if (addr && off >= me->heap_size)
+        (void)shmemu__static_off(me, addr, &off);
     if (!addr || off >= me->heap_size)
         return 0;
     const struct shmemu__blk *b = shmemu__heap_find(&me->alloc, off);
@@ -401,5 +417,7 @@ int shmemu_addr_accessible(const void *addr, int pe)
     SHMEMU__ENTER_NOPOINT(me, "shmemu_addr_accessible", 0);
     size_t off = (size_t)((uintptr_t)addr - (uintptr_t)me->heap);
     shmemu__ok();
+    if (addr && off >= me->heap_size)
+        (void)shmemu__static_off(me, addr, &off);
     return addr && off < me->heap_size && (unsigned)pe < (unsigned)me->npes;
 }

@@ -144,6 +144,16 @@ static int parse_one(struct shmemu__params *p, const struct shmemu__param_info *
         else
             return -1;
         return 0;
+    case SHMEMU__PARAM_AUTO:
+        if (strcasecmp(text, "auto") == 0)
+            *(int *)field = -1;
+        else if (strcasecmp(text, "on") == 0 || strcmp(text, "1") == 0)
+            *(int *)field = 1;
+        else if (strcasecmp(text, "off") == 0 || strcmp(text, "0") == 0)
+            *(int *)field = 0;
+        else
+            return -1;
+        return 0;
     case SHMEMU__PARAM_ERRMODE:
         if (strcasecmp(text, "abort") == 0)
             p->ERRORS = SHMEMU_ERRORS_ABORT;

@@ -40,7 +40,11 @@
     X(LIVELOCK, SECONDS, "2",                                                  \
       "end a job as deadlocked when every PE has, for this many seconds, "    \
       "either slept in the library or polled (test, signal_fetch, _g, "       \
-      "atomic_fetch) words that did not change; 0: never")
+      "atomic_fetch) words that did not change; 0: never")                    \
+    X(STATIC, AUTO, "auto",                                                    \
+      "make the program's global and static variables symmetric (on PE "      \
+      "processes: shm): on, off, or auto (on for programs that start with "   \
+      "shmem_init, off otherwise)")
 
 enum shmemu__param_kind {
     SHMEMU__PARAM_STRING,
@@ -49,7 +53,8 @@ enum shmemu__param_kind {
     SHMEMU__PARAM_INT,
     SHMEMU__PARAM_BIND,
     SHMEMU__PARAM_CHECK,
-    SHMEMU__PARAM_SECONDS
+    SHMEMU__PARAM_SECONDS,
+    SHMEMU__PARAM_AUTO
 };
 
 /* What SHMEMU_CHECK (or shmemu_opts.check) asks for. */
@@ -70,6 +75,7 @@ struct shmemu__params {
     struct shmemu__check_cfg CHECK;
     double TIMEOUT; /* seconds; < 0: the default */
     double LIVELOCK; /* seconds; 0: off */
+    int STATIC; /* -1 auto, 0 off, 1 on */
 };
 
 /* Parse a SHMEMU_CHECK value ("fuzz:7,race"); 0, or -1 if malformed. */

@@ -89,6 +89,12 @@ typedef struct shmemu__pe {
     uint32_t poll_countdown;
     uint32_t poll_activity;
     struct shmemu__chk *chk; /* checker mode state (src/check/layer.c); NULL when off */
+    /* The program's static data (static.c): [static_lo, + static_len) is
+     * heap range [static_off, + static_len) when static_mapped. */
+    char *static_lo;
+    size_t static_len;
+    size_t static_off;
+    int static_mapped;
 
     struct shmemu__job *job;
     struct shmemu__heap alloc;
@@ -221,6 +227,25 @@ static inline int shmemu__check_pe(shmemu__pe *me, const char *call, int pe)
 
 int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
                            const void *addr, size_t nbytes, size_t *off_p)
+    SHMEMU__HIDDEN;
+
+/* ------------------------------------------------- static symmetric data */
+
+/* SHMEMU_STATIC (static.c): whether a program's global and static
+ * variables are symmetric.  shmem_init asks for them (OpenSHMEM programs
+ * rely on it); other programs opt in with SHMEMU_STATIC=on. */
+void shmemu__static_request(void) SHMEMU__HIDDEN;
+/* At a PE's start, before the wire-up sync: find the program's writable
+ * data and, where asked for and the transport can (its alias op), make it
+ * an alias of a reserved range of this PE's heap.  SHMEMU_OK, or a failure
+ * with job->tl.why filled. */
+int shmemu__static_attach(shmemu__pe *me) SHMEMU__HIDDEN;
+/* addr in the static data and mapped: its heap offset in *off_p, 1; in the
+ * static data but not symmetric here: -1; elsewhere 0. */
+int shmemu__static_off(const shmemu__pe *me, const void *addr, size_t *off_p) SHMEMU__HIDDEN;
+/* A one-line reason why addr (static data, not symmetric) cannot be
+ * reached, naming the variable where the symbol table knows it. */
+void shmemu__static_why(const shmemu__pe *me, const void *addr, char *buf, size_t len)
     SHMEMU__HIDDEN;
 
 /* [addr, addr+nbytes) must lie inside one allocated block of this PE's

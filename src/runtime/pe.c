@@ -46,8 +46,9 @@ static int wireup(shmemu__pe *me)
 {
     struct shmemu__job *job = me->job;
     size_t b = shmemu__tl_blob_size(job->ops);
-    if (!b)
-        return SHMEMU_OK;
+    if (!b) /* static data just copied into the heap: none may be written before */
+        return me->static_mapped ? shmemu__team_sync(me, 0, "shmemu_init (static data)")
+                                 : SHMEMU_OK;
     size_t slot = SHMEMU__ROUND_UP(b, 64);
     char *area = (char *)job->tl.ctl + job->wireup_ctl_off;
     const void **blobs = malloc((size_t)me->npes * sizeof(*blobs));
@@ -145,6 +146,18 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
         shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
     } else if (setjmp(jb) == 0) {
         me->heap = job->tl.heap_base[pe]; /* a device heap exists from pe_enter */
+        /* Static data join the heap before the wire-up sync: no peer can
+         * write them before they are in place. */
+        if ((rc = shmemu__static_attach(me)) != SHMEMU_OK) {
+            char msg[400];
+            snprintf(msg, sizeof(msg), "PE %d could not start: %s", pe,
+                     job->tl.why[0] ? job->tl.why : shmemu_strerror(rc));
+            shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, NULL);
+            shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
+            shmemu__self = NULL;
+            pe_free(me);
+            return rc;
+        }
         /* Wire-up syncs with the other PEs: an abort meanwhile unwinds to
          * the setjmp above, as it would from pe_main. */
         if ((rc = wireup(me)) != SHMEMU_OK) {
@@ -218,6 +231,7 @@ int shmemu_init(void)
                             "out of memory, or membarrier(2) refused this process");
     }
     if ((st = shmemu__tl_pe_enter(job, pe)) != SHMEMU_OK ||
+        (me->heap = job->tl.heap_base[pe], st = shmemu__static_attach(me)) != SHMEMU_OK ||
         (st = wireup(me)) != SHMEMU_OK) {
         char why[sizeof(job->tl.why)];
         snprintf(why, sizeof(why), "%s", job->tl.why[0] ? job->tl.why : shmemu_strerror(st));

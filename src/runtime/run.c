@@ -242,6 +242,12 @@ int shmemu__run(const struct shmemu__run_opts *o)
     job->tl.tick = shmemu__tick;
     int st = shmemu__tl_job_run(job, exec_entry);
     int status = job->first_failure;
+    /* A PE that ended the job with a status of its own (shmem_global_exit,
+     * a nonzero return): that status, whichever PE the launcher reaped
+     * first (the others exit 1 once aborted). */
+    int rc = shmemu__plane_abort_status(job) ? shmemu__plane_result(job) : 0;
+    if (rc > 0 && rc < 256)
+        status = rc;
     if (!status && (st || shmemu__plane_abort_status(job)))
         status = 1;
     shmemu__job_free(job);

@@ -259,6 +259,20 @@ int shmemu_shm_probe(char *why, size_t why_len)
     return SHMEMU_OK;
 }
 
+/* The process's static data onto its own heap range in the segment. */
+static int shm_alias(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len)
+{
+    struct shmemu_shm_seg *sj = job->priv;
+    if (mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, sj->fd,
+             (off_t)(sj->ctl_len + (size_t)pe * job->heap_size + off)) == MAP_FAILED) {
+        say(job, "mapping the program's static data (%zu bytes at %p) into PE %d's heap "
+                 "failed: %s",
+            len, addr, pe, strerror(errno));
+        return SHMEMU_ENOMEM;
+    }
+    return SHMEMU_OK;
+}
+
 const struct shmemu_transport_ops shmemu_shm_ops = {
     .size = sizeof(struct shmemu_transport_ops),
     .name = "shm",
@@ -279,6 +293,7 @@ const struct shmemu_transport_ops shmemu_shm_ops = {
     .ctl_wait = shmemu_mapped_wait_shared,
     .ctl_wake = shmemu_mapped_wake_shared,
     .pe_export = shm_pe_export,
+    .alias = shm_alias,
 };
 
 /* ------------------------------------------------------ the device view */

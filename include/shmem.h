@@ -1,0 +1,1162 @@
+/*
+ * shmem.h - the OpenSHMEM 1.5 C API over shmemu.
+ *
+ * Existing OpenSHMEM programs build unmodified (`oshcc prog.c`) and run
+ * with `oshrun -np N ./a.out` (PEs as processes on the shm transport), and
+ * with everything shmemu adds: checker mode (SHMEMU_CHECK), the verifier,
+ * deadlock reports.  The typed calls are inline wrappers of shmemu's own;
+ * what shmemu has no call for (active-set collectives with pSync, locks,
+ * contexts, strided RMA, long double and complex reductions) lives in
+ * src/compat/.  Global and static variables are symmetric: shmem_init asks
+ * for it (docs/COMPAT.md says where it holds).
+ *
+ * Errors follow shmemu's error mode: by default a failing call ends the
+ * job with a one-line report naming the PE, the call and the argument.
+ */
+#ifndef SHMEM_H
+#define SHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shmemu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What this header declares is exported by libshmemu.so (built with
+ * -fvisibility=hidden), as shmemu.h's is. */
+#pragma GCC visibility push(default)
+
+/* ----------------------------------------------------------- constants */
+
+#define SHMEM_MAJOR_VERSION 1
+#define SHMEM_MINOR_VERSION 5
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define SHMEM_MAX_NAME_LEN 256
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define SHMEM_VENDOR_STRING "shmemu " SHMEMU_VERSION_STRING
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+
+enum { SHMEM_THREAD_SINGLE, SHMEM_THREAD_FUNNELED, SHMEM_THREAD_SERIALIZED,
+       SHMEM_THREAD_MULTIPLE };
+
+#define SHMEM_CMP_EQ SHMEMU_CMP_EQ
+#define SHMEM_CMP_NE SHMEMU_CMP_NE
+#define SHMEM_CMP_GT SHMEMU_CMP_GT
+#define SHMEM_CMP_GE SHMEMU_CMP_GE
+#define SHMEM_CMP_LT SHMEMU_CMP_LT
+#define SHMEM_CMP_LE SHMEMU_CMP_LE
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
+
+#define SHMEM_SIGNAL_SET SHMEMU_SIGNAL_SET
+#define SHMEM_SIGNAL_ADD SHMEMU_SIGNAL_ADD
+
+/* Work arrays of the active-set collectives.  Generous: the algorithms
+ * behind them use the first few words. */
+#define SHMEM_SYNC_VALUE 0L
+#define SHMEM_BARRIER_SYNC_SIZE 8
+#define SHMEM_BCAST_SYNC_SIZE 8
+#define SHMEM_REDUCE_SYNC_SIZE 8
+#define SHMEM_COLLECT_SYNC_SIZE 8
+#define SHMEM_ALLTOALL_SYNC_SIZE 8
+#define SHMEM_ALLTOALLS_SYNC_SIZE 8
+#define SHMEM_SYNC_SIZE 8
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_ALLTOALL_SYNC_SIZE SHMEM_ALLTOALL_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+
+#define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
+#define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
+
+/* ------------------------------------------------------ teams, contexts */
+
+typedef shmemu_team_t shmem_team_t;
+typedef shmemu_team_config_t shmem_team_config_t;
+#define SHMEM_TEAM_WORLD SHMEMU_TEAM_WORLD
+#define SHMEM_TEAM_SHARED SHMEMU_TEAM_SHARED
+#define SHMEM_TEAM_INVALID SHMEMU_TEAM_INVALID
+#define SHMEM_TEAM_NUM_CONTEXTS SHMEMU_TEAM_NUM_CONTEXTS
+
+/* A context orders and completes the operations issued on it.  shmemu
+ * runs them all in one stream per PE, so quiet or fence on any context
+ * also completes or orders the others' (stronger than required). */
+typedef struct shmemu_compat_ctx *shmem_ctx_t;
+extern struct shmemu_compat_ctx shmemu_compat_ctx_default;
+#define SHMEM_CTX_DEFAULT (&shmemu_compat_ctx_default)
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+#define SHMEM_CTX_SERIALIZED (1L << 0)
+#define SHMEM_CTX_PRIVATE (1L << 1)
+#define SHMEM_CTX_NOSTORE (1L << 2)
+
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+
+/* ---------------------------------------------------- library handling */
+
+void shmem_init(void);
+int shmem_init_thread(int requested, int *provided);
+void shmem_query_thread(int *provided);
+void shmem_finalize(void);
+void shmem_global_exit(int status);
+void start_pes(int npes);
+void shmem_info_get_version(int *major, int *minor);
+void shmem_info_get_name(char *name);
+
+static inline int shmem_my_pe(void) { return shmemu_my_pe(); }
+static inline int shmem_n_pes(void) { return shmemu_n_pes(); }
+static inline int _my_pe(void) { return shmemu_my_pe(); }
+static inline int _num_pes(void) { return shmemu_n_pes(); }
+static inline int shmem_pe_accessible(int pe)
+{
+    return pe >= 0 && pe < shmemu_n_pes();
+}
+static inline int shmem_addr_accessible(const void *addr, int pe)
+{
+    return shmemu_addr_accessible(addr, pe);
+}
+static inline void *shmem_ptr(const void *dest, int pe) { return shmemu_ptr(dest, pe); }
+
+/* ---------------------------------------------------- memory management */
+
+static inline void *shmem_malloc(size_t size) { return shmemu_malloc(size); }
+static inline void *shmem_calloc(size_t count, size_t size)
+{
+    return shmemu_calloc(count, size);
+}
+static inline void *shmem_align(size_t alignment, size_t size)
+{
+    return shmemu_align(alignment, size);
+}
+static inline void *shmem_realloc(void *ptr, size_t size) { return shmemu_realloc(ptr, size); }
+static inline void shmem_free(void *ptr) { shmemu_free(ptr); }
+static inline void *shmem_malloc_with_hints(size_t size, long hints)
+{
+    (void)hints; /* every heap word takes remote atomics and signals */
+    return shmemu_malloc(size);
+}
+static inline void *shmalloc(size_t size) { return shmemu_malloc(size); }
+static inline void shfree(void *ptr) { shmemu_free(ptr); }
+static inline void *shrealloc(void *ptr, size_t size) { return shmemu_realloc(ptr, size); }
+static inline void *shmemalign(size_t alignment, size_t size)
+{
+    return shmemu_align(alignment, size);
+}
+
+/* Deprecated cache management: coherent here, nothing to do. */
+static inline void shmem_clear_cache_inv(void) {}
+static inline void shmem_set_cache_inv(void) {}
+static inline void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
+static inline void shmem_set_cache_line_inv(void *dest) { (void)dest; }
+static inline void shmem_udcflush(void) {}
+static inline void shmem_udcflush_line(void *dest) { (void)dest; }
+
+/* ------------------------------------------------------ order and sync */
+
+static inline void shmem_quiet(void) { (void)shmemu_quiet(); }
+static inline void shmem_fence(void) { (void)shmemu_fence(); }
+static inline void shmem_ctx_quiet(shmem_ctx_t ctx) { (void)ctx; (void)shmemu_quiet(); }
+static inline void shmem_ctx_fence(shmem_ctx_t ctx) { (void)ctx; (void)shmemu_fence(); }
+static inline void shmem_barrier_all(void) { (void)shmemu_barrier_all(); }
+static inline void shmem_sync_all(void) { (void)shmemu_sync_all(); }
+static inline int shmem_team_sync(shmem_team_t team) { return shmemu_team_sync(team); }
+/* Active-set forms (deprecated in 1.5, still everywhere). */
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmemu_compat_sync_active(int PE_start, int logPE_stride, int PE_size, long *pSync);
+/* shmem_sync(team) and the active-set shmem_sync(start, log, size, pSync) */
+#define SHMEMU_COMPAT_PICK4(a, b, c, d, NAME, ...) NAME
+#define shmem_sync(...)                                                        \
+    SHMEMU_COMPAT_PICK4(__VA_ARGS__, shmemu_compat_sync_active, shmemu_compat_bad_arity, \
+                        shmemu_compat_bad_arity, shmem_team_sync, )(__VA_ARGS__)
+
+/* ------------------------------------------------------------------ teams */
+
+static inline int shmem_team_my_pe(shmem_team_t team) { return shmemu_team_my_pe(team); }
+static inline int shmem_team_n_pes(shmem_team_t team) { return shmemu_team_n_pes(team); }
+static inline int shmem_team_translate_pe(shmem_team_t src, int pe, shmem_team_t dest)
+{
+    return shmemu_team_translate_pe(src, pe, dest);
+}
+static inline int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t *c)
+{
+    return shmemu_team_get_config(team, mask, c);
+}
+static inline int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
+                                           int size, const shmem_team_config_t *config,
+                                           long mask, shmem_team_t *new_team)
+{
+    return shmemu_team_split_strided(parent, start, stride, size, config, mask, new_team);
+}
+static inline int shmem_team_split_2d(shmem_team_t parent, int xrange,
+                                      const shmem_team_config_t *xc, long xmask,
+                                      shmem_team_t *xteam, const shmem_team_config_t *yc,
+                                      long ymask, shmem_team_t *yteam)
+{
+    return shmemu_team_split_2d(parent, xrange, xc, xmask, xteam, yc, ymask, yteam);
+}
+static inline void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(team); }
+
+/* -------------------------------------------------------------------- RMA */
+
+/* X(NAME, TYPE): OpenSHMEM's standard RMA types, long double included. */
+#define SHMEMU_COMPAT_RMA_TYPES(X)                                             \
+    SHMEMU_RMA_TYPES(X)                                                        \
+    X(longdouble, long double)
+
+#define SHMEMU_COMPAT_RMA(NAME, TYPE)                                          \
+    static inline void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE *dest,     \
+                                              const TYPE *src, size_t n, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_putmem(dest, src, n * sizeof(TYPE), pe);                  \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest,     \
+                                              const TYPE *src, size_t n, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_getmem(dest, src, n * sizeof(TYPE), pe);                  \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, \
+                                                  const TYPE *src, size_t n, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_putmem_nbi(dest, src, n * sizeof(TYPE), pe);              \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, \
+                                                  const TYPE *src, size_t n, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_getmem_nbi(dest, src, n * sizeof(TYPE), pe);              \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE v, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_putmem(dest, &v, sizeof(TYPE), pe);                       \
+    }                                                                          \
+    static inline TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *src, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        TYPE v = 0;                                                            \
+        (void)shmemu_getmem(&v, src, sizeof(TYPE), pe);                        \
+        return v;                                                              \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE *dest,    \
+                                               const TYPE *src, ptrdiff_t dst, \
+                                               ptrdiff_t sst, size_t n, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        shmemu_compat_iput(dest, src, dst, sst, n, sizeof(TYPE), pe);          \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE *dest,    \
+                                               const TYPE *src, ptrdiff_t dst, \
+                                               ptrdiff_t sst, size_t n, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        shmemu_compat_iget(dest, src, dst, sst, n, sizeof(TYPE), pe);          \
+    }                                                                          \
+    static inline void shmem_##NAME##_put(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                          \
+        shmem_ctx_##NAME##_put(SHMEM_CTX_DEFAULT, d, s, n, pe);                \
+    }                                                                          \
+    static inline void shmem_##NAME##_get(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                          \
+        shmem_ctx_##NAME##_get(SHMEM_CTX_DEFAULT, d, s, n, pe);                \
+    }                                                                          \
+    static inline void shmem_##NAME##_put_nbi(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                          \
+        shmem_ctx_##NAME##_put_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);            \
+    }                                                                          \
+    static inline void shmem_##NAME##_get_nbi(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                          \
+        shmem_ctx_##NAME##_get_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);            \
+    }                                                                          \
+    static inline void shmem_##NAME##_p(TYPE *d, TYPE v, int pe)               \
+    {                                                                          \
+        shmem_ctx_##NAME##_p(SHMEM_CTX_DEFAULT, d, v, pe);                     \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_g(const TYPE *s, int pe)                 \
+    {                                                                          \
+        return shmem_ctx_##NAME##_g(SHMEM_CTX_DEFAULT, s, pe);                 \
+    }                                                                          \
+    static inline void shmem_##NAME##_iput(TYPE *d, const TYPE *s, ptrdiff_t dst, \
+                                           ptrdiff_t sst, size_t n, int pe)    \
+    {                                                                          \
+        shmem_ctx_##NAME##_iput(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);     \
+    }                                                                          \
+    static inline void shmem_##NAME##_iget(TYPE *d, const TYPE *s, ptrdiff_t dst, \
+                                           ptrdiff_t sst, size_t n, int pe)    \
+    {                                                                          \
+        shmem_ctx_##NAME##_iget(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);     \
+    }
+
+/* Strided RMA of n elements of size bytes (src/compat/shmem.c). */
+void shmemu_compat_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t n,
+                        size_t size, int pe);
+void shmemu_compat_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t n,
+                        size_t size, int pe);
+
+SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
+
+/* Sized forms: putSIZE/getSIZE move SIZE-bit elements; putmem/getmem bytes. */
+#define SHMEMU_COMPAT_SIZED(BITS)                                              \
+    static inline void shmem_ctx_put##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+                                           size_t n, int pe)                   \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_putmem(d, s, n * (BITS / 8), pe);                         \
+    }                                                                          \
+    static inline void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+                                           size_t n, int pe)                   \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_getmem(d, s, n * (BITS / 8), pe);                         \
+    }                                                                          \
+    static inline void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
+                                                 const void *s, size_t n, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_putmem_nbi(d, s, n * (BITS / 8), pe);                     \
+    }                                                                          \
+    static inline void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
+                                                 const void *s, size_t n, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_getmem_nbi(d, s, n * (BITS / 8), pe);                     \
+    }                                                                          \
+    static inline void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+                                            ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                            int pe)                            \
+    {                                                                          \
+        (void)ctx;                                                             \
+        shmemu_compat_iput(d, s, dst, sst, n, BITS / 8, pe);                   \
+    }                                                                          \
+    static inline void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+                                            ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                            int pe)                            \
+    {                                                                          \
+        (void)ctx;                                                             \
+        shmemu_compat_iget(d, s, dst, sst, n, BITS / 8, pe);                   \
+    }                                                                          \
+    static inline void shmem_put##BITS(void *d, const void *s, size_t n, int pe) \
+    {                                                                          \
+        shmem_ctx_put##BITS(SHMEM_CTX_DEFAULT, d, s, n, pe);                   \
+    }                                                                          \
+    static inline void shmem_get##BITS(void *d, const void *s, size_t n, int pe) \
+    {                                                                          \
+        shmem_ctx_get##BITS(SHMEM_CTX_DEFAULT, d, s, n, pe);                   \
+    }                                                                          \
+    static inline void shmem_put##BITS##_nbi(void *d, const void *s, size_t n, int pe) \
+    {                                                                          \
+        shmem_ctx_put##BITS##_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);             \
+    }                                                                          \
+    static inline void shmem_get##BITS##_nbi(void *d, const void *s, size_t n, int pe) \
+    {                                                                          \
+        shmem_ctx_get##BITS##_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);             \
+    }                                                                          \
+    static inline void shmem_iput##BITS(void *d, const void *s, ptrdiff_t dst, \
+                                        ptrdiff_t sst, size_t n, int pe)       \
+    {                                                                          \
+        shmem_ctx_iput##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);        \
+    }                                                                          \
+    static inline void shmem_iget##BITS(void *d, const void *s, ptrdiff_t dst, \
+                                        ptrdiff_t sst, size_t n, int pe)       \
+    {                                                                          \
+        shmem_ctx_iget##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);        \
+    }
+SHMEMU_COMPAT_SIZED(8)
+SHMEMU_COMPAT_SIZED(16)
+SHMEMU_COMPAT_SIZED(32)
+SHMEMU_COMPAT_SIZED(64)
+SHMEMU_COMPAT_SIZED(128)
+
+static inline void shmem_ctx_putmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
+{
+    (void)ctx;
+    (void)shmemu_putmem(d, s, n, pe);
+}
+static inline void shmem_ctx_getmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
+{
+    (void)ctx;
+    (void)shmemu_getmem(d, s, n, pe);
+}
+static inline void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
+                                        int pe)
+{
+    (void)ctx;
+    (void)shmemu_putmem_nbi(d, s, n, pe);
+}
+static inline void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
+                                        int pe)
+{
+    (void)ctx;
+    (void)shmemu_getmem_nbi(d, s, n, pe);
+}
+static inline void shmem_putmem(void *d, const void *s, size_t n, int pe)
+{
+    (void)shmemu_putmem(d, s, n, pe);
+}
+static inline void shmem_getmem(void *d, const void *s, size_t n, int pe)
+{
+    (void)shmemu_getmem(d, s, n, pe);
+}
+static inline void shmem_putmem_nbi(void *d, const void *s, size_t n, int pe)
+{
+    (void)shmemu_putmem_nbi(d, s, n, pe);
+}
+static inline void shmem_getmem_nbi(void *d, const void *s, size_t n, int pe)
+{
+    (void)shmemu_getmem_nbi(d, s, n, pe);
+}
+
+/* ---------------------------------------------------------------- signals */
+
+static inline void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *d, const void *s, size_t n,
+                                           uint64_t *sig, uint64_t v, int op, int pe)
+{
+    (void)ctx;
+    (void)shmemu_putmem_signal(d, s, n, sig, v, op, pe);
+}
+static inline void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *d, const void *s,
+                                               size_t n, uint64_t *sig, uint64_t v, int op,
+                                               int pe)
+{
+    (void)ctx;
+    (void)shmemu_putmem_signal_nbi(d, s, n, sig, v, op, pe);
+}
+static inline void shmem_putmem_signal(void *d, const void *s, size_t n, uint64_t *sig,
+                                       uint64_t v, int op, int pe)
+{
+    (void)shmemu_putmem_signal(d, s, n, sig, v, op, pe);
+}
+static inline void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uint64_t *sig,
+                                           uint64_t v, int op, int pe)
+{
+    (void)shmemu_putmem_signal_nbi(d, s, n, sig, v, op, pe);
+}
+#define SHMEMU_COMPAT_SIG(NAME, TYPE)                                          \
+    static inline void shmem_ctx_##NAME##_put_signal(shmem_ctx_t ctx, TYPE *d, \
+                                                     const TYPE *s, size_t n,  \
+                                                     uint64_t *sig, uint64_t v, \
+                                                     int op, int pe)           \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_putmem_signal(d, s, n * sizeof(TYPE), sig, v, op, pe);    \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_put_signal_nbi(                      \
+        shmem_ctx_t ctx, TYPE *d, const TYPE *s, size_t n, uint64_t *sig,      \
+        uint64_t v, int op, int pe)                                            \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_putmem_signal_nbi(d, s, n * sizeof(TYPE), sig, v, op, pe); \
+    }                                                                          \
+    static inline void shmem_##NAME##_put_signal(TYPE *d, const TYPE *s, size_t n, \
+                                                 uint64_t *sig, uint64_t v, int op, \
+                                                 int pe)                       \
+    {                                                                          \
+        (void)shmemu_putmem_signal(d, s, n * sizeof(TYPE), sig, v, op, pe);    \
+    }                                                                          \
+    static inline void shmem_##NAME##_put_signal_nbi(TYPE *d, const TYPE *s,   \
+                                                     size_t n, uint64_t *sig,  \
+                                                     uint64_t v, int op, int pe) \
+    {                                                                          \
+        (void)shmemu_putmem_signal_nbi(d, s, n * sizeof(TYPE), sig, v, op, pe); \
+    }
+SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
+
+static inline uint64_t shmem_signal_fetch(const uint64_t *sig)
+{
+    return shmemu_signal_fetch(sig);
+}
+static inline uint64_t shmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t v)
+{
+    return shmemu_signal_wait_until(sig, cmp, v);
+}
+
+/* ---------------------------------------------------------------- atomics */
+
+#define SHMEMU_COMPAT_AMO_EXT(NAME, TYPE)                                      \
+    static inline TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *s, \
+                                                       int pe)                 \
+    {                                                                          \
+        (void)ctx;                                                             \
+        return shmemu_##NAME##_atomic_fetch(s, pe);                            \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_set(shmem_ctx_t ctx, TYPE *d, TYPE v, \
+                                                     int pe)                   \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
+    }                                                                          \
+    static inline TYPE shmem_ctx_##NAME##_atomic_swap(shmem_ctx_t ctx, TYPE *d, TYPE v, \
+                                                      int pe)                  \
+    {                                                                          \
+        (void)ctx;                                                             \
+        return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *f, \
+                                                           const TYPE *s, int pe) \
+    {                                                                          \
+        *f = shmem_ctx_##NAME##_atomic_fetch(ctx, s, pe);                      \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_swap_nbi(shmem_ctx_t ctx, TYPE *f, \
+                                                          TYPE *d, TYPE v, int pe) \
+    {                                                                          \
+        *f = shmem_ctx_##NAME##_atomic_swap(ctx, d, v, pe);                    \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_atomic_fetch(const TYPE *s, int pe)      \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_fetch(s, pe);                            \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_set(TYPE *d, TYPE v, int pe)      \
+    {                                                                          \
+        (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_atomic_swap(TYPE *d, TYPE v, int pe)     \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_fetch_nbi(TYPE *f, const TYPE *s, int pe) \
+    {                                                                          \
+        *f = shmemu_##NAME##_atomic_fetch(s, pe);                              \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_swap_nbi(TYPE *f, TYPE *d, TYPE v, int pe) \
+    {                                                                          \
+        *f = shmemu_##NAME##_atomic_swap(d, v, pe);                            \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_fetch(const TYPE *s, int pe)             \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_fetch(s, pe);                            \
+    }                                                                          \
+    static inline void shmem_##NAME##_set(TYPE *d, TYPE v, int pe)             \
+    {                                                                          \
+        (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_swap(TYPE *d, TYPE v, int pe)            \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
+    }
+
+#define SHMEMU_COMPAT_AMO(NAME, TYPE)                                          \
+    static inline TYPE shmem_ctx_##NAME##_atomic_compare_swap(                 \
+        shmem_ctx_t ctx, TYPE *d, TYPE c, TYPE v, int pe)                      \
+    {                                                                          \
+        (void)ctx;                                                             \
+        return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
+    }                                                                          \
+    static inline TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *d, \
+                                                           int pe)             \
+    {                                                                          \
+        (void)ctx;                                                             \
+        return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *d, int pe) \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
+    }                                                                          \
+    static inline TYPE shmem_ctx_##NAME##_atomic_fetch_add(shmem_ctx_t ctx, TYPE *d, \
+                                                           TYPE v, int pe)     \
+    {                                                                          \
+        (void)ctx;                                                             \
+        return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_add(shmem_ctx_t ctx, TYPE *d, TYPE v, \
+                                                     int pe)                   \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_compare_swap_nbi(             \
+        shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE c, TYPE v, int pe)             \
+    {                                                                          \
+        *f = shmem_ctx_##NAME##_atomic_compare_swap(ctx, d, c, v, pe);         \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *f, \
+                                                               TYPE *d, int pe) \
+    {                                                                          \
+        *f = shmem_ctx_##NAME##_atomic_fetch_inc(ctx, d, pe);                  \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_fetch_add_nbi(                \
+        shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE v, int pe)                     \
+    {                                                                          \
+        *f = shmem_ctx_##NAME##_atomic_fetch_add(ctx, d, v, pe);               \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_atomic_compare_swap(TYPE *d, TYPE c, TYPE v, int pe) \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_atomic_fetch_inc(TYPE *d, int pe)        \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_inc(TYPE *d, int pe)              \
+    {                                                                          \
+        (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_atomic_fetch_add(TYPE *d, TYPE v, int pe) \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_add(TYPE *d, TYPE v, int pe)      \
+    {                                                                          \
+        (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_compare_swap_nbi(TYPE *f, TYPE *d, TYPE c, \
+                                                              TYPE v, int pe)  \
+    {                                                                          \
+        *f = shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);                 \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_fetch_inc_nbi(TYPE *f, TYPE *d, int pe) \
+    {                                                                          \
+        *f = shmemu_##NAME##_atomic_fetch_inc(d, pe);                          \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_fetch_add_nbi(TYPE *f, TYPE *d, TYPE v, \
+                                                           int pe)             \
+    {                                                                          \
+        *f = shmemu_##NAME##_atomic_fetch_add(d, v, pe);                       \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_cswap(TYPE *d, TYPE c, TYPE v, int pe)   \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_finc(TYPE *d, int pe)                    \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
+    }                                                                          \
+    static inline void shmem_##NAME##_inc(TYPE *d, int pe)                     \
+    {                                                                          \
+        (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_fadd(TYPE *d, TYPE v, int pe)            \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
+    }                                                                          \
+    static inline void shmem_##NAME##_add(TYPE *d, TYPE v, int pe)             \
+    {                                                                          \
+        (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
+    }
+
+#define SHMEMU_COMPAT_AMO_BIT1(NAME, TYPE, OP)                                 \
+    static inline TYPE shmem_ctx_##NAME##_atomic_fetch_##OP(shmem_ctx_t ctx, TYPE *d, \
+                                                            TYPE v, int pe)    \
+    {                                                                          \
+        (void)ctx;                                                             \
+        return shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                    \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_##OP(shmem_ctx_t ctx, TYPE *d, TYPE v, \
+                                                      int pe)                  \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_##NAME##_atomic_##OP(d, v, pe);                           \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_atomic_fetch_##OP##_nbi(             \
+        shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE v, int pe)                     \
+    {                                                                          \
+        (void)ctx;                                                             \
+        *f = shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                      \
+    }                                                                          \
+    static inline TYPE shmem_##NAME##_atomic_fetch_##OP(TYPE *d, TYPE v, int pe) \
+    {                                                                          \
+        return shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                    \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_##OP(TYPE *d, TYPE v, int pe)     \
+    {                                                                          \
+        (void)shmemu_##NAME##_atomic_##OP(d, v, pe);                           \
+    }                                                                          \
+    static inline void shmem_##NAME##_atomic_fetch_##OP##_nbi(TYPE *f, TYPE *d, TYPE v, \
+                                                              int pe)          \
+    {                                                                          \
+        *f = shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                      \
+    }
+#define SHMEMU_COMPAT_AMO_BIT(NAME, TYPE)                                      \
+    SHMEMU_COMPAT_AMO_BIT1(NAME, TYPE, and)                                    \
+    SHMEMU_COMPAT_AMO_BIT1(NAME, TYPE, or)                                     \
+    SHMEMU_COMPAT_AMO_BIT1(NAME, TYPE, xor)
+
+SHMEMU_AMO_EXT_TYPES(SHMEMU_COMPAT_AMO_EXT)
+SHMEMU_AMO_TYPES(SHMEMU_COMPAT_AMO)
+SHMEMU_AMO_BIT_TYPES(SHMEMU_COMPAT_AMO_BIT)
+
+/* ---------------------------------------------------------- point-to-point */
+
+#define SHMEMU_COMPAT_P2P(NAME, TYPE)                                          \
+    static inline void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE v)  \
+    {                                                                          \
+        (void)shmemu_##NAME##_wait_until(ivar, cmp, v);                        \
+    }                                                                          \
+    static inline void shmem_##NAME##_wait(TYPE *ivar, TYPE v)                 \
+    {                                                                          \
+        (void)shmemu_##NAME##_wait_until(ivar, SHMEMU_CMP_NE, v);              \
+    }                                                                          \
+    static inline int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE v)         \
+    {                                                                          \
+        return shmemu_##NAME##_test(ivar, cmp, v) > 0;                         \
+    }                                                                          \
+    static inline void shmem_##NAME##_wait_until_all(TYPE *ivars, size_t n,    \
+                                                     const int *status, int cmp, \
+                                                     TYPE v)                   \
+    {                                                                          \
+        (void)shmemu_##NAME##_wait_until_all(ivars, n, status, cmp, v);        \
+    }                                                                          \
+    static inline size_t shmem_##NAME##_wait_until_any(TYPE *ivars, size_t n,  \
+                                                       const int *status, int cmp, \
+                                                       TYPE v)                 \
+    {                                                                          \
+        return shmemu_##NAME##_wait_until_any(ivars, n, status, cmp, v);       \
+    }                                                                          \
+    static inline size_t shmem_##NAME##_wait_until_some(TYPE *ivars, size_t n, \
+                                                        size_t *idx, const int *status, \
+                                                        int cmp, TYPE v)       \
+    {                                                                          \
+        return shmemu_##NAME##_wait_until_some(ivars, n, idx, status, cmp, v); \
+    }                                                                          \
+    static inline void shmem_##NAME##_wait_until_all_vector(                   \
+        TYPE *ivars, size_t n, const int *status, int cmp, TYPE *vs)           \
+    {                                                                          \
+        (void)shmemu_##NAME##_wait_until_all_vector(ivars, n, status, cmp, vs); \
+    }                                                                          \
+    static inline size_t shmem_##NAME##_wait_until_any_vector(                 \
+        TYPE *ivars, size_t n, const int *status, int cmp, TYPE *vs)           \
+    {                                                                          \
+        return shmemu_##NAME##_wait_until_any_vector(ivars, n, status, cmp, vs); \
+    }                                                                          \
+    static inline size_t shmem_##NAME##_wait_until_some_vector(                \
+        TYPE *ivars, size_t n, size_t *idx, const int *status, int cmp, TYPE *vs) \
+    {                                                                          \
+        return shmemu_##NAME##_wait_until_some_vector(ivars, n, idx, status, cmp, vs); \
+    }                                                                          \
+    static inline int shmem_##NAME##_test_all(TYPE *ivars, size_t n, const int *status, \
+                                              int cmp, TYPE v)                 \
+    {                                                                          \
+        return shmemu_##NAME##_test_all(ivars, n, status, cmp, v) > 0;         \
+    }                                                                          \
+    static inline size_t shmem_##NAME##_test_any(TYPE *ivars, size_t n,        \
+                                                 const int *status, int cmp, TYPE v) \
+    {                                                                          \
+        return shmemu_##NAME##_test_any(ivars, n, status, cmp, v);             \
+    }                                                                          \
+    static inline size_t shmem_##NAME##_test_some(TYPE *ivars, size_t n, size_t *idx, \
+                                                  const int *status, int cmp, TYPE v) \
+    {                                                                          \
+        return shmemu_##NAME##_test_some(ivars, n, idx, status, cmp, v);       \
+    }                                                                          \
+    static inline int shmem_##NAME##_test_all_vector(TYPE *ivars, size_t n,    \
+                                                     const int *status, int cmp, \
+                                                     TYPE *vs)                 \
+    {                                                                          \
+        size_t i;                                                              \
+        for (i = 0; i < n; i++)                                                \
+            if ((!status || !status[i]) && shmemu_##NAME##_test(&ivars[i], cmp, vs[i]) <= 0) \
+                return 0;                                                      \
+        return 1;                                                              \
+    }                                                                          \
+    static inline size_t shmem_##NAME##_test_any_vector(TYPE *ivars, size_t n, \
+                                                        const int *status, int cmp, \
+                                                        TYPE *vs)              \
+    {                                                                          \
+        size_t i;                                                              \
+        for (i = 0; i < n; i++)                                                \
+            if ((!status || !status[i]) && shmemu_##NAME##_test(&ivars[i], cmp, vs[i]) > 0) \
+                return i;                                                      \
+        return SIZE_MAX;                                                       \
+    }                                                                          \
+    static inline size_t shmem_##NAME##_test_some_vector(TYPE *ivars, size_t n, \
+                                                         size_t *idx, const int *status, \
+                                                         int cmp, TYPE *vs)    \
+    {                                                                          \
+        size_t i, k = 0;                                                       \
+        for (i = 0; i < n; i++)                                                \
+            if ((!status || !status[i]) && shmemu_##NAME##_test(&ivars[i], cmp, vs[i]) > 0) \
+                idx[k++] = i;                                                  \
+        return k;                                                              \
+    }
+SHMEMU_P2P_TYPES(SHMEMU_COMPAT_P2P)
+
+/* The deprecated untyped forms act on long. */
+static inline void shmem_wait_until(long *ivar, int cmp, long v)
+{
+    (void)shmemu_long_wait_until(ivar, cmp, v);
+}
+static inline void shmem_wait(long *ivar, long v)
+{
+    (void)shmemu_long_wait_until(ivar, SHMEMU_CMP_NE, v);
+}
+
+/* ------------------------------------------------------------------ locks */
+
+void shmem_set_lock(long *lock);
+void shmem_clear_lock(long *lock);
+int shmem_test_lock(long *lock);
+
+/* ---------------------------------------------------- team collectives */
+
+static inline int shmem_broadcastmem(shmem_team_t team, void *d, const void *s, size_t n,
+                                     int root)
+{
+    return shmemu_broadcastmem(team, d, s, n, root);
+}
+static inline int shmem_collectmem(shmem_team_t team, void *d, const void *s, size_t n)
+{
+    return shmemu_collectmem(team, d, s, n);
+}
+static inline int shmem_fcollectmem(shmem_team_t team, void *d, const void *s, size_t n)
+{
+    return shmemu_fcollectmem(team, d, s, n);
+}
+static inline int shmem_alltoallmem(shmem_team_t team, void *d, const void *s, size_t n)
+{
+    return shmemu_alltoallmem(team, d, s, n);
+}
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems);
+
+#define SHMEMU_COMPAT_COLL(NAME, TYPE)                                         \
+    static inline int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *d, const TYPE *s, \
+                                               size_t n, int root)             \
+    {                                                                          \
+        return shmemu_broadcastmem(team, d, s, n * sizeof(TYPE), root);        \
+    }                                                                          \
+    static inline int shmem_##NAME##_collect(shmem_team_t team, TYPE *d, const TYPE *s, \
+                                             size_t n)                         \
+    {                                                                          \
+        return shmemu_collectmem(team, d, s, n * sizeof(TYPE));                \
+    }                                                                          \
+    static inline int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *d, const TYPE *s, \
+                                              size_t n)                        \
+    {                                                                          \
+        return shmemu_fcollectmem(team, d, s, n * sizeof(TYPE));               \
+    }                                                                          \
+    static inline int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *d, const TYPE *s, \
+                                              size_t n)                        \
+    {                                                                          \
+        return shmemu_alltoallmem(team, d, s, n * sizeof(TYPE));               \
+    }                                                                          \
+    static inline int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *d, const TYPE *s, \
+                                               ptrdiff_t dst, ptrdiff_t sst, size_t n) \
+    {                                                                          \
+        return shmemu_compat_alltoalls(team, d, s, dst, sst, n, sizeof(TYPE)); \
+    }
+int shmemu_compat_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                            ptrdiff_t sst, size_t nelems, size_t size);
+SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_COLL)
+
+/* Reductions on teams: shmemu's for the standard types; long double and
+ * complex in src/compat/. */
+#define SHMEMU_COMPAT_RED_ARITH(NAME, TYPE)                                    \
+    static inline int shmem_##NAME##_sum_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+                                                size_t n)                      \
+    {                                                                          \
+        return shmemu_##NAME##_sum_reduce(t, d, s, n);                         \
+    }                                                                          \
+    static inline int shmem_##NAME##_prod_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+                                                 size_t n)                     \
+    {                                                                          \
+        return shmemu_##NAME##_prod_reduce(t, d, s, n);                        \
+    }                                                                          \
+    static inline int shmem_##NAME##_min_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+                                                size_t n)                      \
+    {                                                                          \
+        return shmemu_##NAME##_min_reduce(t, d, s, n);                         \
+    }                                                                          \
+    static inline int shmem_##NAME##_max_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+                                                size_t n)                      \
+    {                                                                          \
+        return shmemu_##NAME##_max_reduce(t, d, s, n);                         \
+    }
+#define SHMEMU_COMPAT_RED_BIT(NAME, TYPE)                                      \
+    static inline int shmem_##NAME##_and_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+                                                size_t n)                      \
+    {                                                                          \
+        return shmemu_##NAME##_and_reduce(t, d, s, n);                         \
+    }                                                                          \
+    static inline int shmem_##NAME##_or_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+                                               size_t n)                       \
+    {                                                                          \
+        return shmemu_##NAME##_or_reduce(t, d, s, n);                          \
+    }                                                                          \
+    static inline int shmem_##NAME##_xor_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+                                                size_t n)                      \
+    {                                                                          \
+        return shmemu_##NAME##_xor_reduce(t, d, s, n);                         \
+    }
+#define SHMEMU_COMPAT_RED_BIT_0(NAME, TYPE)
+#define SHMEMU_COMPAT_RED_BIT_1(NAME, TYPE) SHMEMU_COMPAT_RED_BIT(NAME, TYPE)
+#define SHMEMU_COMPAT_RED(NAME, TYPE, DTYPE, ARITH, BIT)                       \
+    SHMEMU_COMPAT_RED_ARITH(NAME, TYPE) SHMEMU_COMPAT_RED_BIT_##BIT(NAME, TYPE)
+SHMEMU_REDUCE_TYPES(SHMEMU_COMPAT_RED)
+
+int shmem_longdouble_sum_reduce(shmem_team_t t, long double *d, const long double *s,
+                                size_t n);
+int shmem_longdouble_prod_reduce(shmem_team_t t, long double *d, const long double *s,
+                                 size_t n);
+int shmem_longdouble_min_reduce(shmem_team_t t, long double *d, const long double *s,
+                                size_t n);
+int shmem_longdouble_max_reduce(shmem_team_t t, long double *d, const long double *s,
+                                size_t n);
+#if !defined(__STDC_NO_COMPLEX__) && !defined(__cplusplus)
+int shmem_complexf_sum_reduce(shmem_team_t t, float _Complex *d, const float _Complex *s,
+                              size_t n);
+int shmem_complexf_prod_reduce(shmem_team_t t, float _Complex *d, const float _Complex *s,
+                               size_t n);
+int shmem_complexd_sum_reduce(shmem_team_t t, double _Complex *d, const double _Complex *s,
+                              size_t n);
+int shmem_complexd_prod_reduce(shmem_team_t t, double _Complex *d, const double _Complex *s,
+                               size_t n);
+#endif
+
+/* -------------------------------------------- active-set collectives */
+
+void shmem_broadcast32(void *dest, const void *src, size_t nelems, int PE_root, int PE_start,
+                       int logPE_stride, int PE_size, long *pSync);
+void shmem_broadcast64(void *dest, const void *src, size_t nelems, int PE_root, int PE_start,
+                       int logPE_stride, int PE_size, long *pSync);
+void shmem_fcollect32(void *dest, const void *src, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync);
+void shmem_fcollect64(void *dest, const void *src, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync);
+void shmem_collect32(void *dest, const void *src, size_t nelems, int PE_start,
+                     int logPE_stride, int PE_size, long *pSync);
+void shmem_collect64(void *dest, const void *src, size_t nelems, int PE_start,
+                     int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoall32(void *dest, const void *src, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoall64(void *dest, const void *src, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoalls32(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                       size_t nelems, int PE_start, int logPE_stride, int PE_size,
+                       long *pSync);
+void shmem_alltoalls64(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                       size_t nelems, int PE_start, int logPE_stride, int PE_size,
+                       long *pSync);
+
+/* shmem_TYPE_OP_to_all(dest, src, nreduce, PE_start, logPE_stride, PE_size,
+ * pWrk, pSync) */
+#define SHMEMU_COMPAT_TOALL(NAME, TYPE, OP)                                    \
+    void shmem_##NAME##_##OP##_to_all(TYPE *dest, const TYPE *src, int nreduce, \
+                                      int PE_start, int logPE_stride, int PE_size, \
+                                      TYPE *pWrk, long *pSync);
+#define SHMEMU_COMPAT_TOALL_ALL(X)                                             \
+    X(short, short, and) X(int, int, and) X(long, long, and)                   \
+    X(longlong, long long, and)                                                \
+    X(short, short, or) X(int, int, or) X(long, long, or)                      \
+    X(longlong, long long, or)                                                 \
+    X(short, short, xor) X(int, int, xor) X(long, long, xor)                   \
+    X(longlong, long long, xor)                                                \
+    X(short, short, min) X(int, int, min) X(long, long, min)                   \
+    X(longlong, long long, min) X(float, float, min) X(double, double, min)    \
+    X(longdouble, long double, min)                                            \
+    X(short, short, max) X(int, int, max) X(long, long, max)                   \
+    X(longlong, long long, max) X(float, float, max) X(double, double, max)    \
+    X(longdouble, long double, max)                                            \
+    X(short, short, sum) X(int, int, sum) X(long, long, sum)                   \
+    X(longlong, long long, sum) X(float, float, sum) X(double, double, sum)    \
+    X(longdouble, long double, sum)                                            \
+    X(short, short, prod) X(int, int, prod) X(long, long, prod)                \
+    X(longlong, long long, prod) X(float, float, prod) X(double, double, prod) \
+    X(longdouble, long double, prod)
+SHMEMU_COMPAT_TOALL_ALL(SHMEMU_COMPAT_TOALL)
+#if !defined(__STDC_NO_COMPLEX__) && !defined(__cplusplus)
+SHMEMU_COMPAT_TOALL(complexf, float _Complex, sum)
+SHMEMU_COMPAT_TOALL(complexf, float _Complex, prod)
+SHMEMU_COMPAT_TOALL(complexd, double _Complex, sum)
+SHMEMU_COMPAT_TOALL(complexd, double _Complex, prod)
+#endif
+
+/* ------------------------------------------------ C11 generic selection */
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+
+/* Generic over the element type of its first pointer (the spec's list of
+ * standard C types; the fixed-width ones are typedefs of these). */
+#define SHMEMU_COMPAT_GENERIC(ptr, op)                                         \
+    _Generic(*(ptr),                                                           \
+        float: shmem_float_##op, double: shmem_double_##op,                    \
+        long double: shmem_longdouble_##op, char: shmem_char_##op,             \
+        signed char: shmem_schar_##op, short: shmem_short_##op,                \
+        int: shmem_int_##op, long: shmem_long_##op,                            \
+        long long: shmem_longlong_##op, unsigned char: shmem_uchar_##op,       \
+        unsigned short: shmem_ushort_##op, unsigned int: shmem_uint_##op,      \
+        unsigned long: shmem_ulong_##op, unsigned long long: shmem_ulonglong_##op)
+#define SHMEMU_COMPAT_GENERIC_CTX(ptr, op)                                     \
+    _Generic(*(ptr),                                                           \
+        float: shmem_ctx_float_##op, double: shmem_ctx_double_##op,            \
+        long double: shmem_ctx_longdouble_##op, char: shmem_ctx_char_##op,     \
+        signed char: shmem_ctx_schar_##op, short: shmem_ctx_short_##op,        \
+        int: shmem_ctx_int_##op, long: shmem_ctx_long_##op,                    \
+        long long: shmem_ctx_longlong_##op, unsigned char: shmem_ctx_uchar_##op, \
+        unsigned short: shmem_ctx_ushort_##op, unsigned int: shmem_ctx_uint_##op, \
+        unsigned long: shmem_ctx_ulong_##op,                                   \
+        unsigned long long: shmem_ctx_ulonglong_##op)
+/* With or without a leading context: the count of arguments decides. */
+#define SHMEMU_COMPAT_CTX_OR_NOT(op, n, ...)                                   \
+    SHMEMU_COMPAT_ARGN(__VA_ARGS__, SHMEMU_COMPAT_W7, SHMEMU_COMPAT_W6,       \
+                       SHMEMU_COMPAT_W5, SHMEMU_COMPAT_W4, SHMEMU_COMPAT_W3,   \
+                       SHMEMU_COMPAT_W2, )(op, n, __VA_ARGS__)
+#define SHMEMU_COMPAT_ARGN(a, b, c, d, e, f, g, NAME, ...) NAME
+#define SHMEMU_COMPAT_W2(op, n, a, b) SHMEMU_COMPAT_GENERIC(a, op)(a, b)
+#define SHMEMU_COMPAT_W3(op, n, a, b, c) SHMEMU_COMPAT_SEL(op, n, 3, a, b, c)
+#define SHMEMU_COMPAT_W4(op, n, a, b, c, d) SHMEMU_COMPAT_SEL(op, n, 4, a, b, c, d)
+#define SHMEMU_COMPAT_W5(op, n, a, b, c, d, e) SHMEMU_COMPAT_SEL(op, n, 5, a, b, c, d, e)
+#define SHMEMU_COMPAT_W6(op, n, a, b, c, d, e, f)                              \
+    SHMEMU_COMPAT_SEL(op, n, 6, a, b, c, d, e, f)
+#define SHMEMU_COMPAT_W7(op, n, a, b, c, d, e, f, g)                           \
+    SHMEMU_COMPAT_SEL(op, n, 7, a, b, c, d, e, f, g)
+/* n: the argument count without a context; k: the count given. */
+#define SHMEMU_COMPAT_SEL(op, n, k, first, second, ...)                        \
+    SHMEMU_COMPAT_SEL_##n##_##k(op, first, second, __VA_ARGS__)
+#define SHMEMU_COMPAT_PLAIN(op, first, second, ...)                            \
+    SHMEMU_COMPAT_GENERIC(first, op)(first, second, __VA_ARGS__)
+#define SHMEMU_COMPAT_CTX(op, first, second, ...)                              \
+    SHMEMU_COMPAT_GENERIC_CTX(second, op)(first, second, __VA_ARGS__)
+#define SHMEMU_COMPAT_SEL_3_3 SHMEMU_COMPAT_PLAIN
+#define SHMEMU_COMPAT_SEL_3_4 SHMEMU_COMPAT_CTX
+#define SHMEMU_COMPAT_SEL_4_4 SHMEMU_COMPAT_PLAIN
+#define SHMEMU_COMPAT_SEL_4_5 SHMEMU_COMPAT_CTX
+#define SHMEMU_COMPAT_SEL_6_6 SHMEMU_COMPAT_PLAIN
+#define SHMEMU_COMPAT_SEL_6_7 SHMEMU_COMPAT_CTX
+#define SHMEMU_COMPAT_SEL_2_3 SHMEMU_COMPAT_CTX
+
+#define shmem_put(...) SHMEMU_COMPAT_CTX_OR_NOT(put, 4, __VA_ARGS__)
+#define shmem_get(...) SHMEMU_COMPAT_CTX_OR_NOT(get, 4, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEMU_COMPAT_CTX_OR_NOT(put_nbi, 4, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEMU_COMPAT_CTX_OR_NOT(get_nbi, 4, __VA_ARGS__)
+#define shmem_p(...) SHMEMU_COMPAT_CTX_OR_NOT(p, 3, __VA_ARGS__)
+#define shmem_g(...) SHMEMU_COMPAT_CTX_OR_NOT(g, 2, __VA_ARGS__)
+#define shmem_iput(...) SHMEMU_COMPAT_CTX_OR_NOT(iput, 6, __VA_ARGS__)
+#define shmem_iget(...) SHMEMU_COMPAT_CTX_OR_NOT(iget, 6, __VA_ARGS__)
+
+/* Atomics, by the type of dest (a context first is not offered for the
+ * generic AMOs here: use the typed shmem_ctx_TYPE_atomic_* forms). */
+#define SHMEMU_COMPAT_GENERIC_AMO(ptr, op)                                     \
+    _Generic(*(ptr),                                                           \
+        int: shmem_int_##op, long: shmem_long_##op, long long: shmem_longlong_##op, \
+        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
+        unsigned long long: shmem_ulonglong_##op)
+#define SHMEMU_COMPAT_GENERIC_AMO_EXT(ptr, op)                                 \
+    _Generic(*(ptr),                                                           \
+        float: shmem_float_##op, double: shmem_double_##op, int: shmem_int_##op, \
+        long: shmem_long_##op, long long: shmem_longlong_##op,                 \
+        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
+        unsigned long long: shmem_ulonglong_##op)
+#define SHMEMU_COMPAT_GENERIC_AMO_BIT(ptr, op)                                 \
+    _Generic(*(ptr),                                                           \
+        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
+        unsigned long long: shmem_ulonglong_##op, int: shmem_int32_##op,       \
+        long: shmem_int64_##op)
+#define shmem_atomic_fetch(src, pe) SHMEMU_COMPAT_GENERIC_AMO_EXT(src, atomic_fetch)(src, pe)
+#define shmem_atomic_set(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_EXT(d, atomic_set)(d, v, pe)
+#define shmem_atomic_swap(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_EXT(d, atomic_swap)(d, v, pe)
+#define shmem_atomic_compare_swap(d, c, v, pe)                                 \
+    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_compare_swap)(d, c, v, pe)
+#define shmem_atomic_fetch_inc(d, pe) SHMEMU_COMPAT_GENERIC_AMO(d, atomic_fetch_inc)(d, pe)
+#define shmem_atomic_inc(d, pe) SHMEMU_COMPAT_GENERIC_AMO(d, atomic_inc)(d, pe)
+#define shmem_atomic_fetch_add(d, v, pe)                                       \
+    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_fetch_add)(d, v, pe)
+#define shmem_atomic_add(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO(d, atomic_add)(d, v, pe)
+#define shmem_atomic_fetch_and(d, v, pe)                                       \
+    SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_fetch_and)(d, v, pe)
+#define shmem_atomic_and(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_and)(d, v, pe)
+#define shmem_atomic_fetch_or(d, v, pe)                                        \
+    SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_fetch_or)(d, v, pe)
+#define shmem_atomic_or(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_or)(d, v, pe)
+#define shmem_atomic_fetch_xor(d, v, pe)                                       \
+    SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_fetch_xor)(d, v, pe)
+#define shmem_atomic_xor(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_xor)(d, v, pe)
+#define shmem_atomic_fetch_nbi(f, s, pe)                                       \
+    SHMEMU_COMPAT_GENERIC_AMO_EXT(s, atomic_fetch_nbi)(f, s, pe)
+#define shmem_atomic_fetch_add_nbi(f, d, v, pe)                                \
+    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_fetch_add_nbi)(f, d, v, pe)
+#define shmem_atomic_fetch_inc_nbi(f, d, pe)                                   \
+    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_fetch_inc_nbi)(f, d, pe)
+#define shmem_atomic_compare_swap_nbi(f, d, c, v, pe)                          \
+    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_compare_swap_nbi)(f, d, c, v, pe)
+#define shmem_atomic_swap_nbi(f, d, v, pe)                                     \
+    SHMEMU_COMPAT_GENERIC_AMO_EXT(d, atomic_swap_nbi)(f, d, v, pe)
+
+/* Point-to-point, by the type of the ivar. */
+#define SHMEMU_COMPAT_GENERIC_P2P(ptr, op)                                     \
+    _Generic(*(ptr),                                                           \
+        short: shmem_short_##op, int: shmem_int_##op, long: shmem_long_##op,   \
+        long long: shmem_longlong_##op, unsigned short: shmem_ushort_##op,     \
+        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
+        unsigned long long: shmem_ulonglong_##op)
+#define shmem_wait_until(ivar, cmp, v) SHMEMU_COMPAT_GENERIC_P2P(ivar, wait_until)(ivar, cmp, v)
+#define shmem_test(ivar, cmp, v) SHMEMU_COMPAT_GENERIC_P2P(ivar, test)(ivar, cmp, v)
+#define shmem_wait_until_all(iv, n, st, cmp, v)                                \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, wait_until_all)(iv, n, st, cmp, v)
+#define shmem_wait_until_any(iv, n, st, cmp, v)                                \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, wait_until_any)(iv, n, st, cmp, v)
+#define shmem_wait_until_some(iv, n, idx, st, cmp, v)                          \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, wait_until_some)(iv, n, idx, st, cmp, v)
+#define shmem_wait_until_all_vector(iv, n, st, cmp, v)                         \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, wait_until_all_vector)(iv, n, st, cmp, v)
+#define shmem_wait_until_any_vector(iv, n, st, cmp, v)                         \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, wait_until_any_vector)(iv, n, st, cmp, v)
+#define shmem_wait_until_some_vector(iv, n, idx, st, cmp, v)                   \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, wait_until_some_vector)(iv, n, idx, st, cmp, v)
+#define shmem_test_all(iv, n, st, cmp, v)                                      \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, test_all)(iv, n, st, cmp, v)
+#define shmem_test_any(iv, n, st, cmp, v)                                      \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, test_any)(iv, n, st, cmp, v)
+#define shmem_test_some(iv, n, idx, st, cmp, v)                                \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, test_some)(iv, n, idx, st, cmp, v)
+#define shmem_test_all_vector(iv, n, st, cmp, v)                               \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, test_all_vector)(iv, n, st, cmp, v)
+#define shmem_test_any_vector(iv, n, st, cmp, v)                               \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, test_any_vector)(iv, n, st, cmp, v)
+#define shmem_test_some_vector(iv, n, idx, st, cmp, v)                         \
+    SHMEMU_COMPAT_GENERIC_P2P(iv, test_some_vector)(iv, n, idx, st, cmp, v)
+
+/* Team collectives and reductions, by the type of dest. */
+#define shmem_broadcast(t, d, s, n, root) SHMEMU_COMPAT_GENERIC(d, broadcast)(t, d, s, n, root)
+#define shmem_collect(t, d, s, n) SHMEMU_COMPAT_GENERIC(d, collect)(t, d, s, n)
+#define shmem_fcollect(t, d, s, n) SHMEMU_COMPAT_GENERIC(d, fcollect)(t, d, s, n)
+#define shmem_alltoall(t, d, s, n) SHMEMU_COMPAT_GENERIC(d, alltoall)(t, d, s, n)
+#define shmem_alltoalls(t, d, s, dst, sst, n)                                  \
+    SHMEMU_COMPAT_GENERIC(d, alltoalls)(t, d, s, dst, sst, n)
+#define SHMEMU_COMPAT_GENERIC_RED_INT(ptr, op)                                 \
+    _Generic(*(ptr),                                                           \
+        unsigned char: shmem_uchar_##op, unsigned short: shmem_ushort_##op,    \
+        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
+        unsigned long long: shmem_ulonglong_##op, signed char: shmem_int8_##op, \
+        short: shmem_int16_##op, int: shmem_int32_##op, long: shmem_int64_##op, \
+        long long: shmem_int64_##op)
+#define SHMEMU_COMPAT_GENERIC_RED(ptr, op)                                     \
+    _Generic(*(ptr),                                                           \
+        char: shmem_char_##op, signed char: shmem_schar_##op, short: shmem_short_##op, \
+        int: shmem_int_##op, long: shmem_long_##op, long long: shmem_longlong_##op, \
+        unsigned char: shmem_uchar_##op, unsigned short: shmem_ushort_##op,    \
+        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
+        unsigned long long: shmem_ulonglong_##op, float: shmem_float_##op,     \
+        double: shmem_double_##op, long double: shmem_longdouble_##op)
+#define shmem_and_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED_INT(d, and_reduce)(t, d, s, n)
+#define shmem_or_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED_INT(d, or_reduce)(t, d, s, n)
+#define shmem_xor_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED_INT(d, xor_reduce)(t, d, s, n)
+#define shmem_min_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED(d, min_reduce)(t, d, s, n)
+#define shmem_max_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED(d, max_reduce)(t, d, s, n)
+#define shmem_sum_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED(d, sum_reduce)(t, d, s, n)
+#define shmem_prod_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED(d, prod_reduce)(t, d, s, n)
+
+#endif /* C11 */
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHMEM_H */

@@ -1,0 +1,587 @@
+/*
+ * shmem.c - the parts of OpenSHMEM 1.5 that shmemu has no call for: start
+ * and end, contexts, strided RMA, locks, the active-set collectives with
+ * their pSync arrays, strided alltoall, long double and complex
+ * reductions.  Built on the public API (plus the core's hooks for static
+ * data and global exit), so checker mode sees every access they make.
+ */
+#include <complex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shmem.h"
+#include "runtime/core.h"
+
+/* ----------------------------------------------------- start and end */
+
+void shmem_init(void)
+{
+    shmemu__static_request(); /* OpenSHMEM programs' globals are symmetric */
+    if (shmemu_init() != SHMEMU_OK)
+        exit(1); /* shmemu_init said why */
+}
+
+void start_pes(int npes)
+{
+    (void)npes; /* the launcher decides */
+    shmem_init();
+}
+
+/* Only the thread that initialised a PE may call the library for it
+ * (shmemu keeps the PE in that thread): FUNNELED at most. */
+int shmem_init_thread(int requested, int *provided)
+{
+    shmem_init();
+    if (provided)
+        *provided = requested < SHMEM_THREAD_FUNNELED ? requested : SHMEM_THREAD_FUNNELED;
+    return 0;
+}
+
+void shmem_query_thread(int *provided)
+{
+    if (provided)
+        *provided = SHMEM_THREAD_FUNNELED;
+}
+
+/* Collective: every PE is through its last call before any leaves. */
+void shmem_finalize(void)
+{
+    if (shmemu_my_pe() < 0)
+        return;
+    (void)shmemu_barrier_all();
+    (void)shmemu_finalize();
+}
+
+void shmem_global_exit(int status)
+{
+    shmemu__pe *me = shmemu__self;
+    fflush(NULL);
+    if (me) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "PE %d called shmem_global_exit(%d)", me->pe, status);
+        shmemu__abort_job(me->job, SHMEMU_EABORTED, me->pe, status, msg, NULL);
+    }
+    _exit(status);
+}
+
+void shmem_info_get_version(int *major, int *minor)
+{
+    if (major)
+        *major = SHMEM_MAJOR_VERSION;
+    if (minor)
+        *minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char *name)
+{
+    if (name)
+        snprintf(name, SHMEM_MAX_NAME_LEN, "%s", SHMEM_VENDOR_STRING);
+}
+
+/* ---------------------------------------------------------- contexts */
+
+struct shmemu_compat_ctx {
+    long options;
+    shmem_team_t team;
+};
+
+struct shmemu_compat_ctx shmemu_compat_ctx_default = {0, SHMEMU_TEAM_WORLD};
+
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+{
+    if (!ctx)
+        return shmemu_error(SHMEMU_EINVAL, "shmem_ctx_create", "ctx is NULL");
+    *ctx = SHMEM_CTX_INVALID;
+    if (shmemu_team_n_pes(team) <= 0)
+        return 1;
+    struct shmemu_compat_ctx *c = malloc(sizeof(*c));
+    if (!c)
+        return 1;
+    *c = (struct shmemu_compat_ctx){options, team};
+    *ctx = c;
+    return 0;
+}
+
+int shmem_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    return shmem_team_create_ctx(SHMEMU_TEAM_WORLD, options, ctx);
+}
+
+void shmem_ctx_destroy(shmem_ctx_t ctx)
+{
+    if (!ctx || ctx == SHMEM_CTX_DEFAULT)
+        return;
+    (void)shmemu_quiet(); /* destroying a context completes its operations */
+    free(ctx);
+}
+
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+{
+    if (!team)
+        return -1;
+    if (!ctx) {
+        *team = SHMEMU_TEAM_INVALID;
+        return -1;
+    }
+    *team = ctx->team;
+    return 0;
+}
+
+/* -------------------------------------------------------- strided RMA */
+
+void shmemu_compat_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t n,
+                        size_t size, int pe)
+{
+    for (size_t i = 0; i < n; i++)
+        if (shmemu_putmem((char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
+                          (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)size, size, pe))
+            return;
+}
+
+void shmemu_compat_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t n,
+                        size_t size, int pe)
+{
+    for (size_t i = 0; i < n; i++)
+        if (shmemu_getmem((char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
+                          (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)size, size, pe))
+            return;
+}
+
+/* -------------------------------------------------------------- locks */
+
+/* A ticket lock in the lock word on PE 0: the high half hands out
+ * tickets, the low half is the ticket served.  First come, first served,
+ * so no PE starves under contention. */
+#define TICKET (1L << 32)
+
+static void backoff(unsigned *ns)
+{
+    struct timespec ts = {0, (long)*ns};
+    nanosleep(&ts, NULL); /* the holder needs the core more than we do */
+    if (*ns < 1000000)
+        *ns *= 2;
+}
+
+void shmem_set_lock(long *lock)
+{
+    long t = shmemu_long_atomic_fetch_add(lock, TICKET, 0) >> 32;
+    unsigned ns = 1000;
+    while ((shmemu_long_atomic_fetch(lock, 0) & 0xffffffffL) != (t & 0xffffffffL)) {
+        if (shmemu_last_status())
+            return;
+        backoff(&ns);
+    }
+}
+
+void shmem_clear_lock(long *lock)
+{
+    (void)shmemu_quiet(); /* what the holder wrote is visible to the next */
+    /* Fetching: done on return (a plain add would wait for a quiet). */
+    (void)shmemu_long_atomic_fetch_add(lock, 1, 0);
+}
+
+int shmem_test_lock(long *lock)
+{
+    long v = shmemu_long_atomic_fetch(lock, 0);
+    if (((v >> 32) & 0xffffffffL) != (v & 0xffffffffL))
+        return 1; /* held, or others queue for it */
+    return shmemu_long_atomic_compare_swap(lock, v, v + TICKET, 0) == v ? 0 : 1;
+}
+
+/* ---------------------------------------------- active-set collectives */
+
+/* The active set start, start + 2^log, ... (size members) and where the
+ * calling PE is in it (-1: not a member). */
+struct aset {
+    int start, stride, size, me;
+};
+
+static int aset_of(const char *call, int start, int log, int size, const long *pSync,
+                   struct aset *a)
+{
+    int n = shmemu_n_pes(), pe = shmemu_my_pe();
+    if (log < 0 || log > 30 || size < 1 || start < 0 ||
+        start + (long long)(size - 1) * (1LL << log) >= n)
+        return shmemu_error(SHMEMU_EINVAL, call,
+                            "active set PE_start %d, logPE_stride %d, PE_size %d does not "
+                            "fit the %d PEs",
+                            start, log, size, n);
+    if (!pSync)
+        return shmemu_error(SHMEMU_EINVAL, call, "pSync is NULL");
+    a->start = start;
+    a->stride = 1 << log;
+    a->size = size;
+    a->me = (pe - start) % a->stride == 0 && pe >= start ? (pe - start) / a->stride : -1;
+    if (a->me < 0 || a->me >= size)
+        return shmemu_error(SHMEMU_EINVAL, call,
+                            "this PE (%d) is not in the active set PE_start %d, "
+                            "logPE_stride %d, PE_size %d",
+                            pe, start, log, size);
+    return SHMEMU_OK;
+}
+
+static int member(const struct aset *a, int i) { return a->start + i * a->stride; }
+
+/* pSync[0] counts arrivals at the first member; pSync[1] releases each
+ * other member.  Both are back to SHMEM_SYNC_VALUE on return.  A PE
+ * resets its own word with a swap: a non-fetching atomic (set) completes
+ * only at the next quiet, and could land after the next call's arrivals
+ * (SHMEMU_CHECK=fuzz delays it so, and found it). */
+static int aset_barrier(const struct aset *a, long *pSync)
+{
+    int st = shmemu_quiet();
+    if (st || a->size == 1)
+        return st;
+    int root = member(a, 0), me = member(a, a->me);
+    if (a->me == 0) {
+        (void)shmemu_long_wait_until(&pSync[0], SHMEMU_CMP_GE, (long)a->size - 1);
+        (void)shmemu_long_atomic_swap(&pSync[0], SHMEM_SYNC_VALUE, me);
+        for (int i = 1; i < a->size && !shmemu_last_status(); i++)
+            (void)shmemu_long_atomic_set(&pSync[1], 1, member(a, i));
+    } else {
+        (void)shmemu_long_atomic_inc(&pSync[0], root);
+        (void)shmemu_long_wait_until(&pSync[1], SHMEMU_CMP_NE, SHMEM_SYNC_VALUE);
+        (void)shmemu_long_atomic_swap(&pSync[1], SHMEM_SYNC_VALUE, me);
+    }
+    return shmemu_last_status();
+}
+
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    struct aset a;
+    if (aset_of("shmem_barrier", PE_start, logPE_stride, PE_size, pSync, &a) == SHMEMU_OK)
+        (void)aset_barrier(&a, pSync);
+}
+
+void shmemu_compat_sync_active(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    struct aset a;
+    if (aset_of("shmem_sync", PE_start, logPE_stride, PE_size, pSync, &a) == SHMEMU_OK)
+        (void)aset_barrier(&a, pSync);
+}
+
+static void aset_broadcast(const char *call, void *dest, const void *src, size_t bytes,
+                           int root, int start, int log, int size, long *pSync)
+{
+    struct aset a;
+    if (aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK)
+        return;
+    if (root < 0 || root >= size) {
+        shmemu_error(SHMEMU_EINVAL, call, "PE_root %d is not in the active set (0..%d)", root,
+                     size - 1);
+        return;
+    }
+    if (aset_barrier(&a, pSync)) /* every dest is free */
+        return;
+    if (a.me == root) /* the root's own dest is not written (OpenSHMEM 1.5) */
+        for (int i = 0; i < size && !shmemu_last_status(); i++)
+            if (i != root)
+                (void)shmemu_putmem(dest, src, bytes, member(&a, i));
+    (void)aset_barrier(&a, pSync);
+}
+
+void shmem_broadcast32(void *dest, const void *src, size_t nelems, int PE_root, int PE_start,
+                       int logPE_stride, int PE_size, long *pSync)
+{
+    aset_broadcast("shmem_broadcast32", dest, src, nelems * 4, PE_root, PE_start,
+                   logPE_stride, PE_size, pSync);
+}
+
+void shmem_broadcast64(void *dest, const void *src, size_t nelems, int PE_root, int PE_start,
+                       int logPE_stride, int PE_size, long *pSync)
+{
+    aset_broadcast("shmem_broadcast64", dest, src, nelems * 8, PE_root, PE_start,
+                   logPE_stride, PE_size, pSync);
+}
+
+static void aset_fcollect(const char *call, void *dest, const void *src, size_t bytes,
+                          int start, int log, int size, long *pSync)
+{
+    struct aset a;
+    if (aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK || aset_barrier(&a, pSync))
+        return;
+    for (int i = 0; i < size && !shmemu_last_status(); i++)
+        (void)shmemu_putmem((char *)dest + (size_t)a.me * bytes, src, bytes, member(&a, i));
+    (void)aset_barrier(&a, pSync);
+}
+
+void shmem_fcollect32(void *dest, const void *src, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync)
+{
+    aset_fcollect("shmem_fcollect32", dest, src, nelems * 4, PE_start, logPE_stride, PE_size,
+                  pSync);
+}
+
+void shmem_fcollect64(void *dest, const void *src, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync)
+{
+    aset_fcollect("shmem_fcollect64", dest, src, nelems * 8, PE_start, logPE_stride, PE_size,
+                  pSync);
+}
+
+/* Blocks of different sizes: each member learns where its block starts
+ * from the one before it (pSync[2] holds that offset + 1), in member
+ * order. */
+static void aset_collect(const char *call, void *dest, const void *src, size_t bytes,
+                         int start, int log, int size, long *pSync)
+{
+    struct aset a;
+    if (aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK || aset_barrier(&a, pSync))
+        return;
+    long off = 0;
+    if (a.me > 0) {
+        (void)shmemu_long_wait_until(&pSync[2], SHMEMU_CMP_NE, SHMEM_SYNC_VALUE);
+        off = shmemu_long_atomic_swap(&pSync[2], SHMEM_SYNC_VALUE, member(&a, a.me)) - 1;
+    }
+    for (int i = 0; i < size && !shmemu_last_status(); i++)
+        (void)shmemu_putmem((char *)dest + off, src, bytes, member(&a, i));
+    if (a.me + 1 < size && !shmemu_last_status())
+        (void)shmemu_long_atomic_set(&pSync[2], off + (long)bytes + 1, member(&a, a.me + 1));
+    (void)aset_barrier(&a, pSync);
+}
+
+void shmem_collect32(void *dest, const void *src, size_t nelems, int PE_start,
+                     int logPE_stride, int PE_size, long *pSync)
+{
+    aset_collect("shmem_collect32", dest, src, nelems * 4, PE_start, logPE_stride, PE_size,
+                 pSync);
+}
+
+void shmem_collect64(void *dest, const void *src, size_t nelems, int PE_start,
+                     int logPE_stride, int PE_size, long *pSync)
+{
+    aset_collect("shmem_collect64", dest, src, nelems * 8, PE_start, logPE_stride, PE_size,
+                 pSync);
+}
+
+/* Block j of my src (elements at stride sst) goes to member j's dest, at
+ * my index (elements at stride dst). */
+static void aset_alltoalls(const char *call, void *dest, const void *src, ptrdiff_t dst,
+                           ptrdiff_t sst, size_t nelems, size_t esize, int start, int log,
+                           int size, long *pSync)
+{
+    struct aset a;
+    if (aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK || aset_barrier(&a, pSync))
+        return;
+    for (int j = 0; j < size && !shmemu_last_status(); j++) {
+        int i = (a.me + j) % size; /* spread the traffic */
+        shmemu_compat_iput((char *)dest + (ptrdiff_t)a.me * (ptrdiff_t)nelems * dst *
+                                              (ptrdiff_t)esize,
+                           (const char *)src +
+                               (ptrdiff_t)i * (ptrdiff_t)nelems * sst * (ptrdiff_t)esize,
+                           dst, sst, nelems, esize, member(&a, i));
+    }
+    (void)aset_barrier(&a, pSync);
+}
+
+void shmem_alltoall32(void *dest, const void *src, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync)
+{
+    aset_alltoalls("shmem_alltoall32", dest, src, 1, 1, nelems, 4, PE_start, logPE_stride,
+                   PE_size, pSync);
+}
+
+void shmem_alltoall64(void *dest, const void *src, size_t nelems, int PE_start,
+                      int logPE_stride, int PE_size, long *pSync)
+{
+    aset_alltoalls("shmem_alltoall64", dest, src, 1, 1, nelems, 8, PE_start, logPE_stride,
+                   PE_size, pSync);
+}
+
+void shmem_alltoalls32(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                       size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    aset_alltoalls("shmem_alltoalls32", dest, src, dst, sst, nelems, 4, PE_start,
+                   logPE_stride, PE_size, pSync);
+}
+
+void shmem_alltoalls64(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                       size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    aset_alltoalls("shmem_alltoalls64", dest, src, dst, sst, nelems, 8, PE_start,
+                   logPE_stride, PE_size, pSync);
+}
+
+int shmemu_compat_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                            ptrdiff_t sst, size_t nelems, size_t esize)
+{
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    if (n <= 0 || me < 0)
+        return shmemu_error(SHMEMU_EINVAL, "shmem_alltoalls",
+                            "team %d is not a team this PE belongs to", team);
+    int st = shmemu_quiet();
+    if (!st)
+        st = shmemu_team_sync(team); /* every dest is free */
+    for (int j = 0; j < n && !st; j++) {
+        int i = (me + j) % n;
+        shmemu_compat_iput((char *)dest + (ptrdiff_t)me * (ptrdiff_t)nelems * dst *
+                                              (ptrdiff_t)esize,
+                           (const char *)src +
+                               (ptrdiff_t)i * (ptrdiff_t)nelems * sst * (ptrdiff_t)esize,
+                           dst, sst, nelems, esize,
+                           shmemu_team_translate_pe(team, i, SHMEMU_TEAM_WORLD));
+        st = shmemu_last_status();
+    }
+    if (!st)
+        st = shmemu_quiet();
+    return st ? st : shmemu_team_sync(team);
+}
+
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems)
+{
+    return shmemu_compat_alltoalls(team, dest, src, dst, sst, nelems, 1);
+}
+
+/* ------------------------------------------------- gathered reductions */
+
+/* Every member reads every member's src, in member order (so that each
+ * gets the same bits for floating point), and folds it with fold; dest
+ * is written after a second sync, since it may be src.  sync(ctx) is the
+ * team's or the active set's barrier. */
+struct gather {
+    int (*sync)(const void *ctx);
+    int (*pe_of)(const void *ctx, int i);
+    const void *ctx;
+    int n;
+};
+
+static int gather_reduce(const char *call, const struct gather *g, void *dest, const void *src,
+                         size_t count, size_t esize,
+                         void (*fold)(void *acc, const void *in, size_t count))
+{
+    size_t bytes = count * esize;
+    char *acc = malloc(bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
+    int st = !acc || !in ? shmemu_error(SHMEMU_ENOMEM, call, "out of memory") : g->sync(g->ctx);
+    for (int i = 0; i < g->n && !st && bytes; i++) {
+        st = shmemu_getmem(i ? in : acc, src, bytes, g->pe_of(g->ctx, i));
+        if (!st && i)
+            fold(acc, in, count);
+    }
+    if (!st)
+        st = g->sync(g->ctx); /* every read done before dest (maybe src) changes */
+    if (!st && bytes)
+        memcpy(dest, acc, bytes);
+    free(acc);
+    free(in);
+    return st;
+}
+
+static int team_sync_of(const void *ctx)
+{
+    int st = shmemu_quiet();
+    return st ? st : shmemu_team_sync(*(const shmem_team_t *)ctx);
+}
+
+static int team_pe_of(const void *ctx, int i)
+{
+    return shmemu_team_translate_pe(*(const shmem_team_t *)ctx, i, SHMEMU_TEAM_WORLD);
+}
+
+struct aset_ctx {
+    struct aset a;
+    long *pSync;
+};
+
+static int aset_sync_of(const void *ctx)
+{
+    const struct aset_ctx *c = ctx;
+    return aset_barrier(&c->a, c->pSync);
+}
+
+static int aset_pe_of(const void *ctx, int i)
+{
+    return member(&((const struct aset_ctx *)ctx)->a, i);
+}
+
+#define FOLD(NAME, TYPE, OPNAME, EXPR)                                         \
+    static void fold_##NAME##_##OPNAME(void *acc_, const void *in_, size_t n) \
+    {                                                                          \
+        TYPE *acc = acc_;                                                      \
+        const TYPE *in = in_;                                                  \
+        for (size_t i = 0; i < n; i++) {                                       \
+            TYPE a = acc[i], b = in[i];                                        \
+            acc[i] = (EXPR);                                                   \
+        }                                                                      \
+    }
+#define FOLD_ARITH(NAME, TYPE)                                                 \
+    FOLD(NAME, TYPE, sum, a + b)                                               \
+    FOLD(NAME, TYPE, prod, a * b)
+#define FOLD_ORDER(NAME, TYPE)                                                 \
+    FOLD(NAME, TYPE, min, b < a ? b : a)                                       \
+    FOLD(NAME, TYPE, max, b > a ? b : a)
+#define FOLD_BITS(NAME, TYPE)                                                  \
+    FOLD(NAME, TYPE, and, a & b)                                               \
+    FOLD(NAME, TYPE, or, a | b)                                                \
+    FOLD(NAME, TYPE, xor, a ^ b)
+
+FOLD_ARITH(short, short)
+FOLD_ARITH(int, int)
+FOLD_ARITH(long, long)
+FOLD_ARITH(longlong, long long)
+FOLD_ARITH(float, float)
+FOLD_ARITH(double, double)
+FOLD_ARITH(longdouble, long double)
+FOLD_ARITH(complexf, float _Complex)
+FOLD_ARITH(complexd, double _Complex)
+FOLD_ORDER(short, short)
+FOLD_ORDER(int, int)
+FOLD_ORDER(long, long)
+FOLD_ORDER(longlong, long long)
+FOLD_ORDER(float, float)
+FOLD_ORDER(double, double)
+FOLD_ORDER(longdouble, long double)
+FOLD_BITS(short, short)
+FOLD_BITS(int, int)
+FOLD_BITS(long, long)
+FOLD_BITS(longlong, long long)
+
+/* The deprecated active-set reductions: pWrk is not needed here. */
+#define TO_ALL(NAME, TYPE, OP)                                                 \
+    void shmem_##NAME##_##OP##_to_all(TYPE *dest, const TYPE *src, int nreduce, \
+                                      int PE_start, int logPE_stride, int PE_size, \
+                                      TYPE *pWrk, long *pSync)                 \
+    {                                                                          \
+        static const char call[] = "shmem_" #NAME "_" #OP "_to_all";           \
+        (void)pWrk;                                                            \
+        struct aset_ctx c = {.pSync = pSync};                                  \
+        if (aset_of(call, PE_start, logPE_stride, PE_size, pSync, &c.a))       \
+            return;                                                            \
+        if (nreduce < 0) {                                                     \
+            shmemu_error(SHMEMU_EINVAL, call, "nreduce %d is negative", nreduce); \
+            return;                                                            \
+        }                                                                      \
+        struct gather g = {aset_sync_of, aset_pe_of, &c, PE_size};             \
+        (void)gather_reduce(call, &g, dest, src, (size_t)nreduce, sizeof(TYPE), \
+                            fold_##NAME##_##OP);                               \
+    }
+SHMEMU_COMPAT_TOALL_ALL(TO_ALL)
+TO_ALL(complexf, float _Complex, sum)
+TO_ALL(complexf, float _Complex, prod)
+TO_ALL(complexd, double _Complex, sum)
+TO_ALL(complexd, double _Complex, prod)
+
+/* Team reductions of the types shmemu's collectives do not carry. */
+#define TEAM_RED(NAME, TYPE, OP)                                               \
+    int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *src, \
+                                     size_t n)                                 \
+    {                                                                          \
+        static const char call[] = "shmem_" #NAME "_" #OP "_reduce";           \
+        int np = shmemu_team_n_pes(team);                                      \
+        if (np <= 0 || shmemu_team_my_pe(team) < 0)                            \
+            return shmemu_error(SHMEMU_EINVAL, call,                           \
+                                "team %d is not a team this PE belongs to", team); \
+        struct gather g = {team_sync_of, team_pe_of, &team, np};               \
+        return gather_reduce(call, &g, dest, src, n, sizeof(TYPE), fold_##NAME##_##OP); \
+    }
+TEAM_RED(longdouble, long double, sum)
+TEAM_RED(longdouble, long double, prod)
+TEAM_RED(longdouble, long double, min)
+TEAM_RED(longdouble, long double, max)
+TEAM_RED(complexf, float _Complex, sum)
+TEAM_RED(complexf, float _Complex, prod)
+TEAM_RED(complexd, double _Complex, sum)
+TEAM_RED(complexd, double _Complex, prod)

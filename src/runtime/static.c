@@ -1,0 +1,127 @@
+/*
+ * static.c - a program's global and static variables as symmetric data.
+ *
+ * OpenSHMEM makes every global and static variable of the program
+ * symmetric: `static long flag; shmem_long_p(&flag, 1, pe)` is the most
+ * common idiom of its programs.  Where PEs are processes of one program
+ * (shm), each process maps its writable data segment (.data and .bss, past
+ * the part the loader makes read-only after relocation) onto a range of its
+ * own heap that every PE reserves first, at the same offset: an address in
+ * the segment is then that heap offset, and puts, gets, atomics, waits and
+ * the checker treat it as any heap word.  Where PEs share one program image
+ * (local, sim: threads or fibers) there is a single copy of each variable,
+ * so a remote access to one is refused with the variable's name.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "dispatch.h"
+#include "heap.h"
+
+static int requested; /* shmem_init: auto means on */
+
+void shmemu__static_request(void) { requested = 1; }
+
+struct seg {
+    uintptr_t lo, hi;
+};
+
+/* The main program's writable PT_LOAD, less its RELRO head, page-rounded. */
+static int find_seg(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct seg *s = arg;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), relro_end = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_GNU_RELRO)
+            relro_end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    }
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || !ph->p_memsz)
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (relro_end > lo && relro_end < hi)
+            lo = relro_end;
+        s->lo = (lo + pg - 1) / pg * pg;
+        s->hi = (hi + pg - 1) / pg * pg;
+        if (relro_end <= info->dlpi_addr + ph->p_vaddr) /* no RELRO head: whole pages */
+            s->lo = lo / pg * pg;
+        break;
+    }
+    return 1; /* the first object is the program itself */
+}
+
+int shmemu__static_attach(shmemu__pe *me)
+{
+    struct seg s = {0, 0};
+    dl_iterate_phdr(find_seg, &s);
+    if (s.hi <= s.lo)
+        return SHMEMU_OK;
+    me->static_lo = (char *)s.lo;
+    me->static_len = s.hi - s.lo;
+    struct shmemu__job *job = me->job;
+    int want = job->params.STATIC < 0 ? requested : job->params.STATIC;
+    if (!want || !SHMEMU_TL_HAS(job->ops, alias) || job->check.device)
+        return SHMEMU_OK; /* refused per access, with the reason (static_why) */
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), off;
+    /* The first block of every PE's heap: the same offset everywhere. */
+    if (shmemu__heap_alloc(&me->alloc, me->static_len, pg, &off) != 0) {
+        snprintf(job->tl.why, sizeof(job->tl.why),
+                 "the program's static data (%zu bytes of .data and .bss) do not fit "
+                 "PE %d's symmetric heap of %zu bytes: raise SHMEMU_HEAP_SIZE, or set "
+                 "SHMEMU_STATIC=off",
+                 me->static_len, me->pe, me->heap_size);
+        return SHMEMU_ENOMEM;
+    }
+    /* Nothing else runs in this process yet: the copy and the remap see
+     * the same bytes. */
+    memcpy(me->heap + off, me->static_lo, me->static_len);
+    int st = job->ops->alias(&job->tl, me->pe, off, me->static_lo, me->static_len);
+    if (st != SHMEMU_OK)
+        return st;
+    me->static_off = off;
+    me->static_mapped = 1;
+    return SHMEMU_OK;
+}
+
+int shmemu__static_off(const shmemu__pe *me, const void *addr, size_t *off_p)
+{
+    size_t d = (size_t)((uintptr_t)addr - (uintptr_t)me->static_lo);
+    if (!me->static_lo || d >= me->static_len)
+        return 0;
+    if (!me->static_mapped)
+        return -1;
+    *off_p = me->static_off + d;
+    return 1;
+}
+
+void shmemu__static_why(const shmemu__pe *me, const void *addr, char *buf, size_t len)
+{
+    Dl_info di;
+    char name[160] = "";
+    if (dladdr(addr, &di) && di.dli_sname && di.dli_saddr)
+        snprintf(name, sizeof(name), " (variable '%s'+%zu)", di.dli_sname,
+                 (size_t)((const char *)addr - (const char *)di.dli_saddr));
+    struct shmemu__job *job = me->job;
+    const char *why;
+    if (!SHMEMU_TL_HAS(job->ops, alias))
+        why = job->ops->caps & SHMEMU_TL_CAP_PROCESSES
+                  ? "this transport cannot make static data symmetric"
+                  : "PEs of this transport share one copy of the program's variables";
+    else if (job->check.device)
+        why = "SHMEMU_CHECK=device keeps static data out of the symmetric memory";
+    else
+        why = "static data are symmetric only with SHMEMU_STATIC=on (or shmem_init)";
+    snprintf(buf, len,
+             "%p%s is a global or static variable of the program, not symmetric here: "
+             "%s; allocate it with shmemu_malloc, or run on shm with SHMEMU_STATIC=on",
+             addr, name, why);
+}

@@ -1,0 +1,247 @@
+/*
+ * osh_features.c - an OpenSHMEM 1.5 program, written from the
+ * specification, run by test_compat under oshrun: global and static
+ * symmetric data, atomics (blocking and nbi), locks, strided RMA, the
+ * active-set collectives with pSync, team collectives, long double and
+ * complex reductions, contexts, the C11 generic forms.  Prints "ok N" on
+ * PE 0, or one "FAIL" line per wrong value and exits 1.
+ *
+ *   osh_features            every check
+ *   osh_features exit N     PE 1 (or 0 alone) calls shmem_global_exit(N)
+ */
+#include <complex.h>
+#include <shmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            printf("FAIL PE %d line %d: ", shmem_my_pe(), __LINE__);           \
+            printf(__VA_ARGS__);                                               \
+            printf("\n");                                                      \
+            failures++;                                                        \
+        }                                                                      \
+    } while (0)
+
+static int failures;
+long pSync[SHMEM_REDUCE_SYNC_SIZE];
+long pSync2[SHMEM_BCAST_SYNC_SIZE];
+double pWrk[64];
+static int counter;          /* .bss */
+static long seeded = 1234;   /* .data: its initial value survives */
+long lock;
+long src[64], dst[256];
+int isrc[16], idst[64];
+long flag;
+
+static void reset_psync(void)
+{
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+        pSync[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
+        pSync2[i] = SHMEM_SYNC_VALUE;
+}
+
+static void globals_and_atomics(int me, int n)
+{
+    CHECK(seeded == 1234, "initialised global %ld", seeded);
+    shmem_int_atomic_add(&counter, me + 1, 0);
+    shmem_barrier_all();
+    if (me == 0)
+        CHECK(counter == n * (n + 1) / 2, "counter %d, want %d", counter, n * (n + 1) / 2);
+    long f = -1;
+    shmem_long_atomic_fetch_add_nbi(&f, &seeded, 1, (me + 1) % n);
+    shmem_quiet();
+    CHECK(f >= 1234 && f < 1234 + n, "fetch_add_nbi fetched %ld", f);
+    shmem_barrier_all();
+    CHECK(seeded == 1235, "seeded %ld after one add", seeded);
+    CHECK(shmem_addr_accessible(&counter, (me + 1) % n), "global not accessible");
+    /* NULL only in checker mode, whose layer must see every access */
+    CHECK(shmem_ptr(&counter, me) != NULL || shmemu_check_enabled(), "shmem_ptr of a global");
+    /* generic forms, a context first or not */
+    shmem_p(&flag, (long)me + 10, (me + 1) % n);
+    shmem_barrier_all();
+    CHECK(flag == (me + n - 1) % n + 10, "shmem_p: flag %ld", flag);
+    CHECK(shmem_g(&flag, (me + 1) % n) == me + 10, "shmem_g");
+    CHECK(shmem_g(SHMEM_CTX_DEFAULT, &flag, (me + 1) % n) == me + 10, "shmem_g with ctx");
+    shmem_barrier_all();
+}
+
+static void locks(int me, int n)
+{
+    for (int round = 0; round < 20; round++) {
+        shmem_set_lock(&lock);
+        int c = shmem_int_g(&counter, 0); /* a read-modify-write the lock protects */
+        shmem_int_p(&counter, c + 1, 0);
+        shmem_clear_lock(&lock);
+    }
+    shmem_barrier_all();
+    if (me == 0)
+        CHECK(counter == n * (n + 1) / 2 + 20 * n, "counter %d after locked adds", counter);
+    int got = shmem_test_lock(&lock) == 0;
+    if (got)
+        shmem_clear_lock(&lock);
+    shmem_barrier_all();
+    if (n == 1)
+        CHECK(got, "test_lock on a free lock");
+}
+
+static void strided(int me, int n)
+{
+    for (int i = 0; i < 16; i++)
+        isrc[i] = me * 100 + i;
+    memset(idst, 0, sizeof(idst));
+    shmem_barrier_all();
+    /* every other source element into every third slot of the next PE */
+    shmem_int_iput(idst, isrc, 3, 2, 5, (me + 1) % n);
+    shmem_barrier_all();
+    int from = (me + n - 1) % n;
+    for (int i = 0; i < 5; i++)
+        CHECK(idst[3 * i] == from * 100 + 2 * i, "iput idst[%d] = %d", 3 * i, idst[3 * i]);
+    CHECK(idst[1] == 0 && idst[2] == 0, "iput wrote between its strides");
+    int back[5];
+    shmem_int_iget(back, isrc, 1, 3, 5, (me + 1) % n);
+    for (int i = 0; i < 5; i++)
+        CHECK(back[i] == ((me + 1) % n) * 100 + 3 * i, "iget back[%d] = %d", i, back[i]);
+    shmem_barrier_all();
+}
+
+/* Active set: every other PE from 0 (a non-power-of-two count with 5+). */
+static void active_set(int me, int n)
+{
+    int size = (n + 1) / 2, in = me % 2 == 0;
+    for (int i = 0; i < 8; i++)
+        src[i] = me * 1000 + i;
+    memset(dst, 0, sizeof(dst));
+    shmem_barrier_all();
+    if (in) {
+        shmem_barrier(0, 1, size, pSync);
+        shmem_fcollect64(dst, src, 3, 0, 1, size, pSync);
+        for (int k = 0; k < size; k++)
+            for (int i = 0; i < 3; i++)
+                CHECK(dst[3 * k + i] == 2 * k * 1000 + i, "fcollect dst[%d] = %ld", 3 * k + i,
+                      dst[3 * k + i]);
+        /* collect: member k gives k + 1 elements */
+        shmem_collect64(dst, src, (size_t)(me / 2 + 1), 0, 1, size, pSync);
+        int at = 0;
+        for (int k = 0; k < size; k++)
+            for (int i = 0; i <= k; i++, at++)
+                CHECK(dst[at] == 2 * k * 1000 + i, "collect dst[%d] = %ld", at, dst[at]);
+        memset(dst, 0, sizeof(dst));
+        shmem_broadcast64(dst, src, 4, size - 1, 0, 1, size, pSync2);
+        int root_pe = 2 * (size - 1);
+        for (int i = 0; i < 4; i++)
+            CHECK(me == root_pe ? dst[i] == 0 : dst[i] == root_pe * 1000 + i,
+                  "broadcast dst[%d] = %ld", i, dst[i]);
+        for (int k = 0; k < size; k++)
+            src[k] = me * 1000 + k;
+        shmem_alltoall64(dst, src, 1, 0, 1, size, pSync);
+        for (int k = 0; k < size; k++)
+            CHECK(dst[k] == 2 * k * 1000 + me / 2, "alltoall dst[%d] = %ld", k, dst[k]);
+        static double d[3], r[3]; /* symmetric: static */
+        d[0] = me, d[1] = 0.5, d[2] = -me;
+        shmem_double_sum_to_all(r, d, 3, 0, 1, size, pWrk, pSync);
+        double want = 0;
+        for (int k = 0; k < size; k++)
+            want += 2 * k;
+        CHECK(r[0] == want && r[1] == 0.5 * size && r[2] == -want, "sum_to_all %g %g %g", r[0],
+              r[1], r[2]);
+        static long mx[2], mr[2];
+        mx[0] = me, mx[1] = -me;
+        shmem_long_max_to_all(mr, mx, 2, 0, 1, size, (long *)pWrk, pSync);
+        CHECK(mr[0] == 2 * (size - 1) && mr[1] == 0, "max_to_all %ld %ld", mr[0], mr[1]);
+        /* in place, long double */
+        static long double ld[2];
+        ld[0] = me + 0.25L, ld[1] = 2;
+        shmem_longdouble_prod_to_all(ld, ld, 2, 0, 1, size, (long double *)pWrk, pSync);
+        CHECK(ld[1] == (long double)(1L << size), "longdouble prod_to_all %Lg", ld[1]);
+    }
+    shmem_barrier_all();
+}
+
+static void team_collectives(int me, int n)
+{
+    static long s[4], r[4];
+    s[0] = me, s[1] = me * 2, s[2] = -me, s[3] = 7;
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, r, s, 4);
+    long t = (long)n * (n - 1) / 2;
+    CHECK(r[0] == t && r[1] == 2 * t && r[2] == -t && r[3] == 7L * n, "long sum_reduce");
+    shmem_sum_reduce(SHMEM_TEAM_WORLD, r, s, 4); /* generic */
+    CHECK(r[0] == t, "generic sum_reduce");
+    static long double ls, lr;
+    ls = me + 1.0L;
+    shmem_longdouble_max_reduce(SHMEM_TEAM_WORLD, &lr, &ls, 1);
+    CHECK(lr == n, "longdouble max_reduce %Lg", lr);
+    static double _Complex cs, cr;
+    cs = me + 1.0 * I;
+    shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, &cr, &cs, 1);
+    CHECK(creal(cr) == (double)t && cimag(cr) == n, "complexd sum_reduce %g%+gi", creal(cr),
+          cimag(cr));
+    /* alltoalls: element k of block j at stride 2 in src, stride 3 in dst */
+    int *as = shmem_malloc(sizeof(int) * 2 * 2 * (size_t)n);
+    int *ad = shmem_calloc(3 * 2 * (size_t)n, sizeof(int));
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 2; k++)
+            as[(j * 2 + k) * 2] = me * 100 + j * 10 + k;
+    shmem_int_alltoalls(SHMEM_TEAM_WORLD, ad, as, 3, 2, 2);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++)
+            CHECK(ad[(i * 2 + k) * 3] == i * 100 + me * 10 + k, "alltoalls ad[%d] = %d",
+                  (i * 2 + k) * 3, ad[(i * 2 + k) * 3]);
+    shmem_free(ad);
+    shmem_free(as);
+}
+
+static void contexts_and_p2p(int me, int n)
+{
+    shmem_ctx_t ctx;
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "ctx_create");
+    shmem_ctx_long_put(ctx, &dst[me], &src[0], 1, (me + 1) % n);
+    shmem_ctx_quiet(ctx);
+    shmem_ctx_long_atomic_inc(ctx, &flag, 0);
+    shmem_ctx_quiet(ctx);
+    shmem_ctx_destroy(ctx);
+    if (me == 0) /* its flag: PE n - 1's shmem_p, then one increment a PE */
+        shmem_long_wait_until(&flag, SHMEM_CMP_GE, (long)((n - 1) % n + 10 + n));
+    shmem_barrier_all();
+    long vals[3] = {1, 2, 3};
+    static long ivars[3] = {1, 0, 3}; /* waited words are symmetric */
+    int status[3] = {0, 1, 0};
+    CHECK(shmem_long_test_all_vector(ivars, 3, status, SHMEM_CMP_EQ, vals),
+          "test_all_vector with the odd one excluded");
+    CHECK(shmem_long_test_any_vector(ivars, 3, NULL, SHMEM_CMP_NE, vals) == 1,
+          "test_any_vector");
+    shmem_barrier_all();
+}
+
+int main(int argc, char **argv)
+{
+    reset_psync();
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    if (argc > 2 && !strcmp(argv[1], "exit")) {
+        if (me == (n > 1 ? 1 : 0))
+            shmem_global_exit(atoi(argv[2]));
+        shmem_barrier_all(); /* the others wait here until the exit ends them */
+        return 0;
+    }
+    int major, minor;
+    char name[SHMEM_MAX_NAME_LEN];
+    shmem_info_get_version(&major, &minor);
+    shmem_info_get_name(name);
+    CHECK(major == 1 && minor == 5 && !strncmp(name, "shmemu", 6), "version %d.%d %s", major,
+          minor, name);
+    globals_and_atomics(me, n);
+    locks(me, n);
+    strided(me, n);
+    active_set(me, n);
+    team_collectives(me, n);
+    contexts_and_p2p(me, n);
+    shmem_barrier_all();
+    if (me == 0 && !failures)
+        printf("ok %d\n", n);
+    shmem_finalize();
+    return failures ? 1 : 0;
+}

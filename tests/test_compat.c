@@ -1,0 +1,215 @@
+/*
+ * test_compat.c - OpenSHMEM compatibility: an OpenSHMEM 1.5 program
+ * (tests/progs/osh_features.c) built against shmem.h and started with
+ * oshrun on 1 to 5 PEs, under the checker, with shmem_global_exit; and
+ * global variables as shmemu sees them: symmetric on shm with
+ * SHMEMU_STATIC=on, refused with the reason where PEs share one image.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "shmemu.h"
+
+struct outcome {
+    int status;
+    char out[16384];
+};
+
+/* Run argv with extra environment entries; stdout and stderr together. */
+static void run_cmd(char *const argv[], const char *const env[], struct outcome *o)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        for (int i = 0; env && env[i]; i++)
+            putenv((char *)(uintptr_t)env[i]);
+        execv(argv[0], argv);
+        _exit(126);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < sizeof(o->out) &&
+           (n = read(fds[0], o->out + got, sizeof(o->out) - 1 - got)) > 0)
+        got += (size_t)n;
+    o->out[got] = '\0';
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &o->status, 0), pid);
+}
+
+static char *path(const char *rel)
+{
+    static char p[4][PATH_MAX];
+    static int next;
+    char *s = p[next++ % 4];
+    snprintf(s, PATH_MAX, "%s/%s", th_build_dir(), rel);
+    return s;
+}
+
+static int exited(const struct outcome *o, int code)
+{
+    return WIFEXITED(o->status) && WEXITSTATUS(o->status) == code;
+}
+
+/* Every feature area on 1 to 5 PEs (shm processes): "ok N", status 0. */
+static void test_features(void **state)
+{
+    (void)state;
+    for (int n = 1; n <= 5; n++) {
+        char np[8], want[16];
+        snprintf(np, sizeof(np), "%d", n);
+        snprintf(want, sizeof(want), "ok %d\n", n);
+        char *argv[] = {path("oshrun"), "-np", np, path("tests/progs/osh_features"), NULL};
+        struct outcome o;
+        run_cmd(argv, NULL, &o);
+        if (!exited(&o, 0) || !strstr(o.out, want))
+            fail_msg("%d PEs: status %#x, output:\n%s", n, o.status, o.out);
+        assert_null(strstr(o.out, "FAIL"));
+    }
+}
+
+/* Checker mode on the same program: no false accusation, any seed. */
+static void test_features_checked(void **state)
+{
+    (void)state;
+    const char *checks[] = {"SHMEMU_CHECK=fuzz:1,race", "SHMEMU_CHECK=fuzz:2,race",
+                            "SHMEMU_CHECK=fuzz:3"};
+    for (int c = 0; c < 3; c++)
+        for (int n = 3; n <= 4; n++) {
+            char np[8], want[16];
+            snprintf(np, sizeof(np), "%d", n);
+            snprintf(want, sizeof(want), "ok %d\n", n);
+            char *argv[] = {path("oshrun"), "-np", np, path("tests/progs/osh_features"),
+                            NULL};
+            const char *env[] = {checks[c], NULL};
+            struct outcome o;
+            run_cmd(argv, env, &o);
+            if (!exited(&o, 0) || !strstr(o.out, want))
+                fail_msg("%s, %d PEs: status %#x, output:\n%s", checks[c], n, o.status,
+                         o.out);
+        }
+}
+
+/* shmem_global_exit(7) on PE 1 ends every PE; the job's status is 7. */
+static void test_global_exit(void **state)
+{
+    (void)state;
+    char *argv[] = {path("oshrun"), "-np", "3", path("tests/progs/osh_features"), "exit", "7",
+                    NULL};
+    struct outcome o;
+    run_cmd(argv, NULL, &o);
+    if (!exited(&o, 7))
+        fail_msg("status %#x, output:\n%s", o.status, o.out);
+}
+
+/* With static data kept private, the first remote access to a global is
+ * refused with one line saying what it is and what to do. */
+static void test_static_off_refused(void **state)
+{
+    (void)state;
+    char *argv[] = {path("oshrun"), "-np", "2", path("tests/progs/osh_features"), NULL};
+    const char *env[] = {"SHMEMU_STATIC=off", NULL};
+    struct outcome o;
+    run_cmd(argv, env, &o);
+    assert_false(exited(&o, 0));
+    if (!strstr(o.out, "is a global or static variable of the program, not symmetric here: "
+                       "static data are symmetric only with SHMEMU_STATIC=on"))
+        fail_msg("output:\n%s", o.out);
+}
+
+/* --------------------------------------------- shmemu's own API, in-process */
+
+long g_word;             /* .bss */
+long g_seeded = 77;      /* .data */
+static long g_array[33]; /* an odd size */
+
+static int body_globals(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), n = shmemu_n_pes();
+    const char *tl = shmemu_transport_name();
+    if (strcmp(tl, "shm") != 0) {
+        /* one copy of each variable for every PE: refused, never shared */
+        PE_CHECK_EQ(shmemu_long_atomic_add(&g_word, 1, (me + 1) % n), SHMEMU_ERANGE);
+        PE_CHECK(shmemu_ptr(&g_word, me) == NULL);
+        PE_CHECK(!shmemu_addr_accessible(&g_word, me));
+        return 0;
+    }
+    PE_CHECK_EQ(g_seeded, 77);
+    PE_CHECK_OK(shmemu_long_atomic_add(&g_word, me + 1, 0));
+    for (int i = 0; i < 33; i++)
+        PE_CHECK_OK(shmemu_long_p(&g_array[i], me * 100 + i, (me + 1) % n));
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (me == 0)
+        PE_CHECK_EQ(g_word, (long)n * (n + 1) / 2);
+    for (int i = 0; i < 33; i++)
+        PE_CHECK_EQ(g_array[i], ((me + n - 1) % n) * 100 + i);
+    PE_CHECK_EQ(shmemu_long_g(&g_seeded, (me + 1) % n), 77);
+    PE_CHECK(shmemu_sym_extent(&g_array[32]) >= sizeof(long));
+    /* the whole array in one put, once everyone has read theirs */
+    long mine[33]; /* the source: g_array itself is a target meanwhile */
+    memcpy(mine, g_array, sizeof(mine));
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_OK(shmemu_putmem(g_array, mine, sizeof(g_array), (me + 1) % n));
+    PE_CHECK_OK(shmemu_barrier_all());
+    for (int i = 0; i < 33; i++)
+        PE_CHECK_EQ(g_array[i], ((me + n - 2 + n) % n) * 100 + i);
+    PE_CHECK_OK(shmemu_barrier_all());
+    return 0;
+}
+
+static void test_globals_by_transport(void **state)
+{
+    (void)state;
+    setenv("SHMEMU_STATIC", "on", 1);
+    setenv("SHMEMU_ERRORS", "return", 1);
+    const int npes[] = {1, 2, 3, 5};
+    for (int t = 0; t < th_transport_count(); t++) {
+        const char *tl = th_transport(t);
+        int shm = !strcmp(tl, "shm");
+        for (int k = 0; k < 4; k++) {
+            if (!shm)
+                th_capture_start();
+            int st = th_launch(tl, npes[k], TH_HEAP, body_globals, NULL);
+            char *err = shm ? NULL : th_capture_stop();
+            if (st != SHMEMU_OK)
+                fail_msg("%s, %d PEs: %d", tl, npes[k], st);
+            if (err && !strstr(err, "is a global or static variable of the program, not "
+                                    "symmetric here: PEs of this transport share one copy"))
+                fail_msg("no refusal on %s; stderr:\n%s", tl, err);
+            free(err);
+        }
+    }
+    unsetenv("SHMEMU_ERRORS");
+    unsetenv("SHMEMU_STATIC");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_features),
+        cmocka_unit_test(test_features_checked),
+        cmocka_unit_test(test_global_exit),
+        cmocka_unit_test(test_static_off_refused),
+        cmocka_unit_test(test_globals_by_transport),
+    };
+    return cmocka_run_group_tests_name("compat", tests, NULL, NULL);
+}
