@@ -74,7 +74,7 @@ static void test_features(void **state)
 {
     (void)state;
     for (int n = 1; n <= 5; n++) {
-        char np[8], want[16];
+        char np[16], want[24];
         snprintf(np, sizeof(np), "%d", n);
         snprintf(want, sizeof(want), "ok %d\n", n);
         char *argv[] = {path("oshrun"), "-np", np, path("tests/progs/osh_features"), NULL};
@@ -94,7 +94,7 @@ static void test_features_checked(void **state)
                             "SHMEMU_CHECK=fuzz:3"};
     for (int c = 0; c < 3; c++)
         for (int n = 3; n <= 4; n++) {
-            char np[8], want[16];
+            char np[16], want[24];
             snprintf(np, sizeof(np), "%d", n);
             snprintf(want, sizeof(want), "ok %d\n", n);
             char *argv[] = {path("oshrun"), "-np", np, path("tests/progs/osh_features"),

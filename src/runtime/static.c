@@ -59,6 +59,18 @@ static int find_seg(struct dl_phdr_info *info, size_t size, void *arg)
     return 1; /* the first object is the program itself */
 }
 
+/* The whole segment, word by word: it holds AddressSanitizer's redzones
+ * between globals, which an (intercepted) memcpy would report as an
+ * overflow.  volatile: the compiler must not turn the loop into memcpy. */
+__attribute__((no_sanitize_address)) static void copy_segment(void *dst, const void *src,
+                                                               size_t len)
+{
+    const volatile unsigned long *s = src;
+    unsigned long *d = dst;
+    for (size_t i = 0; i < len / sizeof(*s); i++)
+        d[i] = s[i];
+}
+
 int shmemu__static_attach(shmemu__pe *me)
 {
     struct seg s = {0, 0};
@@ -83,7 +95,7 @@ int shmemu__static_attach(shmemu__pe *me)
     }
     /* Nothing else runs in this process yet: the copy and the remap see
      * the same bytes. */
-    memcpy(me->heap + off, me->static_lo, me->static_len);
+    copy_segment(me->heap + off, me->static_lo, me->static_len);
     int st = job->ops->alias(&job->tl, me->pe, off, me->static_lo, me->static_len);
     if (st != SHMEMU_OK)
         return st;
