@@ -146,23 +146,14 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
         shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
     } else if (setjmp(jb) == 0) {
         me->heap = job->tl.heap_base[pe]; /* a device heap exists from pe_enter */
-        /* Static data join the heap before the wire-up sync: no peer can
-         * write them before they are in place. */
-        if ((rc = shmemu__static_attach(me)) != SHMEMU_OK) {
+        /* Static data join the heap before the wire-up sync (no peer can
+         * write them before they are in place); the sync itself may see an
+         * abort, which unwinds to the setjmp above, as from pe_main. */
+        const char *step = "start";
+        if ((rc = shmemu__static_attach(me)) != SHMEMU_OK ||
+            (step = "wire up", rc = wireup(me)) != SHMEMU_OK) {
             char msg[400];
-            snprintf(msg, sizeof(msg), "PE %d could not start: %s", pe,
-                     job->tl.why[0] ? job->tl.why : shmemu_strerror(rc));
-            shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, NULL);
-            shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
-            shmemu__self = NULL;
-            pe_free(me);
-            return rc;
-        }
-        /* Wire-up syncs with the other PEs: an abort meanwhile unwinds to
-         * the setjmp above, as it would from pe_main. */
-        if ((rc = wireup(me)) != SHMEMU_OK) {
-            char msg[320];
-            snprintf(msg, sizeof(msg), "PE %d could not wire up: %s", pe,
+            snprintf(msg, sizeof(msg), "PE %d could not %s: %s", pe, step,
                      job->tl.why[0] ? job->tl.why : shmemu_strerror(rc));
             shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, NULL);
             shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
