@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static _Thread_local jmp_buf *pe_trap;
@@ -246,4 +248,49 @@ const char *th_build_dir(void)
         *strrchr(dir, '/') = '\0'; /* .../build */
     }
     return dir;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void th_run_cmd(char *const argv[], const char *const env[], struct th_outcome *o)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    double t0 = now_s();
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        for (int i = 0; env && env[i]; i++)
+            putenv((char *)(uintptr_t)env[i]);
+        execv(argv[0], argv);
+        _exit(126);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < sizeof(o->out) &&
+           (n = read(fds[0], o->out + got, sizeof(o->out) - 1 - got)) > 0)
+        got += (size_t)n;
+    o->out[got] = '\0';
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &o->status, 0), pid);
+    o->secs = now_s() - t0;
+}
+
+char *th_tool(const char *rel)
+{
+    static char path[8][PATH_MAX];
+    static int next;
+    char *p = path[next++ % 8];
+    snprintf(p, PATH_MAX, "%s/%s", th_build_dir(), rel);
+    return p;
 }

@@ -60,6 +60,18 @@ void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap);
  * from /proc/self/exe: where the tools and test programs are. */
 const char *th_build_dir(void);
 
+/* Run a program (argv[0] a path) with extra NAME=VALUE environment entries
+ * (env NULL-terminated, or NULL); its stdout and stderr together land in
+ * out, then status (its wait status) and secs (wall time) are set. */
+struct th_outcome {
+    int status;
+    double secs;
+    char out[16384];
+};
+void th_run_cmd(char *const argv[], const char *const env[], struct th_outcome *o);
+/* build_dir/rel, in one of 8 rotating buffers. */
+char *th_tool(const char *rel);
+
 /* Capture what the process writes to stderr between start and stop (also
  * from PE threads and forked PE processes); stop returns a malloc'd,
  * NUL-terminated copy. */

@@ -22,49 +22,7 @@
 #include "harness.h"
 #include "shmemu.h"
 
-struct outcome {
-    int status;
-    char out[16384];
-};
-
-/* Run argv with extra environment entries; stdout and stderr together. */
-static void run_cmd(char *const argv[], const char *const env[], struct outcome *o)
-{
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], STDERR_FILENO);
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        for (int i = 0; env && env[i]; i++)
-            putenv((char *)(uintptr_t)env[i]);
-        execv(argv[0], argv);
-        _exit(126);
-    }
-    close(fds[1]);
-    size_t got = 0;
-    ssize_t n;
-    while (got + 1 < sizeof(o->out) &&
-           (n = read(fds[0], o->out + got, sizeof(o->out) - 1 - got)) > 0)
-        got += (size_t)n;
-    o->out[got] = '\0';
-    close(fds[0]);
-    assert_int_equal(waitpid(pid, &o->status, 0), pid);
-}
-
-static char *path(const char *rel)
-{
-    static char p[4][PATH_MAX];
-    static int next;
-    char *s = p[next++ % 4];
-    snprintf(s, PATH_MAX, "%s/%s", th_build_dir(), rel);
-    return s;
-}
-
-static int exited(const struct outcome *o, int code)
+static int exited(const struct th_outcome *o, int code)
 {
     return WIFEXITED(o->status) && WEXITSTATUS(o->status) == code;
 }
@@ -77,9 +35,9 @@ static void test_features(void **state)
         char np[16], want[24];
         snprintf(np, sizeof(np), "%d", n);
         snprintf(want, sizeof(want), "ok %d\n", n);
-        char *argv[] = {path("oshrun"), "-np", np, path("tests/progs/osh_features"), NULL};
-        struct outcome o;
-        run_cmd(argv, NULL, &o);
+        char *argv[] = {th_tool("oshrun"), "-np", np, th_tool("tests/progs/osh_features"), NULL};
+        struct th_outcome o;
+        th_run_cmd(argv, NULL, &o);
         if (!exited(&o, 0) || !strstr(o.out, want))
             fail_msg("%d PEs: status %#x, output:\n%s", n, o.status, o.out);
         assert_null(strstr(o.out, "FAIL"));
@@ -97,11 +55,11 @@ static void test_features_checked(void **state)
             char np[16], want[24];
             snprintf(np, sizeof(np), "%d", n);
             snprintf(want, sizeof(want), "ok %d\n", n);
-            char *argv[] = {path("oshrun"), "-np", np, path("tests/progs/osh_features"),
+            char *argv[] = {th_tool("oshrun"), "-np", np, th_tool("tests/progs/osh_features"),
                             NULL};
             const char *env[] = {checks[c], NULL};
-            struct outcome o;
-            run_cmd(argv, env, &o);
+            struct th_outcome o;
+            th_run_cmd(argv, env, &o);
             if (!exited(&o, 0) || !strstr(o.out, want))
                 fail_msg("%s, %d PEs: status %#x, output:\n%s", checks[c], n, o.status,
                          o.out);
@@ -112,10 +70,10 @@ static void test_features_checked(void **state)
 static void test_global_exit(void **state)
 {
     (void)state;
-    char *argv[] = {path("oshrun"), "-np", "3", path("tests/progs/osh_features"), "exit", "7",
+    char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_features"), "exit", "7",
                     NULL};
-    struct outcome o;
-    run_cmd(argv, NULL, &o);
+    struct th_outcome o;
+    th_run_cmd(argv, NULL, &o);
     if (!exited(&o, 7))
         fail_msg("status %#x, output:\n%s", o.status, o.out);
 }
@@ -125,10 +83,10 @@ static void test_global_exit(void **state)
 static void test_static_off_refused(void **state)
 {
     (void)state;
-    char *argv[] = {path("oshrun"), "-np", "2", path("tests/progs/osh_features"), NULL};
+    char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"), NULL};
     const char *env[] = {"SHMEMU_STATIC=off", NULL};
-    struct outcome o;
-    run_cmd(argv, env, &o);
+    struct th_outcome o;
+    th_run_cmd(argv, env, &o);
     assert_false(exited(&o, 0));
     if (!strstr(o.out, "is a global or static variable of the program, not symmetric here: "
                        "static data are symmetric only with SHMEMU_STATIC=on"))

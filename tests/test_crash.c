@@ -105,51 +105,15 @@ static int my_children(void)
     return n;
 }
 
-struct outcome {
-    int status; /* wait status of the launcher */
-    double secs;
-    char err[8192];
-};
-
-/* Run argv with extra environment entries (NAME=VALUE, NULL-terminated). */
-static void run_cmd(char *const argv[], const char *const env[], struct outcome *o)
+/* Run argv with extra environment entries (NAME=VALUE, NULL-terminated);
+ * under AddressSanitizer, deliberate crashes stay crashes. */
+static void run_cmd(char *const argv[], const char *const env[], struct th_outcome *o)
 {
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    double t0 = now_s();
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], STDERR_FILENO);
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        /* Under AddressSanitizer, let deliberate crashes be crashes. */
-        putenv("ASAN_OPTIONS=handle_segv=0:detect_leaks=0");
-        for (int i = 0; env && env[i]; i++)
-            putenv((char *)(uintptr_t)env[i]);
-        execv(argv[0], argv);
-        _exit(126);
-    }
-    close(fds[1]);
-    size_t got = 0;
-    ssize_t n;
-    while (got + 1 < sizeof(o->err) &&
-           (n = read(fds[0], o->err + got, sizeof(o->err) - 1 - got)) > 0)
-        got += (size_t)n;
-    o->err[got] = '\0';
-    close(fds[0]);
-    assert_int_equal(waitpid(pid, &o->status, 0), pid);
-    o->secs = now_s() - t0;
-}
-
-static char *tool(const char *rel)
-{
-    static char path[8][PATH_MAX];
-    static int next;
-    char *p = path[next++ % 8];
-    snprintf(p, PATH_MAX, "%s/%s", th_build_dir(), rel);
-    return p;
+    const char *all[16] = {"ASAN_OPTIONS=handle_segv=0:detect_leaks=0"};
+    int n = 1;
+    for (int i = 0; env && env[i] && n < 15; i++)
+        all[n++] = env[i];
+    th_run_cmd(argv, all, o);
 }
 
 static const char *hows[] = {"segv", "abort", "exit3", "kill"};
@@ -166,22 +130,22 @@ static void test_run_crashes(void **state)
     for (int h = 0; h < 4; h++)
         for (int w = 0; w < 3; w++) {
             char *before = shm_listing();
-            struct outcome o;
-            char *argv[] = {tool("shmemu-run"), "-n", "4", "--", tool("tests/progs/crashy"),
+            struct th_outcome o;
+            char *argv[] = {th_tool("shmemu-run"), "-n", "4", "--", th_tool("tests/progs/crashy"),
                             (char *)hows[h], (char *)wheres[w], NULL};
             run_cmd(argv, NULL, &o);
             char *after = shm_listing();
             if (!(WIFEXITED(o.status) &&
                   WEXITSTATUS(o.status) == (how_sig[h] ? 128 + how_sig[h] : 3)))
                 fail_msg("%s/%s: shmemu-run status %#x; output:\n%s", hows[h], wheres[w],
-                         o.status, o.err);
+                         o.status, o.out);
             char want[128];
             snprintf(want, sizeof(want), "shmemu-run: PE 2 (pid ");
-            assert_non_null(strstr(o.err, want));
+            assert_non_null(strstr(o.out, want));
             snprintf(want, sizeof(want), ") %s; aborting job\n", how_text[h]);
-            if (!strstr(o.err, want))
-                fail_msg("%s/%s: no '%s' in:\n%s", hows[h], wheres[w], want, o.err);
-            assert_null(strstr(o.err, "returned from"));
+            if (!strstr(o.out, want))
+                fail_msg("%s/%s: no '%s' in:\n%s", hows[h], wheres[w], want, o.out);
+            assert_null(strstr(o.out, "returned from"));
             if (o.secs >= 2.0)
                 fail_msg("%s/%s took %.2f s", hows[h], wheres[w], o.secs);
             assert_int_equal(my_children(), 0);
@@ -274,8 +238,8 @@ static void test_sigint(void **state)
         dup2(fds[1], STDERR_FILENO);
         close(fds[0]);
         putenv("ASAN_OPTIONS=handle_segv=0:detect_leaks=0");
-        execl(tool("shmemu-run"), "shmemu-run", "-n", "3", "--",
-              tool("tests/progs/crashy"), "none", "compute", (char *)NULL);
+        execl(th_tool("shmemu-run"), "shmemu-run", "-n", "3", "--",
+              th_tool("tests/progs/crashy"), "none", "compute", (char *)NULL);
         _exit(126);
     }
     close(fds[1]);
@@ -301,19 +265,19 @@ static void test_timeout(void **state)
 {
     (void)state;
     need_shm();
-    struct outcome o;
+    struct th_outcome o;
     /* PE 2 computes (a pure loop), the others wait in a barrier for it */
-    char *argv[] = {tool("shmemu-run"), "-n", "3", "--timeout", "0.5", "--",
-                    tool("tests/progs/crashy"), "none", "barrier", NULL};
+    char *argv[] = {th_tool("shmemu-run"), "-n", "3", "--timeout", "0.5", "--",
+                    th_tool("tests/progs/crashy"), "none", "barrier", NULL};
     char *before = shm_listing();
     run_cmd(argv, (const char *const[]){"CRASHY_VICTIM_COMPUTES=1", NULL}, &o);
     char *after = shm_listing();
     assert_true(WIFEXITED(o.status));
     assert_int_equal(WEXITSTATUS(o.status), 124);
-    assert_non_null(strstr(o.err, "shmemu-run: the job ran past its 0.5 s timeout; where "
+    assert_non_null(strstr(o.out, "shmemu-run: the job ran past its 0.5 s timeout; where "
                                   "each PE is:"));
-    assert_non_null(strstr(o.err, "shmemu-run:   PE 0/3 in shmemu_barrier_all"));
-    assert_non_null(strstr(o.err, "shmemu-run:   PE 2/3 is running"));
+    assert_non_null(strstr(o.out, "shmemu-run:   PE 0/3 in shmemu_barrier_all"));
+    assert_non_null(strstr(o.out, "shmemu-run:   PE 2/3 is running"));
     assert_true(o.secs < 3.0);
     assert_int_equal(my_children(), 0);
     assert_string_equal(before, after);
@@ -325,13 +289,13 @@ static void test_tag_output(void **state)
 {
     (void)state;
     need_shm();
-    struct outcome o;
-    char *argv[] = {tool("shmemu-run"), "-np", "3", "--tag-output", "--",
-                    tool("examples/hello_spmd"), NULL};
+    struct th_outcome o;
+    char *argv[] = {th_tool("shmemu-run"), "-np", "3", "--tag-output", "--",
+                    th_tool("examples/hello_spmd"), NULL};
     run_cmd(argv, NULL, &o);
     assert_true(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0);
-    assert_non_null(strstr(o.err, "[PE 0] PE 0/3 on shm got 1002 from PE 2\n"));
-    assert_non_null(strstr(o.err, "[PE 2] PE 2/3 on shm got 1001 from PE 1\n"));
+    assert_non_null(strstr(o.out, "[PE 0] PE 0/3 on shm got 1002 from PE 2\n"));
+    assert_non_null(strstr(o.out, "[PE 2] PE 2/3 on shm got 1001 from PE 1\n"));
     assert_int_equal(my_children(), 0);
 }
 
@@ -370,14 +334,14 @@ static void test_bad_env(void **state)
          "transport 'local' cannot start processes with shmemu-run"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct outcome o;
-        char *argv[] = {tool("examples/hello_spmd"), NULL};
+        struct th_outcome o;
+        char *argv[] = {th_tool("examples/hello_spmd"), NULL};
         run_cmd(argv, cases[i].env, &o);
         assert_true(WIFEXITED(o.status));
         assert_int_equal(WEXITSTATUS(o.status), 1);
-        if (!strstr(o.err, cases[i].want))
-            fail_msg("case %zu: no '%s' in:\n%s", i, cases[i].want, o.err);
-        assert_non_null(strstr(o.err, "shmemu: shmemu_init: "));
+        if (!strstr(o.out, cases[i].want))
+            fail_msg("case %zu: no '%s' in:\n%s", i, cases[i].want, o.out);
+        assert_non_null(strstr(o.out, "shmemu: shmemu_init: "));
     }
 }
 
@@ -456,12 +420,12 @@ static void test_exit_without_finalize(void **state)
 {
     (void)state;
     need_shm();
-    struct outcome o;
-    char *argv[] = {tool("shmemu-run"), "-n", "2", "--", tool("tests/progs/crashy"), "none",
+    struct th_outcome o;
+    char *argv[] = {th_tool("shmemu-run"), "-n", "2", "--", th_tool("tests/progs/crashy"), "none",
                     "exit-early", NULL};
     run_cmd(argv, NULL, &o);
     if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0)
-        fail_msg("status %#x, output:\n%s", o.status, o.err);
+        fail_msg("status %#x, output:\n%s", o.status, o.out);
     assert_int_equal(my_children(), 0);
 }
 

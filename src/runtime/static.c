@@ -48,12 +48,11 @@ static int find_seg(struct dl_phdr_info *info, size_t size, void *arg)
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || !ph->p_memsz)
             continue;
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        if (relro_end > lo && relro_end < hi)
-            lo = relro_end;
-        s->lo = (lo + pg - 1) / pg * pg;
+        if (relro_end >= hi)
+            break; /* all of it read-only after relocation: nothing to share */
+        /* The RELRO head ends on a page boundary; without one, whole pages. */
+        s->lo = relro_end > lo ? (relro_end + pg - 1) / pg * pg : lo / pg * pg;
         s->hi = (hi + pg - 1) / pg * pg;
-        if (relro_end <= info->dlpi_addr + ph->p_vaddr) /* no RELRO head: whole pages */
-            s->lo = lo / pg * pg;
         break;
     }
     return 1; /* the first object is the program itself */
