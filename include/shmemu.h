@@ -97,6 +97,41 @@ int shmemu_init(void);
  */
 int shmemu_finalize(void);
 
+/* Thread levels, as OpenSHMEM's: how the threads of a PE may call. */
+enum {
+    SHMEMU_THREAD_SINGLE,     /* one thread only */
+    SHMEMU_THREAD_FUNNELED,   /* only the thread that initialised the PE */
+    SHMEMU_THREAD_SERIALIZED, /* any thread of the PE, one call at a time */
+    SHMEMU_THREAD_MULTIPLE    /* any thread of the PE, concurrently */
+};
+
+/**
+ * shmemu_init, asking for a thread level.  *provided (may be NULL) gets
+ * the level granted: the one requested, except on a transport that runs
+ * PEs as fibers of one thread (sim), which grants FUNNELED at most.  At
+ * SERIALIZED and above, any thread of a process that hosts one PE calls the
+ * library as that PE; threads of PEs that share a process (local) join
+ * their PE with shmemu_thread_attach.  Returns what shmemu_init returns.
+ */
+int shmemu_init_thread(int requested, int *provided);
+/** The thread level of the calling PE (SHMEMU_THREAD_*), or -1 outside a PE. */
+int shmemu_query_thread(void);
+
+/** A PE, for threads it starts to join (shmemu_thread_attach). */
+typedef struct shmemu_pe_handle_s *shmemu_pe_handle;
+/** The calling PE's handle, or NULL outside a PE. */
+shmemu_pe_handle shmemu_self(void);
+/**
+ * Make the calling thread call the library as PE pe (a handle from
+ * shmemu_self, valid until that PE finalizes): how a thread that a PE of
+ * the `local` transport starts joins it.  Raises the PE's thread level to
+ * MULTIPLE.  SHMEMU_EINVAL for NULL or a thread that already is another
+ * PE; SHMEMU_ENOTSUP where PEs are fibers of one thread (sim).
+ */
+int shmemu_thread_attach(shmemu_pe_handle pe);
+/** The calling thread leaves the PE it joined with shmemu_thread_attach. */
+int shmemu_thread_detach(void);
+
 /** This PE's number in the world team, or -1 outside a PE. */
 int shmemu_my_pe(void);
 /** Number of PEs in the job, or -1 outside a PE. */

@@ -45,8 +45,10 @@ int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
         return shmemu__fail(me, SHMEMU_ERANGE, call,
                             "%s %p+%zu is outside the symmetric heap (block %p+%zu)",
                             what, addr, nbytes, (void *)(me->heap + b->off), b->req);
-    me->blk_off = b->off;
-    me->blk_req = b->req;
+    if (!shmemu__mt(me)) { /* two threads would tear the pair */
+        me->blk_off = b->off;
+        me->blk_req = b->req;
+    }
     *off_p = off;
     return SHMEMU_OK;
 }

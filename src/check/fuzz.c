@@ -198,18 +198,24 @@ static int deliver_due(shmemu__pe *me, int64_t now, int64_t *next_p)
     return 1;
 }
 
+static void check_enter_held(shmemu__pe *me, const char *call, void *site);
+
 int shmemu__check_progress(shmemu__pe *me, int (*ready)(shmemu__pe *me, void *arg),
                            void *arg)
 {
     struct shmemu__chk *k = me->chk;
-    while (k->n) {
+    /* k->n read unheld: a stale count costs one more round, no more. */
+    while (__atomic_load_n(&k->n, __ATOMIC_RELAXED)) {
         if (ready(me, arg))
             return 1;
         int st = shmemu__aborted(me);
         if (st)
             return st;
         int64_t now = shmemu__time(), next;
-        if (!deliver_due(me, now, &next)) {
+        shmemu__chk_enter(me);
+        int delivered = deliver_due(me, now, &next);
+        shmemu__chk_leave(me);
+        if (!delivered) {
             int64_t left = next - now < 200000 ? next - now : 200000;
             for (int p = 0; p < me->npes; p++) /* a pause ends on an event */
                 if (k->ahead[p].until && left > 20000)
@@ -224,6 +230,13 @@ int shmemu__check_progress(shmemu__pe *me, int (*ready)(shmemu__pe *me, void *ar
 }
 
 void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
+{
+    shmemu__chk_enter(me);
+    check_enter_held(me, call, site);
+    shmemu__chk_leave(me);
+}
+
+static void check_enter_held(shmemu__pe *me, const char *call, void *site)
 {
     struct shmemu__chk *k = me->chk;
     k->call = call;

@@ -47,4 +47,9 @@ void shmemu__check_sync_enter(shmemu__pe *me, int slot, uint32_t gen)
 void shmemu__check_sync_exit(shmemu__pe *me, int slot, uint32_t gen)
     __attribute__((visibility("hidden")));
 
+/* A thread that joined PE me (threads.c) ends: what it issued and the
+ * checker holds goes out now, since that thread makes no later call that
+ * would deliver it. */
+void shmemu__check_thread_exit(shmemu__pe *me) __attribute__((visibility("hidden")));
+
 #endif /* SHMEMU_CHECK_HOOKS_H */

@@ -5,6 +5,8 @@
 #ifndef SHMEMU_CHECK_INTERNAL_H
 #define SHMEMU_CHECK_INTERNAL_H
 
+#include <pthread.h>
+
 #include "runtime/core.h"
 
 struct shmemu__race;
@@ -126,7 +128,13 @@ struct shmemu__chk {
     void *site;
     struct site_name names[32];
     unsigned next_name;
+    /* Threads of one PE (threads.c) take turns in its checker state: every
+     * entry point holds it (recursive: a hook may reach another). */
+    pthread_mutex_t mu;
 };
+
+static inline void shmemu__chk_enter(shmemu__pe *me) { pthread_mutex_lock(&me->chk->mu); }
+static inline void shmemu__chk_leave(shmemu__pe *me) { pthread_mutex_unlock(&me->chk->mu); }
 
 /* Bounds on what one PE holds: past them the oldest goes out. */
 #define HOLD_MAX_OPS 512

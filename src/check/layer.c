@@ -18,7 +18,7 @@
 
 /* ------------------------------------------------------------ the table */
 
-static int chk_rma(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
+static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
 {
     (void)tl;
     shmemu__pe *me = shmemu__self;
@@ -60,7 +60,7 @@ static int chk_rma(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
     return SHMEMU_OK;
 }
 
-static int chk_amo(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
+static int chk_amo_held(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
 {
     (void)tl;
     shmemu__pe *me = shmemu__self;
@@ -84,7 +84,7 @@ static int chk_amo(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
 }
 
 /* Deliver what this PE holds, then complete in the transport. */
-static int chk_quiet(struct shmemu_tl_job *tl, int pe)
+static int chk_quiet_held(struct shmemu_tl_job *tl, int pe)
 {
     shmemu__pe *me = shmemu__self;
     shmemu__chk_quiet(me);
@@ -94,7 +94,7 @@ static int chk_quiet(struct shmemu_tl_job *tl, int pe)
 
 /* Held operations after this go after those before it, per destination;
  * then the transport's own ordering. */
-static int chk_fence(struct shmemu_tl_job *tl, int pe)
+static int chk_fence_held(struct shmemu_tl_job *tl, int pe)
 {
     shmemu__pe *me = shmemu__self;
     me->chk->epoch++;
@@ -103,6 +103,21 @@ static int chk_fence(struct shmemu_tl_job *tl, int pe)
         return inner->fence(tl, pe);
     return SHMEMU_TL_HAS(inner, quiet) ? inner->quiet(tl, pe) : SHMEMU_OK;
 }
+
+/* The table's entries: each holds the calling PE's checker state. */
+#define CHK_HOLDING(name, type)                                                \
+    static int name(struct shmemu_tl_job *tl, type d)                          \
+    {                                                                          \
+        shmemu__pe *me = shmemu__self;                                         \
+        shmemu__chk_enter(me);                                                 \
+        int st = name##_held(tl, d);                                           \
+        shmemu__chk_leave(me);                                                 \
+        return st;                                                             \
+    }
+CHK_HOLDING(chk_rma, const struct shmemu_tl_rma *)
+CHK_HOLDING(chk_amo, const struct shmemu_tl_amo *)
+CHK_HOLDING(chk_quiet, int)
+CHK_HOLDING(chk_fence, int)
 
 void shmemu__check_layer(struct shmemu__job *job)
 {
@@ -156,6 +171,11 @@ int shmemu__check_pe_init(shmemu__pe *me)
         free(k);
         return -1;
     }
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&k->mu, &ma);
+    pthread_mutexattr_destroy(&ma);
     k->rng = job->check.seed * 0x9e3779b97f4a7c15ull + (uint64_t)me->pe * 0xd1b54a32d192ed03ull;
     k->budget = BUDGET_MAX_NS;
     k->budget_at = shmemu__time();
@@ -186,13 +206,14 @@ void shmemu__check_pe_fini(shmemu__pe *me)
     free(k->last_site);
     free(k->ahead);
     shmemu__race_free(k->race);
+    pthread_mutex_destroy(&k->mu);
     free(k);
     me->chk = NULL;
 }
 
 /* ----------------------------------------------------- waits and syncs */
 
-void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nbytes)
+static void check_woke_held(shmemu__pe *me, const char *call, size_t off, size_t nbytes)
 {
     shmemu__chk_bump_activity(me, 0);
     if (me->chk->race)
@@ -234,7 +255,7 @@ static int in_team(const struct shmemu__team_geom *t, int p)
     return rel % t->stride == 0 && rel / t->stride >= 0 && rel / t->stride < t->size;
 }
 
-void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
+static void check_sync_arrive_held(shmemu__pe *me, int slot, const char *call)
 {
     struct shmemu__chk *k = me->chk;
     shmemu__chk_bump_activity(me, 1);
@@ -265,7 +286,7 @@ void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
              shmemu__chk_target_of(&k->q[first]));
 }
 
-void shmemu__check_synced(shmemu__pe *me)
+static void check_synced_held(shmemu__pe *me)
 {
     shmemu__chk_bump_activity(me, 0);
     if (!me->job->check_ctl_off)
@@ -276,15 +297,58 @@ void shmemu__check_synced(shmemu__pe *me)
     atomic_fetch_add_explicit(&t->exits, 1, memory_order_release);
 }
 
-void shmemu__check_sync_enter(shmemu__pe *me, int slot, uint32_t gen)
+static void check_sync_enter_held(shmemu__pe *me, int slot, uint32_t gen)
 {
     if (me->chk->race)
         shmemu__race_sync_arrive(me, me->chk->race, slot, gen);
 }
 
-void shmemu__check_sync_exit(shmemu__pe *me, int slot, uint32_t gen)
+static void check_sync_exit_held(shmemu__pe *me, int slot, uint32_t gen)
 {
     if (me->chk->race)
         shmemu__race_sync_done(me, me->chk->race, slot, gen);
 }
 
+/* The hooks, each holding the PE's checker state. */
+
+void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nbytes)
+{
+    shmemu__chk_enter(me);
+    check_woke_held(me, call, off, nbytes);
+    shmemu__chk_leave(me);
+}
+
+void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
+{
+    shmemu__chk_enter(me);
+    check_sync_arrive_held(me, slot, call);
+    shmemu__chk_leave(me);
+}
+
+void shmemu__check_synced(shmemu__pe *me)
+{
+    shmemu__chk_enter(me);
+    check_synced_held(me);
+    shmemu__chk_leave(me);
+}
+
+void shmemu__check_sync_enter(shmemu__pe *me, int slot, uint32_t gen)
+{
+    shmemu__chk_enter(me);
+    check_sync_enter_held(me, slot, gen);
+    shmemu__chk_leave(me);
+}
+
+void shmemu__check_sync_exit(shmemu__pe *me, int slot, uint32_t gen)
+{
+    shmemu__chk_enter(me);
+    check_sync_exit_held(me, slot, gen);
+    shmemu__chk_leave(me);
+}
+
+void shmemu__check_thread_exit(shmemu__pe *me)
+{
+    shmemu__chk_enter(me);
+    shmemu__chk_quiet(me);
+    shmemu__chk_leave(me);
+}

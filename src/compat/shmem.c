@@ -30,20 +30,17 @@ void start_pes(int npes)
     shmem_init();
 }
 
-/* Only the thread that initialised a PE may call the library for it
- * (shmemu keeps the PE in that thread): FUNNELED at most. */
+/* SHMEM_THREAD_* are shmemu's levels (shmem.h checks it). */
 int shmem_init_thread(int requested, int *provided)
 {
-    shmem_init();
-    if (provided)
-        *provided = requested < SHMEM_THREAD_FUNNELED ? requested : SHMEM_THREAD_FUNNELED;
-    return 0;
+    shmemu__static_request();
+    return shmemu_init_thread(requested, provided) == SHMEMU_OK ? 0 : -1;
 }
 
 void shmem_query_thread(int *provided)
 {
     if (provided)
-        *provided = SHMEM_THREAD_FUNNELED;
+        *provided = shmemu_query_thread();
 }
 
 /* Collective: every PE is through its last call before any leaves. */

@@ -187,6 +187,10 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
                        size_t nbytes, uint64_t value)
 {
     struct shmemu__poll_state *s = &me->poll;
+    if (shmemu__mt(me)) { /* a poll's value may be another thread's to change */
+        me->poll_countdown = UINT32_MAX;
+        return;
+    }
     uint32_t period = me->poll_countdown == 0 && s->limit_ns ? next_period(s) : UINT32_MAX;
     uint32_t polls = s->polls_last ? s->polls_last : 1;
     s->polls_last = period;

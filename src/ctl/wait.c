@@ -168,10 +168,9 @@ static int check_stuck(shmemu__pe *me)
 
 void shmemu__notify_delivered_slow(shmemu__pe *me)
 {
-    me->nbi_any = 0;
+    __atomic_store_n(&me->nbi_any, 0, __ATOMIC_RELAXED);
     for (int w = 0; w < (me->npes + 63) / 64; w++) {
-        uint64_t bits = me->nbi_dirty[w];
-        me->nbi_dirty[w] = 0;
+        uint64_t bits = __atomic_exchange_n(&me->nbi_dirty[w], 0, __ATOMIC_RELAXED);
         while (bits) {
             int b = __builtin_ctzll(bits);
             bits &= bits - 1;
@@ -251,6 +250,17 @@ static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
     return 0;
 }
 
+/* Sleep a little longer each time (1 us doubling to 256 us): how a thread
+ * of a PE that several threads drive waits once spinning is over.  Such a
+ * PE never sleeps counted in deadlock detection: that one of its threads
+ * sleeps says nothing of what the others will do. */
+static void mt_nap(int64_t *ns)
+{
+    shmemu__nap(*ns);
+    if (*ns < 256000)
+        *ns *= 2;
+}
+
 int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
                        shmemu__ready_fn ready, void *arg)
 {
@@ -263,6 +273,15 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     st = spin_phase(me, ready, arg);
     if (st)
         return st > 0 ? SHMEMU_OK : st;
+    if (shmemu__mt(me)) {
+        for (int64_t ns = 1000;; mt_nap(&ns)) {
+            shmemu__drive(me);
+            if (ready(me, arg))
+                return SHMEMU_OK;
+            if ((st = shmemu__aborted(me)))
+                return st;
+        }
+    }
 
     struct shmemu__ctl_pe *mine = me->ctl_me;
     for (;;) {
@@ -396,6 +415,15 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
     }
     if (sync_spin(me, t, gen) > 0)
         return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
+    if (shmemu__mt(me)) {
+        for (int64_t ns = 1000;; mt_nap(&ns)) {
+            if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
+                return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot)
+                                           : SHMEMU_OK;
+            if ((st = sync_blocked(me, t, gen, call, slot)))
+                return st;
+        }
+    }
 
     struct shmemu__ctl_pe *mine = me->ctl_me;
     uint32_t tok = ++me->wtoken;

@@ -59,16 +59,16 @@ void shmemu__notify_delivered_slow(shmemu__pe *me) SHMEMU__HIDDEN;
  * value would never learn that it arrived. */
 static inline void shmemu__nbi_issued(shmemu__pe *me, int pe)
 {
-    if (me->nbi_dirty) {
-        me->nbi_dirty[pe / 64] |= (uint64_t)1 << (pe % 64);
-        me->nbi_any = 1;
+    if (me->nbi_dirty) { /* atomics: several threads may issue as me */
+        __atomic_fetch_or(&me->nbi_dirty[pe / 64], (uint64_t)1 << (pe % 64), __ATOMIC_RELAXED);
+        __atomic_store_n(&me->nbi_any, 1, __ATOMIC_RELAXED);
     }
 }
 
 /* After quiet or progress: wake the targets of the puts it delivered. */
 static inline void shmemu__notify_delivered(shmemu__pe *me)
 {
-    if (SHMEMU__UNLIKELY(me->nbi_any))
+    if (SHMEMU__UNLIKELY(__atomic_load_n(&me->nbi_any, __ATOMIC_RELAXED)))
         shmemu__notify_delivered_slow(me);
 }
 

@@ -84,6 +84,12 @@ typedef struct shmemu__pe {
     int nbi_ok;       /* the table honours nbi (SHMEMU_TL_CAP_NBI) */
     int progress;     /* waits drive the table's progress (SHMEMU_TL_CAP_PROGRESS) */
     int coop;         /* PEs take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE) */
+    /* The PE's thread level (SHMEMU_THREAD_*, threads.c); only ever
+     * raised, with relaxed atomics.  From SERIALIZED on, several threads
+     * may call as this PE: its waits poll and sleep without counting
+     * themselves asleep (one thread's wait says nothing of the others'),
+     * and the block cache below stays unused. */
+    int thread_level;
     /* Livelock detection (livelock.h): polls until the next sample, and a
      * count of everything but polls. */
     uint32_t poll_countdown;
@@ -126,6 +132,22 @@ typedef struct shmemu__pe {
 
 extern _Thread_local shmemu__pe *shmemu__self
     __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
+/* The PE a process hosts when it hosts exactly one (shmemu_init, or a PE
+ * process of a process transport): other threads of the process call the
+ * library as that PE (threads.c).  NULL otherwise. */
+extern shmemu__pe *_Atomic shmemu__proc_pe SHMEMU__HIDDEN;
+/* The calling thread's PE: shmemu__self, else the process's PE, which the
+ * thread then joins; NULL when the thread has none. */
+shmemu__pe *shmemu__adopt(void) SHMEMU__HIDDEN;
+static inline int shmemu__mt(const shmemu__pe *me)
+{
+    return __atomic_load_n(&me->thread_level, __ATOMIC_RELAXED) >= SHMEMU_THREAD_SERIALIZED;
+}
+static inline shmemu__pe *shmemu__cur(void)
+{
+    shmemu__pe *me = shmemu__self;
+    return SHMEMU__LIKELY(me != NULL) ? me : shmemu__adopt();
+}
 extern _Thread_local int shmemu__last_status
     __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
 
@@ -188,7 +210,8 @@ size_t shmemu__pe_ctx_size(void) SHMEMU__HIDDEN;
  * call site (a return address), for checker mode's reports. */
 #define SHMEMU__ENTER_AS(me, call, failret, site, point)                        \
     shmemu__pe *me = shmemu__self;                                             \
-    if (SHMEMU__UNLIKELY(!me || shmemu__aborted(me))) {                        \
+    if (SHMEMU__UNLIKELY(!me || shmemu__aborted(me)) &&                        \
+        (me || !(me = shmemu__adopt()) || shmemu__aborted(me))) {              \
         (void)shmemu__enter_fail(me, call);                                    \
         return failret;                                                        \
     }                                                                          \

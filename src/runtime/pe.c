@@ -123,6 +123,13 @@ static void drain(shmemu__pe *me)
     shmemu__notify_delivered(me);
 }
 
+/* The process no longer hosts me: threads that call later join no PE. */
+static void leave_process(shmemu__pe *me)
+{
+    shmemu__pe *expect = me;
+    atomic_compare_exchange_strong(&shmemu__proc_pe, &expect, NULL);
+}
+
 /* Runs on every PE (its thread or process): the user's pe_main between an
  * implicit init and an implicit finalize. */
 int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
@@ -135,6 +142,8 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
         return SHMEMU_ENOMEM;
     }
     shmemu__self = me;
+    if (job->notify_global) /* a process of its own: its other threads are this PE */
+        atomic_store(&shmemu__proc_pe, me);
     int rc;
     jmp_buf jb;
     me->abort_jmp = &jb;
@@ -158,6 +167,7 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
             shmemu__abort_job(job, SHMEMU_EABORTED, pe, rc, msg, NULL);
             shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
             shmemu__self = NULL;
+            leave_process(me);
             pe_free(me);
             return rc;
         }
@@ -178,6 +188,7 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
         shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
     }
     shmemu__self = NULL;
+    leave_process(me);
     pe_free(me);
     return rc;
 }
@@ -199,8 +210,9 @@ int shmemu_init(void)
 {
     static const char call[] = "shmemu_init";
     static int atexit_done;
-    if (shmemu__self) {
-        shmemu__self->refs++;
+    shmemu__pe *cur = shmemu__cur(); /* another thread of an initialised PE */
+    if (cur) {
+        cur->refs++;
         return shmemu__ok();
     }
     struct shmemu__job *job;
@@ -233,6 +245,7 @@ int shmemu_init(void)
     me->heap = job->tl.heap_base[pe];
     me->owns_job = 1;
     shmemu__self = me;
+    atomic_store(&shmemu__proc_pe, me);
     if (!atexit_done && atexit(finalize_at_exit) == 0)
         atexit_done = 1;
     return shmemu__ok();
@@ -246,6 +259,7 @@ int shmemu_finalize(void)
     drain(me);
     shmemu__depart(me, SHMEMU__LIFE_DEPARTED, 0);
     shmemu__self = NULL;
+    leave_process(me);
     if (me->owns_job) {
         struct shmemu__job *job = me->job;
         pe_free(me);
@@ -256,12 +270,22 @@ int shmemu_finalize(void)
 
 /* ------------------------------------------------------------------ query */
 
-int shmemu_my_pe(void) { return shmemu__self ? shmemu__self->pe : -1; }
-int shmemu_n_pes(void) { return shmemu__self ? shmemu__self->npes : -1; }
+int shmemu_my_pe(void)
+{
+    shmemu__pe *me = shmemu__cur();
+    return me ? me->pe : -1;
+}
+
+int shmemu_n_pes(void)
+{
+    shmemu__pe *me = shmemu__cur();
+    return me ? me->npes : -1;
+}
 
 const char *shmemu_transport_name(void)
 {
-    return shmemu__self ? shmemu__tl_name(shmemu__self->job) : NULL;
+    shmemu__pe *me = shmemu__cur();
+    return me ? shmemu__tl_name(me->job) : NULL;
 }
 
 int shmemu_set_error_mode(int mode)
