@@ -1,7 +1,8 @@
 /*
  * test_compat.c - OpenSHMEM compatibility: an OpenSHMEM 1.5 program
  * (tests/progs/osh_features.c) built against shmem.h and started with
- * oshrun on 1 to 5 PEs, under the checker, with shmem_global_exit; and
+ * oshrun on 1 to 5 PEs, under the checker, with shmem_global_exit; one
+ * with threads inside each PE (tests/progs/osh_threads.c); and
  * global variables as shmemu sees them: symmetric on shm with
  * SHMEMU_STATIC=on, refused with the reason where PEs share one image.
  */
@@ -63,6 +64,28 @@ static void test_features_checked(void **state)
             if (!exited(&o, 0) || !strstr(o.out, want))
                 fail_msg("%s, %d PEs: status %#x, output:\n%s", checks[c], n, o.status,
                          o.out);
+        }
+}
+
+/* Threads inside each PE (SHMEM_THREAD_MULTIPLE) on 1 to 4 PEs, plain and
+ * under the checker: exact values, no hang, no false deadlock. */
+static void test_threads(void **state)
+{
+    (void)state;
+    const char *envs[][2] = {{NULL}, {"SHMEMU_CHECK=fuzz:1,race", NULL},
+                             {"SHMEMU_CHECK=fuzz:2", NULL}};
+    for (int e = 0; e < 3; e++)
+        for (int n = e ? 2 : 1; n <= (e ? 3 : 4); n++) {
+            char np[16], want[24];
+            snprintf(np, sizeof(np), "%d", n);
+            snprintf(want, sizeof(want), "ok %d\n", n);
+            char *argv[] = {th_tool("oshrun"), "-np", np, th_tool("tests/progs/osh_threads"),
+                            NULL};
+            struct th_outcome o;
+            th_run_cmd(argv, envs[e][0] ? envs[e] : NULL, &o);
+            if (!exited(&o, 0) || !strstr(o.out, want))
+                fail_msg("%s, %d PEs: status %#x, output:\n%s", envs[e][0] ? envs[e][0] : "plain",
+                         n, o.status, o.out);
         }
 }
 
@@ -165,6 +188,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_features_checked),
+        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_static_off_refused),
         cmocka_unit_test(test_globals_by_transport),

@@ -204,22 +204,28 @@ int shmemu__check_progress(shmemu__pe *me, int (*ready)(shmemu__pe *me, void *ar
                            void *arg)
 {
     struct shmemu__chk *k = me->chk;
-    /* k->n read unheld: a stale count costs one more round, no more. */
-    while (__atomic_load_n(&k->n, __ATOMIC_RELAXED)) {
+    /* The state is held for each round, not across ready() or a nap: the
+     * PE's other threads may be what the wait waits for. */
+    for (;;) {
         if (ready(me, arg))
             return 1;
         int st = shmemu__aborted(me);
         if (st)
             return st;
-        int64_t now = shmemu__time(), next;
+        int64_t now = shmemu__time(), next, left = 0;
         shmemu__chk_enter(me);
-        int delivered = deliver_due(me, now, &next);
-        shmemu__chk_leave(me);
-        if (!delivered) {
-            int64_t left = next - now < 200000 ? next - now : 200000;
+        size_t held = k->n;
+        int delivered = held && deliver_due(me, now, &next);
+        if (held && !delivered) {
+            left = next - now < 200000 ? next - now : 200000;
             for (int p = 0; p < me->npes; p++) /* a pause ends on an event */
                 if (k->ahead[p].until && left > 20000)
                     left = 20000;
+        }
+        shmemu__chk_leave(me);
+        if (!held)
+            break;
+        if (!delivered) {
             if (me->job->yield_ns == 0 && !me->coop && left < 20000)
                 shmemu__cpu_relax();
             else

@@ -32,7 +32,11 @@ void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t le
  * to shmemu__poll_slow. */
 static inline int shmemu__poll_due(shmemu__pe *me)
 {
-    return SHMEMU__UNLIKELY(--me->poll_countdown == 0);
+    /* Relaxed loads and stores: plain code, yet no data race where several
+     * threads drive the PE (a lost count only moves a sample). */
+    uint32_t c = __atomic_load_n(&me->poll_countdown, __ATOMIC_RELAXED) - 1;
+    __atomic_store_n(&me->poll_countdown, c, __ATOMIC_RELAXED);
+    return SHMEMU__UNLIKELY(c == 0);
 }
 
 /* me read nbytes at off of pe's heap, seeing value (or a hash of what it
@@ -47,7 +51,8 @@ static inline void shmemu__polled(shmemu__pe *me, const char *call, void *site, 
 /* me did something besides polling: the polls since are not a livelock. */
 static inline void shmemu__poll_progress(shmemu__pe *me)
 {
-    me->poll_activity++;
+    __atomic_store_n(&me->poll_activity, __atomic_load_n(&me->poll_activity, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
 }
 
 #endif /* SHMEMU_LIVELOCK_H */

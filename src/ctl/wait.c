@@ -470,7 +470,7 @@ static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, i
 
 int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
 {
-    me->poll_activity++;
+    shmemu__poll_progress(me);
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     uint32_t gen = (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire);
     int st;
