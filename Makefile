@@ -257,7 +257,7 @@ install: lib $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 include/shmemu.h include/shmemu_cuda.h include/shmem.h \
+	install -m 644 include/shmemu.h include/shmemu_cuda.h include/shmem.h include/shmemx.h \
 	  $(DESTDIR)$(PREFIX)/include/
 	$(if $(CUDA_PLUGIN),install -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
 	install -m 644 $(BUILD)/libshmemu.a $(DESTDIR)$(PREFIX)/lib/

@@ -114,6 +114,8 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
+/* Profiling control: no profiling library to steer, accepted and ignored. */
+void shmem_pcontrol(const int level, ...);
 void shmem_query_thread(int *provided);
 void shmem_finalize(void);
 void shmem_global_exit(int status);
@@ -134,6 +136,12 @@ static inline int shmem_addr_accessible(const void *addr, int pe)
     return shmemu_addr_accessible(addr, pe);
 }
 static inline void *shmem_ptr(const void *dest, int pe) { return shmemu_ptr(dest, pe); }
+/* OpenSHMEM 1.6: shmem_ptr with pe numbered in team. */
+static inline void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    int w = shmemu_team_translate_pe(team, pe, SHMEMU_TEAM_WORLD);
+    return w < 0 ? NULL : shmemu_ptr(dest, w);
+}
 
 /* ---------------------------------------------------- memory management */
 
@@ -480,6 +488,41 @@ static inline void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uin
         (void)shmemu_putmem_signal_nbi(d, s, n * sizeof(TYPE), sig, v, op, pe); \
     }
 SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
+
+/* Sized forms: putSIZE_signal moves SIZE-bit elements. */
+#define SHMEMU_COMPAT_SIG_SIZED(BITS)                                          \
+    static inline void shmem_ctx_put##BITS##_signal(shmem_ctx_t ctx, void *d,  \
+                                                    const void *s, size_t n,   \
+                                                    uint64_t *sig, uint64_t v, \
+                                                    int op, int pe)            \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_putmem_signal(d, s, n * (BITS / 8), sig, v, op, pe);      \
+    }                                                                          \
+    static inline void shmem_ctx_put##BITS##_signal_nbi(                       \
+        shmem_ctx_t ctx, void *d, const void *s, size_t n, uint64_t *sig,      \
+        uint64_t v, int op, int pe)                                            \
+    {                                                                          \
+        (void)ctx;                                                             \
+        (void)shmemu_putmem_signal_nbi(d, s, n * (BITS / 8), sig, v, op, pe);  \
+    }                                                                          \
+    static inline void shmem_put##BITS##_signal(void *d, const void *s,        \
+                                                size_t n, uint64_t *sig,       \
+                                                uint64_t v, int op, int pe)    \
+    {                                                                          \
+        (void)shmemu_putmem_signal(d, s, n * (BITS / 8), sig, v, op, pe);      \
+    }                                                                          \
+    static inline void shmem_put##BITS##_signal_nbi(void *d, const void *s,    \
+                                                    size_t n, uint64_t *sig,   \
+                                                    uint64_t v, int op, int pe) \
+    {                                                                          \
+        (void)shmemu_putmem_signal_nbi(d, s, n * (BITS / 8), sig, v, op, pe);  \
+    }
+SHMEMU_COMPAT_SIG_SIZED(8)
+SHMEMU_COMPAT_SIG_SIZED(16)
+SHMEMU_COMPAT_SIG_SIZED(32)
+SHMEMU_COMPAT_SIG_SIZED(64)
+SHMEMU_COMPAT_SIG_SIZED(128)
 
 static inline uint64_t shmem_signal_fetch(const uint64_t *sig)
 {

@@ -37,6 +37,8 @@ int shmem_init_thread(int requested, int *provided)
     return shmemu_init_thread(requested, provided) == SHMEMU_OK ? 0 : -1;
 }
 
+void shmem_pcontrol(const int level, ...) { (void)level; }
+
 void shmem_query_thread(int *provided)
 {
     if (provided)
