@@ -15,17 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            printf("FAIL PE %d line %d: ", shmem_my_pe(), __LINE__);           \
-            printf(__VA_ARGS__);                                               \
-            printf("\n");                                                      \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
+#include "osh_check.h"
 
-static int failures;
 long pSync[SHMEM_REDUCE_SYNC_SIZE];
 long pSync2[SHMEM_BCAST_SYNC_SIZE];
 double pWrk[64];

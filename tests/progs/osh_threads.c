@@ -14,21 +14,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            printf("FAIL PE %d line %d: ", shmem_my_pe(), __LINE__);           \
-            printf(__VA_ARGS__);                                               \
-            printf("\n");                                                      \
-            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);                \
-        }                                                                      \
-    } while (0)
+#include "osh_check.h"
 
 #define T 4     /* threads per PE */
 #define K 250   /* operations per thread */
 #define MAXPE 16
 
-static int failures;
 long slots[MAXPE][T][3]; /* [from PE][thread][round], written by puts */
 long counter;            /* on PE 0: every thread of every PE adds to it */
 long ctx_dst[MAXPE][T];  /* written through each thread's private context */
