@@ -107,8 +107,9 @@ enum {
 
 /**
  * shmemu_init, asking for a thread level.  *provided (may be NULL) gets
- * the level granted: the one requested, except on a transport that runs
- * PEs as fibers of one thread (sim), which grants FUNNELED at most.  At
+ * the PE's level now: the one requested (or more, in a PE that already
+ * had more), except on a transport that runs PEs as fibers of one thread
+ * (sim), which grants FUNNELED at most.  At
  * SERIALIZED and above, any thread of a process that hosts one PE calls the
  * library as that PE; threads of PEs that share a process (local) join
  * their PE with shmemu_thread_attach.  Returns what shmemu_init returns.

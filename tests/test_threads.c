@@ -32,11 +32,13 @@ struct targ {
 
 #define T_CHECK(a, cond) ((cond) ? (void)0 : (void)((a)->bad++))
 
+/* Where PEs share a process every thread attaches; elsewhere the odd
+ * ones do (the even ones are adopted), so both ways run everywhere. */
+static int attaches(const struct targ *a) { return a->s->attach || a->tid % 2; }
+
 static int join_pe(struct targ *a)
 {
-    if (!a->s->attach)
-        return SHMEMU_OK;
-    return shmemu_thread_attach(a->s->pe);
+    return attaches(a) ? shmemu_thread_attach(a->s->pe) : SHMEMU_OK;
 }
 
 static void *worker(void *p)
@@ -58,7 +60,7 @@ static void *worker(void *p)
     long v = -1;
     T_CHECK(a, shmemu_getmem(&v, &a->s->flag[0], sizeof(v), (me + 1) % n) == SHMEMU_OK);
     T_CHECK(a, v == 0);
-    if (a->s->attach)
+    if (attaches(a))
         T_CHECK(a, shmemu_thread_detach() == SHMEMU_OK);
     return NULL;
 }
@@ -79,7 +81,7 @@ static void *flag_pair(void *p)
         nanosleep(&ts, NULL);
         T_CHECK(a, shmemu_long_atomic_set(a->s->flag, 1, (me + 1) % n) == SHMEMU_OK);
     }
-    if (a->s->attach)
+    if (attaches(a))
         T_CHECK(a, shmemu_thread_detach() == SHMEMU_OK);
     return NULL;
 }
@@ -118,6 +120,11 @@ static int body_threads(void *arg)
         PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_RETURN));
         PE_CHECK_EQ(shmemu_thread_attach(s.pe), SHMEMU_ENOTSUP);
         PE_CHECK_EQ(shmemu_query_thread(), SHMEMU_THREAD_SINGLE);
+        int got = -1;
+        PE_CHECK_OK(shmemu_init_thread(SHMEMU_THREAD_MULTIPLE, &got));
+        PE_CHECK_EQ(got, SHMEMU_THREAD_FUNNELED);
+        PE_CHECK_EQ(shmemu_query_thread(), SHMEMU_THREAD_FUNNELED);
+        PE_CHECK_OK(shmemu_finalize()); /* the reference init_thread took */
         PE_CHECK_OK(shmemu_barrier_all());
         return 0;
     }
@@ -125,10 +132,18 @@ static int body_threads(void *arg)
      * joins one.  A process of its own (shm): it is that PE at once. */
     s.attach = !strcmp(tl, "local");
     PE_CHECK_EQ(shmemu_query_thread(), SHMEMU_THREAD_SINGLE);
+    int got = -1; /* inside a PE: a reference, and the level raised */
+    PE_CHECK_OK(shmemu_init_thread(SHMEMU_THREAD_SERIALIZED, &got));
+    PE_CHECK_EQ(got, SHMEMU_THREAD_SERIALIZED);
+    PE_CHECK_EQ(shmemu_query_thread(), SHMEMU_THREAD_SERIALIZED);
+    PE_CHECK_OK(shmemu_finalize());
     PE_CHECK_OK(shmemu_barrier_all());
 
     PE_CHECK_EQ(run_threads(worker, &s, T, 0), 0);
     PE_CHECK_EQ(shmemu_query_thread(), SHMEMU_THREAD_MULTIPLE);
+    PE_CHECK_OK(shmemu_init_thread(SHMEMU_THREAD_FUNNELED, &got)); /* keeps MULTIPLE */
+    PE_CHECK_EQ(got, SHMEMU_THREAD_MULTIPLE);
+    PE_CHECK_OK(shmemu_finalize());
     PE_CHECK_OK(shmemu_barrier_all());
     for (int pe = 0; pe < n; pe++)
         for (int t = 0; t < T; t++)
@@ -178,9 +193,19 @@ static void *stranger(void *p)
     return bad;
 }
 
+static shmemu_pe_handle handles[2];
+
 static int body_stranger(void *arg)
 {
     (void)arg;
+    int me = shmemu_my_pe();
+    PE_CHECK_EQ(shmemu_init_thread(7, NULL), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_init_thread(-1, NULL), SHMEMU_EINVAL);
+    handles[me] = shmemu_self();
+    PE_CHECK_OK(shmemu_barrier_all());
+    /* this thread is PE me: it cannot also become the other PE */
+    PE_CHECK_EQ(shmemu_thread_attach(handles[1 - me]), SHMEMU_EINVAL);
+    PE_CHECK_OK(shmemu_thread_attach(handles[me])); /* its own: no change */
     long *word = shmemu_calloc(1, sizeof(long));
     PE_CHECK(word);
     pthread_t th;
@@ -191,7 +216,6 @@ static int body_stranger(void *arg)
     PE_CHECK_EQ(*(int *)ret, 0);
     free(ret);
     PE_CHECK_EQ(*word, 0);
-    /* this thread is PE me: it cannot also become another PE */
     PE_CHECK_OK(shmemu_barrier_all());
     shmemu_free(word);
     return 0;
@@ -206,7 +230,9 @@ static void test_stranger_refused(void **state)
     char *err = th_capture_stop();
     assert_int_equal(st, SHMEMU_OK);
     assert_non_null(strstr(err, "called outside a PE"));
-    assert_non_null(strstr(err, "shmemu_thread_attach"));
+    assert_non_null(strstr(err, "shmemu_thread_attach: pe is NULL"));
+    assert_non_null(strstr(err, "shmemu_thread_attach: this thread already is PE"));
+    assert_non_null(strstr(err, "shmemu_init_thread: requested thread level 7 is not one of"));
     free(err);
     unsetenv("SHMEMU_ERRORS");
 }

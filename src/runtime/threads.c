@@ -32,7 +32,6 @@ static void joined_thread_exit(void *pe)
      * must not have (shmemu_thread_attach's contract). */
     if (shmemu__self != me || (!joined_by_attach && atomic_load(&shmemu__proc_pe) != me))
         return;
-    shmemu__self = me;
     if (SHMEMU__CHECKED(me) && !shmemu__aborted(me))
         shmemu__check_thread_exit(me);
     shmemu__self = NULL;
@@ -84,8 +83,8 @@ int shmemu_init_thread(int requested, int *provided)
     if (me->coop && level > SHMEMU_THREAD_FUNNELED)
         level = SHMEMU_THREAD_FUNNELED; /* every PE is a fiber of one thread */
     raise_level(me, level);
-    if (provided)
-        *provided = level;
+    if (provided) /* a PE initialised before may already have more */
+        *provided = __atomic_load_n(&me->thread_level, __ATOMIC_RELAXED);
     return SHMEMU_OK;
 }
 
