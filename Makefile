@@ -52,6 +52,12 @@ TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIB  := $(BUILD)/obj/tests/harness.o
 TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
+# The generic names once more as C++ (shmem.h's overloads), where there is a
+# C++ compiler; test_compat says so when there is none.
+HAVE_CXX  := $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
+ifeq ($(HAVE_CXX),yes)
+  TEST_PROG += $(BUILD)/tests/progs/osh_generic_cxx
+endif
 DEPS_LIB  := $(BUILD)/.deps-lib
 DEPS_TEST := $(BUILD)/.deps-test
 
@@ -60,7 +66,7 @@ DEPS_TEST := $(BUILD)/.deps-test
 .SECONDARY:
 
 TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info $(BUILD)/shmemu-verify \
-             $(BUILD)/oshcc $(BUILD)/oshrun
+             $(BUILD)/oshcc $(BUILD)/oshc++ $(BUILD)/oshcxx $(BUILD)/oshrun
 EXAMPLE_LIBS := $(BUILD)/examples/libmy_allreduce.so $(BUILD)/examples/libmy_allreduce_buggy.so
 
 # The cuda transport's plugin (transports/cuda/plugin.h): built where a CUDA
@@ -162,6 +168,13 @@ $(BUILD)/tests/progs/%: $(BUILD)/obj/tests/progs/%.o $(BUILD)/libshmemu.a
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
+# Built with the oshc++ wrapper, as a user would.
+$(BUILD)/tests/progs/osh_generic_cxx: tests/progs/osh_generic.c tests/progs/osh_check.h \
+    include/shmem.h include/shmemu.h $(BUILD)/oshc++ $(BUILD)/libshmemu.so
+	$(say) CXX $@
+	$(Q)CXX="$(CXX)" $(BUILD)/oshc++ -x c++ -std=c++11 -Wall -Wextra -Werror $(OPT) -g \
+	  $(LDFLAGS) -Itests/progs -o $@ $<
+
 test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) check-tree
 	@scripts/run-tests.sh $(TEST_BIN)
 
@@ -249,6 +262,10 @@ bench: $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH)
 # OpenSHMEM's compiler wrapper and launcher: scripts that find the library
 # beside themselves (build/ here, PREFIX/bin once installed).
 $(BUILD)/oshcc $(BUILD)/oshrun: $(BUILD)/%: tools/%
+	@mkdir -p $(@D)
+	$(Q)install -m 755 $< $@
+# The C++ names of the wrapper: the same script, which picks CXX by name.
+$(BUILD)/oshc++ $(BUILD)/oshcxx: tools/oshcc
 	@mkdir -p $(@D)
 	$(Q)install -m 755 $< $@
 

@@ -833,11 +833,13 @@ SHMEMU_AMO_BIT_TYPES(SHMEMU_COMPAT_AMO_BIT)
     }
 SHMEMU_P2P_TYPES(SHMEMU_COMPAT_P2P)
 
-/* The deprecated untyped forms act on long. */
+/* The deprecated untyped forms act on long (C++: one of the overloads). */
+#ifndef __cplusplus
 static inline void shmem_wait_until(long *ivar, int cmp, long v)
 {
     (void)shmemu_long_wait_until(ivar, cmp, v);
 }
+#endif
 static inline void shmem_wait(long *ivar, long v)
 {
     (void)shmemu_long_wait_until(ivar, SHMEMU_CMP_NE, v);
@@ -954,7 +956,7 @@ int shmem_longdouble_min_reduce(shmem_team_t t, long double *d, const long doubl
                                 size_t n);
 int shmem_longdouble_max_reduce(shmem_team_t t, long double *d, const long double *s,
                                 size_t n);
-#if !defined(__STDC_NO_COMPLEX__) && !defined(__cplusplus)
+#if !defined(__STDC_NO_COMPLEX__) && (!defined(__cplusplus) || defined(__GNUC__))
 int shmem_complexf_sum_reduce(shmem_team_t t, float _Complex *d, const float _Complex *s,
                               size_t n);
 int shmem_complexf_prod_reduce(shmem_team_t t, float _Complex *d, const float _Complex *s,
@@ -1016,7 +1018,7 @@ void shmem_alltoalls64(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst
     X(longlong, long long, prod) X(float, float, prod) X(double, double, prod) \
     X(longdouble, long double, prod)
 SHMEMU_COMPAT_TOALL_ALL(SHMEMU_COMPAT_TOALL)
-#if !defined(__STDC_NO_COMPLEX__) && !defined(__cplusplus)
+#if !defined(__STDC_NO_COMPLEX__) && (!defined(__cplusplus) || defined(__GNUC__))
 SHMEMU_COMPAT_TOALL(complexf, float _Complex, sum)
 SHMEMU_COMPAT_TOALL(complexf, float _Complex, prod)
 SHMEMU_COMPAT_TOALL(complexd, double _Complex, sum)
@@ -1027,112 +1029,133 @@ SHMEMU_COMPAT_TOALL(complexd, double _Complex, prod)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 
-/* Generic over the element type of its first pointer (the spec's list of
- * standard C types; the fixed-width ones are typedefs of these). */
-#define SHMEMU_COMPAT_GENERIC(ptr, op)                                         \
+/* Generic over the element type of a pointer (the spec's list of standard
+ * C types; the fixed-width ones are typedefs of these).  `ctx` is empty or
+ * `ctx_`, so one list serves the plain and the context-qualified names. */
+#define SHMEMU_COMPAT_G_RMA(ctx, ptr, op)                                      \
     _Generic(*(ptr),                                                           \
-        float: shmem_float_##op, double: shmem_double_##op,                    \
-        long double: shmem_longdouble_##op, char: shmem_char_##op,             \
-        signed char: shmem_schar_##op, short: shmem_short_##op,                \
-        int: shmem_int_##op, long: shmem_long_##op,                            \
-        long long: shmem_longlong_##op, unsigned char: shmem_uchar_##op,       \
-        unsigned short: shmem_ushort_##op, unsigned int: shmem_uint_##op,      \
-        unsigned long: shmem_ulong_##op, unsigned long long: shmem_ulonglong_##op)
-#define SHMEMU_COMPAT_GENERIC_CTX(ptr, op)                                     \
+        float: shmem_##ctx##float_##op, double: shmem_##ctx##double_##op,      \
+        long double: shmem_##ctx##longdouble_##op, char: shmem_##ctx##char_##op, \
+        signed char: shmem_##ctx##schar_##op, short: shmem_##ctx##short_##op,  \
+        int: shmem_##ctx##int_##op, long: shmem_##ctx##long_##op,              \
+        long long: shmem_##ctx##longlong_##op,                                 \
+        unsigned char: shmem_##ctx##uchar_##op,                                \
+        unsigned short: shmem_##ctx##ushort_##op,                              \
+        unsigned int: shmem_##ctx##uint_##op,                                  \
+        unsigned long: shmem_##ctx##ulong_##op,                                \
+        unsigned long long: shmem_##ctx##ulonglong_##op)
+/* The standard AMO types, the extended ones (adding float and double) and
+ * the bitwise ones. */
+#define SHMEMU_COMPAT_G_AMO(ctx, ptr, op)                                      \
     _Generic(*(ptr),                                                           \
-        float: shmem_ctx_float_##op, double: shmem_ctx_double_##op,            \
-        long double: shmem_ctx_longdouble_##op, char: shmem_ctx_char_##op,     \
-        signed char: shmem_ctx_schar_##op, short: shmem_ctx_short_##op,        \
-        int: shmem_ctx_int_##op, long: shmem_ctx_long_##op,                    \
-        long long: shmem_ctx_longlong_##op, unsigned char: shmem_ctx_uchar_##op, \
-        unsigned short: shmem_ctx_ushort_##op, unsigned int: shmem_ctx_uint_##op, \
-        unsigned long: shmem_ctx_ulong_##op,                                   \
-        unsigned long long: shmem_ctx_ulonglong_##op)
-/* With or without a leading context: the count of arguments decides. */
-#define SHMEMU_COMPAT_CTX_OR_NOT(op, n, ...)                                   \
-    SHMEMU_COMPAT_ARGN(__VA_ARGS__, SHMEMU_COMPAT_W7, SHMEMU_COMPAT_W6,       \
-                       SHMEMU_COMPAT_W5, SHMEMU_COMPAT_W4, SHMEMU_COMPAT_W3,   \
-                       SHMEMU_COMPAT_W2, )(op, n, __VA_ARGS__)
-#define SHMEMU_COMPAT_ARGN(a, b, c, d, e, f, g, NAME, ...) NAME
-#define SHMEMU_COMPAT_W2(op, n, a, b) SHMEMU_COMPAT_GENERIC(a, op)(a, b)
-#define SHMEMU_COMPAT_W3(op, n, a, b, c) SHMEMU_COMPAT_SEL(op, n, 3, a, b, c)
-#define SHMEMU_COMPAT_W4(op, n, a, b, c, d) SHMEMU_COMPAT_SEL(op, n, 4, a, b, c, d)
-#define SHMEMU_COMPAT_W5(op, n, a, b, c, d, e) SHMEMU_COMPAT_SEL(op, n, 5, a, b, c, d, e)
-#define SHMEMU_COMPAT_W6(op, n, a, b, c, d, e, f)                              \
-    SHMEMU_COMPAT_SEL(op, n, 6, a, b, c, d, e, f)
-#define SHMEMU_COMPAT_W7(op, n, a, b, c, d, e, f, g)                           \
-    SHMEMU_COMPAT_SEL(op, n, 7, a, b, c, d, e, f, g)
-/* n: the argument count without a context; k: the count given. */
-#define SHMEMU_COMPAT_SEL(op, n, k, first, second, ...)                        \
-    SHMEMU_COMPAT_SEL_##n##_##k(op, first, second, __VA_ARGS__)
-#define SHMEMU_COMPAT_PLAIN(op, first, second, ...)                            \
-    SHMEMU_COMPAT_GENERIC(first, op)(first, second, __VA_ARGS__)
-#define SHMEMU_COMPAT_CTX(op, first, second, ...)                              \
-    SHMEMU_COMPAT_GENERIC_CTX(second, op)(first, second, __VA_ARGS__)
+        int: shmem_##ctx##int_##op, long: shmem_##ctx##long_##op,             \
+        long long: shmem_##ctx##longlong_##op,                                 \
+        unsigned int: shmem_##ctx##uint_##op,                                  \
+        unsigned long: shmem_##ctx##ulong_##op,                                \
+        unsigned long long: shmem_##ctx##ulonglong_##op)
+#define SHMEMU_COMPAT_G_AMO_EXT(ctx, ptr, op)                                  \
+    _Generic(*(ptr),                                                           \
+        float: shmem_##ctx##float_##op, double: shmem_##ctx##double_##op,      \
+        int: shmem_##ctx##int_##op, long: shmem_##ctx##long_##op,             \
+        long long: shmem_##ctx##longlong_##op,                                 \
+        unsigned int: shmem_##ctx##uint_##op,                                  \
+        unsigned long: shmem_##ctx##ulong_##op,                                \
+        unsigned long long: shmem_##ctx##ulonglong_##op)
+#define SHMEMU_COMPAT_G_AMO_BIT(ctx, ptr, op)                                  \
+    _Generic(*(ptr),                                                           \
+        unsigned int: shmem_##ctx##uint_##op,                                  \
+        unsigned long: shmem_##ctx##ulong_##op,                                \
+        unsigned long long: shmem_##ctx##ulonglong_##op,                       \
+        int: shmem_##ctx##int32_##op, long: shmem_##ctx##int64_##op)
+
+/* With or without a leading context: the count of arguments decides.  n is
+ * the count without a context; the typed pointer is the first argument, or
+ * the second after a context. */
+#define SHMEMU_COMPAT_CTX_OR_NOT(fam, op, n, ...)                              \
+    SHMEMU_COMPAT_SEL(fam, op, n,                                              \
+                      SHMEMU_COMPAT_ARGN(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, ), \
+                      __VA_ARGS__)
+#define SHMEMU_COMPAT_ARGN(a, b, c, d, e, f, g, h, k, ...) k
+/* One more level, so that k is expanded before it is pasted. */
+#define SHMEMU_COMPAT_SEL(fam, op, n, k, ...) SHMEMU_COMPAT_SEL_(fam, op, n, k, __VA_ARGS__)
+#define SHMEMU_COMPAT_SEL_(fam, op, n, k, ...)                                 \
+    SHMEMU_COMPAT_SEL_##n##_##k(fam, op, __VA_ARGS__)
+#define SHMEMU_COMPAT_PLAIN(fam, op, first, ...)                               \
+    SHMEMU_COMPAT_G_##fam(, first, op)(first, __VA_ARGS__)
+#define SHMEMU_COMPAT_CTX(fam, op, ctx, first, ...)                            \
+    SHMEMU_COMPAT_G_##fam(ctx_, first, op)(ctx, first, __VA_ARGS__)
+#define SHMEMU_COMPAT_SEL_2_2 SHMEMU_COMPAT_PLAIN
+#define SHMEMU_COMPAT_SEL_2_3 SHMEMU_COMPAT_CTX
 #define SHMEMU_COMPAT_SEL_3_3 SHMEMU_COMPAT_PLAIN
 #define SHMEMU_COMPAT_SEL_3_4 SHMEMU_COMPAT_CTX
 #define SHMEMU_COMPAT_SEL_4_4 SHMEMU_COMPAT_PLAIN
 #define SHMEMU_COMPAT_SEL_4_5 SHMEMU_COMPAT_CTX
+#define SHMEMU_COMPAT_SEL_5_5 SHMEMU_COMPAT_PLAIN
+#define SHMEMU_COMPAT_SEL_5_6 SHMEMU_COMPAT_CTX
 #define SHMEMU_COMPAT_SEL_6_6 SHMEMU_COMPAT_PLAIN
 #define SHMEMU_COMPAT_SEL_6_7 SHMEMU_COMPAT_CTX
-#define SHMEMU_COMPAT_SEL_2_3 SHMEMU_COMPAT_CTX
+#define SHMEMU_COMPAT_SEL_7_7 SHMEMU_COMPAT_PLAIN
+#define SHMEMU_COMPAT_SEL_7_8 SHMEMU_COMPAT_CTX
 
-#define shmem_put(...) SHMEMU_COMPAT_CTX_OR_NOT(put, 4, __VA_ARGS__)
-#define shmem_get(...) SHMEMU_COMPAT_CTX_OR_NOT(get, 4, __VA_ARGS__)
-#define shmem_put_nbi(...) SHMEMU_COMPAT_CTX_OR_NOT(put_nbi, 4, __VA_ARGS__)
-#define shmem_get_nbi(...) SHMEMU_COMPAT_CTX_OR_NOT(get_nbi, 4, __VA_ARGS__)
-#define shmem_p(...) SHMEMU_COMPAT_CTX_OR_NOT(p, 3, __VA_ARGS__)
-#define shmem_g(...) SHMEMU_COMPAT_CTX_OR_NOT(g, 2, __VA_ARGS__)
-#define shmem_iput(...) SHMEMU_COMPAT_CTX_OR_NOT(iput, 6, __VA_ARGS__)
-#define shmem_iget(...) SHMEMU_COMPAT_CTX_OR_NOT(iget, 6, __VA_ARGS__)
+#define shmem_put(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, put, 4, __VA_ARGS__)
+#define shmem_get(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, get, 4, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, put_nbi, 4, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, get_nbi, 4, __VA_ARGS__)
+#define shmem_p(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, p, 3, __VA_ARGS__)
+#define shmem_g(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, g, 2, __VA_ARGS__)
+#define shmem_iput(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, iput, 6, __VA_ARGS__)
+#define shmem_iget(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, iget, 6, __VA_ARGS__)
+#define shmem_put_signal(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, put_signal, 7, __VA_ARGS__)
+#define shmem_put_signal_nbi(...)                                              \
+    SHMEMU_COMPAT_CTX_OR_NOT(RMA, put_signal_nbi, 7, __VA_ARGS__)
 
-/* Atomics, by the type of dest (a context first is not offered for the
- * generic AMOs here: use the typed shmem_ctx_TYPE_atomic_* forms). */
-#define SHMEMU_COMPAT_GENERIC_AMO(ptr, op)                                     \
-    _Generic(*(ptr),                                                           \
-        int: shmem_int_##op, long: shmem_long_##op, long long: shmem_longlong_##op, \
-        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
-        unsigned long long: shmem_ulonglong_##op)
-#define SHMEMU_COMPAT_GENERIC_AMO_EXT(ptr, op)                                 \
-    _Generic(*(ptr),                                                           \
-        float: shmem_float_##op, double: shmem_double_##op, int: shmem_int_##op, \
-        long: shmem_long_##op, long long: shmem_longlong_##op,                 \
-        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
-        unsigned long long: shmem_ulonglong_##op)
-#define SHMEMU_COMPAT_GENERIC_AMO_BIT(ptr, op)                                 \
-    _Generic(*(ptr),                                                           \
-        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
-        unsigned long long: shmem_ulonglong_##op, int: shmem_int32_##op,       \
-        long: shmem_int64_##op)
-#define shmem_atomic_fetch(src, pe) SHMEMU_COMPAT_GENERIC_AMO_EXT(src, atomic_fetch)(src, pe)
-#define shmem_atomic_set(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_EXT(d, atomic_set)(d, v, pe)
-#define shmem_atomic_swap(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_EXT(d, atomic_swap)(d, v, pe)
-#define shmem_atomic_compare_swap(d, c, v, pe)                                 \
-    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_compare_swap)(d, c, v, pe)
-#define shmem_atomic_fetch_inc(d, pe) SHMEMU_COMPAT_GENERIC_AMO(d, atomic_fetch_inc)(d, pe)
-#define shmem_atomic_inc(d, pe) SHMEMU_COMPAT_GENERIC_AMO(d, atomic_inc)(d, pe)
-#define shmem_atomic_fetch_add(d, v, pe)                                       \
-    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_fetch_add)(d, v, pe)
-#define shmem_atomic_add(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO(d, atomic_add)(d, v, pe)
-#define shmem_atomic_fetch_and(d, v, pe)                                       \
-    SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_fetch_and)(d, v, pe)
-#define shmem_atomic_and(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_and)(d, v, pe)
-#define shmem_atomic_fetch_or(d, v, pe)                                        \
-    SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_fetch_or)(d, v, pe)
-#define shmem_atomic_or(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_or)(d, v, pe)
-#define shmem_atomic_fetch_xor(d, v, pe)                                       \
-    SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_fetch_xor)(d, v, pe)
-#define shmem_atomic_xor(d, v, pe) SHMEMU_COMPAT_GENERIC_AMO_BIT(d, atomic_xor)(d, v, pe)
-#define shmem_atomic_fetch_nbi(f, s, pe)                                       \
-    SHMEMU_COMPAT_GENERIC_AMO_EXT(s, atomic_fetch_nbi)(f, s, pe)
-#define shmem_atomic_fetch_add_nbi(f, d, v, pe)                                \
-    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_fetch_add_nbi)(f, d, v, pe)
-#define shmem_atomic_fetch_inc_nbi(f, d, pe)                                   \
-    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_fetch_inc_nbi)(f, d, pe)
-#define shmem_atomic_compare_swap_nbi(f, d, c, v, pe)                          \
-    SHMEMU_COMPAT_GENERIC_AMO(d, atomic_compare_swap_nbi)(f, d, c, v, pe)
-#define shmem_atomic_swap_nbi(f, d, v, pe)                                     \
-    SHMEMU_COMPAT_GENERIC_AMO_EXT(d, atomic_swap_nbi)(f, d, v, pe)
+/* Atomics, by the type of dest (of fetch for the _nbi forms, the same). */
+#define shmem_atomic_fetch(...) SHMEMU_COMPAT_CTX_OR_NOT(AMO_EXT, atomic_fetch, 2, __VA_ARGS__)
+#define shmem_atomic_set(...) SHMEMU_COMPAT_CTX_OR_NOT(AMO_EXT, atomic_set, 3, __VA_ARGS__)
+#define shmem_atomic_swap(...) SHMEMU_COMPAT_CTX_OR_NOT(AMO_EXT, atomic_swap, 3, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...)                                         \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO, atomic_compare_swap, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...)                                            \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO, atomic_fetch_inc, 2, __VA_ARGS__)
+#define shmem_atomic_inc(...) SHMEMU_COMPAT_CTX_OR_NOT(AMO, atomic_inc, 2, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...)                                            \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO, atomic_fetch_add, 3, __VA_ARGS__)
+#define shmem_atomic_add(...) SHMEMU_COMPAT_CTX_OR_NOT(AMO, atomic_add, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...)                                            \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO_BIT, atomic_fetch_and, 3, __VA_ARGS__)
+#define shmem_atomic_and(...) SHMEMU_COMPAT_CTX_OR_NOT(AMO_BIT, atomic_and, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...)                                             \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO_BIT, atomic_fetch_or, 3, __VA_ARGS__)
+#define shmem_atomic_or(...) SHMEMU_COMPAT_CTX_OR_NOT(AMO_BIT, atomic_or, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...)                                            \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO_BIT, atomic_fetch_xor, 3, __VA_ARGS__)
+#define shmem_atomic_xor(...) SHMEMU_COMPAT_CTX_OR_NOT(AMO_BIT, atomic_xor, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...)                                            \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO_EXT, atomic_fetch_nbi, 3, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...)                                             \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO_EXT, atomic_swap_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...)                                     \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO, atomic_compare_swap_nbi, 5, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...)                                        \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO, atomic_fetch_inc_nbi, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...)                                        \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO, atomic_fetch_add_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...)                                        \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO_BIT, atomic_fetch_and_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...)                                         \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO_BIT, atomic_fetch_or_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...)                                        \
+    SHMEMU_COMPAT_CTX_OR_NOT(AMO_BIT, atomic_fetch_xor_nbi, 4, __VA_ARGS__)
+
+/* The generic names deprecated in 1.4, still in wide use (no context). */
+#define shmem_fetch(src, pe) SHMEMU_COMPAT_G_AMO_EXT(, src, atomic_fetch)(src, pe)
+#define shmem_set(d, v, pe) SHMEMU_COMPAT_G_AMO_EXT(, d, atomic_set)(d, v, pe)
+#define shmem_swap(d, v, pe) SHMEMU_COMPAT_G_AMO_EXT(, d, atomic_swap)(d, v, pe)
+#define shmem_cswap(d, c, v, pe) SHMEMU_COMPAT_G_AMO(, d, atomic_compare_swap)(d, c, v, pe)
+#define shmem_finc(d, pe) SHMEMU_COMPAT_G_AMO(, d, atomic_fetch_inc)(d, pe)
+#define shmem_inc(d, pe) SHMEMU_COMPAT_G_AMO(, d, atomic_inc)(d, pe)
+#define shmem_fadd(d, v, pe) SHMEMU_COMPAT_G_AMO(, d, atomic_fetch_add)(d, v, pe)
+#define shmem_add(d, v, pe) SHMEMU_COMPAT_G_AMO(, d, atomic_add)(d, v, pe)
 
 /* Point-to-point, by the type of the ivar. */
 #define SHMEMU_COMPAT_GENERIC_P2P(ptr, op)                                     \
@@ -1169,12 +1192,12 @@ SHMEMU_COMPAT_TOALL(complexd, double _Complex, prod)
     SHMEMU_COMPAT_GENERIC_P2P(iv, test_some_vector)(iv, n, idx, st, cmp, v)
 
 /* Team collectives and reductions, by the type of dest. */
-#define shmem_broadcast(t, d, s, n, root) SHMEMU_COMPAT_GENERIC(d, broadcast)(t, d, s, n, root)
-#define shmem_collect(t, d, s, n) SHMEMU_COMPAT_GENERIC(d, collect)(t, d, s, n)
-#define shmem_fcollect(t, d, s, n) SHMEMU_COMPAT_GENERIC(d, fcollect)(t, d, s, n)
-#define shmem_alltoall(t, d, s, n) SHMEMU_COMPAT_GENERIC(d, alltoall)(t, d, s, n)
+#define shmem_broadcast(t, d, s, n, root) SHMEMU_COMPAT_G_RMA(, d, broadcast)(t, d, s, n, root)
+#define shmem_collect(t, d, s, n) SHMEMU_COMPAT_G_RMA(, d, collect)(t, d, s, n)
+#define shmem_fcollect(t, d, s, n) SHMEMU_COMPAT_G_RMA(, d, fcollect)(t, d, s, n)
+#define shmem_alltoall(t, d, s, n) SHMEMU_COMPAT_G_RMA(, d, alltoall)(t, d, s, n)
 #define shmem_alltoalls(t, d, s, dst, sst, n)                                  \
-    SHMEMU_COMPAT_GENERIC(d, alltoalls)(t, d, s, dst, sst, n)
+    SHMEMU_COMPAT_G_RMA(, d, alltoalls)(t, d, s, dst, sst, n)
 #define SHMEMU_COMPAT_GENERIC_RED_INT(ptr, op)                                 \
     _Generic(*(ptr),                                                           \
         unsigned char: shmem_uchar_##op, unsigned short: shmem_ushort_##op,    \
@@ -1205,5 +1228,173 @@ SHMEMU_COMPAT_TOALL(complexd, double _Complex, prod)
 #ifdef __cplusplus
 }
 #endif
+
+/* ------------------------------------------------ C++ overloads
+ *
+ * C++ has no _Generic: the generic names are overloads on the pointer's
+ * element type, forwarding the other arguments to the typed call (C++11).
+ * A context, or a team for collectives, may come first as in C. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+
+/* Writable or const element pointer first, optionally after a lead (ctx
+ * or team) argument. */
+#define SHMEMU_CXX_W(GEN, TYPED, TYPE)                                         \
+    template <class... A>                                                      \
+    inline auto GEN(TYPE *p, A... a)->decltype(TYPED(p, a...))                 \
+    {                                                                          \
+        return TYPED(p, a...);                                                 \
+    }
+#define SHMEMU_CXX_R(GEN, TYPED, TYPE)                                         \
+    template <class... A>                                                      \
+    inline auto GEN(const TYPE *p, A... a)->decltype(TYPED(p, a...))           \
+    {                                                                          \
+        return TYPED(p, a...);                                                 \
+    }
+#define SHMEMU_CXX_LW(GEN, TYPED, LEAD, TYPE)                                  \
+    template <class... A>                                                      \
+    inline auto GEN(LEAD l, TYPE *p, A... a)->decltype(TYPED(l, p, a...))      \
+    {                                                                          \
+        return TYPED(l, p, a...);                                              \
+    }
+#define SHMEMU_CXX_LR(GEN, TYPED, LEAD, TYPE)                                  \
+    template <class... A>                                                      \
+    inline auto GEN(LEAD l, const TYPE *p, A... a)->decltype(TYPED(l, p, a...)) \
+    {                                                                          \
+        return TYPED(l, p, a...);                                              \
+    }
+
+/* The spec's type lists, by the typed names' spelling. */
+#define SHMEMU_CXX_AMO_TYPES(X, a, b)                                          \
+    X(a, b, int, int) X(a, b, long, long) X(a, b, longlong, long long)         \
+    X(a, b, uint, unsigned int) X(a, b, ulong, unsigned long)                  \
+    X(a, b, ulonglong, unsigned long long)
+#define SHMEMU_CXX_EXT_TYPES(X, a, b)                                          \
+    SHMEMU_CXX_AMO_TYPES(X, a, b) X(a, b, float, float) X(a, b, double, double)
+#define SHMEMU_CXX_BIT_TYPES(X, a, b)                                          \
+    X(a, b, uint, unsigned int) X(a, b, ulong, unsigned long)                  \
+    X(a, b, ulonglong, unsigned long long) X(a, b, int32, int)                 \
+    X(a, b, int64, long)
+#define SHMEMU_CXX_P2P_TYPES(X, a, b)                                          \
+    SHMEMU_CXX_AMO_TYPES(X, a, b) X(a, b, short, short)                        \
+    X(a, b, ushort, unsigned short)
+#define SHMEMU_CXX_RMA_TYPES(X, a, b)                                          \
+    SHMEMU_CXX_EXT_TYPES(X, a, b) X(a, b, longdouble, long double)             \
+    X(a, b, char, char) X(a, b, schar, signed char) X(a, b, short, short)      \
+    X(a, b, uchar, unsigned char) X(a, b, ushort, unsigned short)
+#define SHMEMU_CXX_RED_TYPES(X, a, b)                                          \
+    SHMEMU_CXX_RMA_TYPES(X, a, b)
+#define SHMEMU_CXX_REDBIT_TYPES(X, a, b)                                       \
+    X(a, b, uchar, unsigned char) X(a, b, ushort, unsigned short)              \
+    X(a, b, uint, unsigned int) X(a, b, ulong, unsigned long)                  \
+    X(a, b, ulonglong, unsigned long long) X(a, b, int8, signed char)          \
+    X(a, b, int16, short) X(a, b, int32, int) X(a, b, int64, long)
+
+/* gen: the generic name's tail; op: the typed name's tail. */
+#define SHMEMU_CXX_PW(gen, op, NAME, TYPE)                                     \
+    SHMEMU_CXX_W(shmem_##gen, shmem_##NAME##_##op, TYPE)                       \
+    SHMEMU_CXX_LW(shmem_##gen, shmem_ctx_##NAME##_##op, shmem_ctx_t, TYPE)
+#define SHMEMU_CXX_PR(gen, op, NAME, TYPE)                                     \
+    SHMEMU_CXX_R(shmem_##gen, shmem_##NAME##_##op, TYPE)                       \
+    SHMEMU_CXX_LR(shmem_##gen, shmem_ctx_##NAME##_##op, shmem_ctx_t, TYPE)
+#define SHMEMU_CXX_OLD(gen, op, NAME, TYPE)                                    \
+    SHMEMU_CXX_W(shmem_##gen, shmem_##NAME##_##op, TYPE)
+#define SHMEMU_CXX_OLDR(gen, op, NAME, TYPE)                                   \
+    SHMEMU_CXX_R(shmem_##gen, shmem_##NAME##_##op, TYPE)
+#define SHMEMU_CXX_TEAM(gen, op, NAME, TYPE)                                   \
+    SHMEMU_CXX_LW(shmem_##gen, shmem_##NAME##_##op, shmem_team_t, TYPE)
+
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, put, put)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, get, get)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, put_nbi, put_nbi)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, get_nbi, get_nbi)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, p, p)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PR, g, g)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, iput, iput)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, iget, iget)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, put_signal, put_signal)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, put_signal_nbi, put_signal_nbi)
+
+SHMEMU_CXX_EXT_TYPES(SHMEMU_CXX_PR, atomic_fetch, atomic_fetch)
+SHMEMU_CXX_EXT_TYPES(SHMEMU_CXX_PW, atomic_set, atomic_set)
+SHMEMU_CXX_EXT_TYPES(SHMEMU_CXX_PW, atomic_swap, atomic_swap)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_PW, atomic_compare_swap, atomic_compare_swap)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_PW, atomic_fetch_inc, atomic_fetch_inc)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_PW, atomic_inc, atomic_inc)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_PW, atomic_fetch_add, atomic_fetch_add)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_PW, atomic_add, atomic_add)
+SHMEMU_CXX_BIT_TYPES(SHMEMU_CXX_PW, atomic_fetch_and, atomic_fetch_and)
+SHMEMU_CXX_BIT_TYPES(SHMEMU_CXX_PW, atomic_and, atomic_and)
+SHMEMU_CXX_BIT_TYPES(SHMEMU_CXX_PW, atomic_fetch_or, atomic_fetch_or)
+SHMEMU_CXX_BIT_TYPES(SHMEMU_CXX_PW, atomic_or, atomic_or)
+SHMEMU_CXX_BIT_TYPES(SHMEMU_CXX_PW, atomic_fetch_xor, atomic_fetch_xor)
+SHMEMU_CXX_BIT_TYPES(SHMEMU_CXX_PW, atomic_xor, atomic_xor)
+SHMEMU_CXX_EXT_TYPES(SHMEMU_CXX_PW, atomic_fetch_nbi, atomic_fetch_nbi)
+SHMEMU_CXX_EXT_TYPES(SHMEMU_CXX_PW, atomic_swap_nbi, atomic_swap_nbi)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_PW, atomic_compare_swap_nbi, atomic_compare_swap_nbi)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_PW, atomic_fetch_inc_nbi, atomic_fetch_inc_nbi)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_PW, atomic_fetch_add_nbi, atomic_fetch_add_nbi)
+SHMEMU_CXX_BIT_TYPES(SHMEMU_CXX_PW, atomic_fetch_and_nbi, atomic_fetch_and_nbi)
+SHMEMU_CXX_BIT_TYPES(SHMEMU_CXX_PW, atomic_fetch_or_nbi, atomic_fetch_or_nbi)
+SHMEMU_CXX_BIT_TYPES(SHMEMU_CXX_PW, atomic_fetch_xor_nbi, atomic_fetch_xor_nbi)
+
+SHMEMU_CXX_EXT_TYPES(SHMEMU_CXX_OLDR, fetch, atomic_fetch)
+SHMEMU_CXX_EXT_TYPES(SHMEMU_CXX_OLD, set, atomic_set)
+SHMEMU_CXX_EXT_TYPES(SHMEMU_CXX_OLD, swap, atomic_swap)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_OLD, cswap, atomic_compare_swap)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_OLD, finc, atomic_fetch_inc)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_OLD, inc, atomic_inc)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_OLD, fadd, atomic_fetch_add)
+SHMEMU_CXX_AMO_TYPES(SHMEMU_CXX_OLD, add, atomic_add)
+
+/* Spelled out: a status of NULL must convert, which forwarding would not. */
+#define SHMEMU_CXX_P2P1(RET, op, NAME, TYPE, PARAMS, ARGS)                     \
+    inline RET shmem_##op PARAMS { return shmem_##NAME##_##op ARGS; }
+#define SHMEMU_CXX_P2P(a, b, NAME, TYPE)                                       \
+    SHMEMU_CXX_P2P1(void, wait_until, NAME, TYPE, (TYPE * iv, int c, TYPE v), (iv, c, v)) \
+    SHMEMU_CXX_P2P1(int, test, NAME, TYPE, (TYPE * iv, int c, TYPE v), (iv, c, v)) \
+    SHMEMU_CXX_P2P1(void, wait_until_all, NAME, TYPE,                          \
+                    (TYPE * iv, size_t n, const int *st, int c, TYPE v), (iv, n, st, c, v)) \
+    SHMEMU_CXX_P2P1(size_t, wait_until_any, NAME, TYPE,                        \
+                    (TYPE * iv, size_t n, const int *st, int c, TYPE v), (iv, n, st, c, v)) \
+    SHMEMU_CXX_P2P1(size_t, wait_until_some, NAME, TYPE,                       \
+                    (TYPE * iv, size_t n, size_t *ix, const int *st, int c, TYPE v), \
+                    (iv, n, ix, st, c, v))                                     \
+    SHMEMU_CXX_P2P1(void, wait_until_all_vector, NAME, TYPE,                   \
+                    (TYPE * iv, size_t n, const int *st, int c, TYPE *v), (iv, n, st, c, v)) \
+    SHMEMU_CXX_P2P1(size_t, wait_until_any_vector, NAME, TYPE,                 \
+                    (TYPE * iv, size_t n, const int *st, int c, TYPE *v), (iv, n, st, c, v)) \
+    SHMEMU_CXX_P2P1(size_t, wait_until_some_vector, NAME, TYPE,                \
+                    (TYPE * iv, size_t n, size_t *ix, const int *st, int c, TYPE *v), \
+                    (iv, n, ix, st, c, v))                                     \
+    SHMEMU_CXX_P2P1(int, test_all, NAME, TYPE,                                 \
+                    (TYPE * iv, size_t n, const int *st, int c, TYPE v), (iv, n, st, c, v)) \
+    SHMEMU_CXX_P2P1(size_t, test_any, NAME, TYPE,                              \
+                    (TYPE * iv, size_t n, const int *st, int c, TYPE v), (iv, n, st, c, v)) \
+    SHMEMU_CXX_P2P1(size_t, test_some, NAME, TYPE,                             \
+                    (TYPE * iv, size_t n, size_t *ix, const int *st, int c, TYPE v), \
+                    (iv, n, ix, st, c, v))                                     \
+    SHMEMU_CXX_P2P1(int, test_all_vector, NAME, TYPE,                          \
+                    (TYPE * iv, size_t n, const int *st, int c, TYPE *v), (iv, n, st, c, v)) \
+    SHMEMU_CXX_P2P1(size_t, test_any_vector, NAME, TYPE,                       \
+                    (TYPE * iv, size_t n, const int *st, int c, TYPE *v), (iv, n, st, c, v)) \
+    SHMEMU_CXX_P2P1(size_t, test_some_vector, NAME, TYPE,                      \
+                    (TYPE * iv, size_t n, size_t *ix, const int *st, int c, TYPE *v), \
+                    (iv, n, ix, st, c, v))
+SHMEMU_CXX_P2P_TYPES(SHMEMU_CXX_P2P, , )
+
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_TEAM, broadcast, broadcast)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_TEAM, collect, collect)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_TEAM, fcollect, fcollect)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_TEAM, alltoall, alltoall)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_TEAM, alltoalls, alltoalls)
+SHMEMU_CXX_REDBIT_TYPES(SHMEMU_CXX_TEAM, and_reduce, and_reduce)
+SHMEMU_CXX_REDBIT_TYPES(SHMEMU_CXX_TEAM, or_reduce, or_reduce)
+SHMEMU_CXX_REDBIT_TYPES(SHMEMU_CXX_TEAM, xor_reduce, xor_reduce)
+SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, min_reduce, min_reduce)
+SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, max_reduce, max_reduce)
+SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, sum_reduce, sum_reduce)
+SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, prod_reduce, prod_reduce)
+
+#endif /* C++11 */
 
 #endif /* SHMEM_H */

@@ -2,7 +2,9 @@
  * test_compat.c - OpenSHMEM compatibility: an OpenSHMEM 1.5 program
  * (tests/progs/osh_features.c) built against shmem.h and started with
  * oshrun on 1 to 5 PEs, under the checker, with shmem_global_exit; one
- * with threads inside each PE (tests/progs/osh_threads.c); and
+ * with threads inside each PE (tests/progs/osh_threads.c); the generic
+ * names for every type, built as C11 and as C++ with oshc++
+ * (tests/progs/osh_generic.c); and
  * global variables as shmemu sees them: symmetric on shm with
  * SHMEMU_STATIC=on, refused with the reason where PEs share one image.
  */
@@ -87,6 +89,39 @@ static void test_threads(void **state)
                 fail_msg("%s, %d PEs: status %#x, output:\n%s", envs[e][0] ? envs[e][0] : "plain",
                          n, o.status, o.out);
         }
+}
+
+/* The generic names (C11 _Generic, and C++ overloads when a C++ compiler
+ * was found to build osh_generic_cxx) on 1, 2, 3 and 5 PEs, then under the
+ * checker: exact values, no false accusation. */
+static void test_generic(void **state)
+{
+    (void)state;
+    const char *progs[] = {"tests/progs/osh_generic", "tests/progs/osh_generic_cxx"};
+    const char *envs[] = {NULL, NULL, NULL, NULL, "SHMEMU_CHECK=fuzz:1,race",
+                          "SHMEMU_CHECK=fuzz:2"};
+    const int pes[] = {1, 2, 3, 5, 3, 2};
+    for (int p = 0; p < 2; p++) {
+        char prog[PATH_MAX]; /* th_tool's buffers are reused */
+        snprintf(prog, sizeof(prog), "%s", th_tool(progs[p]));
+        if (access(prog, X_OK) != 0) {
+            printf("# %s skipped: not built (no C++ compiler: CXX=%s not found)\n", progs[p],
+                   getenv("CXX") ? getenv("CXX") : "c++");
+            continue;
+        }
+        for (int r = 0; r < 6; r++) {
+            char np[16], want[24];
+            snprintf(np, sizeof(np), "%d", pes[r]);
+            snprintf(want, sizeof(want), "ok %d\n", pes[r]);
+            char *argv[] = {th_tool("oshrun"), "-np", np, prog, NULL};
+            const char *env[] = {envs[r], NULL};
+            struct th_outcome o;
+            th_run_cmd(argv, envs[r] ? env : NULL, &o);
+            if (!exited(&o, 0) || !strstr(o.out, want))
+                fail_msg("%s, %s, %d PEs: status %#x, output:\n%s", progs[p],
+                         envs[r] ? envs[r] : "plain", pes[r], o.status, o.out);
+        }
+    }
 }
 
 /* shmem_global_exit(7) on PE 1 ends every PE; the job's status is 7. */
@@ -189,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_features_checked),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_generic),
         cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_static_off_refused),
         cmocka_unit_test(test_globals_by_transport),
