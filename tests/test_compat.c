@@ -124,6 +124,72 @@ static void test_generic(void **state)
     }
 }
 
+/* OpenSHMEM's environment variables: SHMEM_SYMMETRIC_SIZE sizes the heap
+ * (shmemu's SHMEMU_HEAP_SIZE wins), SHMEM_VERSION prints the version once,
+ * SHMEM_DEBUG one line per PE. */
+static void test_spec_environment(void **state)
+{
+    (void)state;
+    char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_features"), "big",
+                    NULL};
+    struct th_outcome o;
+    const char *roomy[] = {"SHMEM_SYMMETRIC_SIZE=160M", NULL};
+    th_run_cmd(argv, roomy, &o);
+    if (!exited(&o, 0) || !strstr(o.out, "ok big 3\n"))
+        fail_msg("SHMEM_SYMMETRIC_SIZE=160M: status %#x, output:\n%s", o.status, o.out);
+    th_run_cmd(argv, NULL, &o); /* the default 64 MiB heap: refused, saying how to grow it */
+    assert_false(exited(&o, 0));
+    if (!strstr(o.out, "no room for 100663296 bytes") || !strstr(o.out, "SHMEMU_HEAP_SIZE"))
+        fail_msg("default heap: output:\n%s", o.out);
+    const char *both[] = {"SHMEM_SYMMETRIC_SIZE=160M", "SHMEMU_HEAP_SIZE=32M", NULL};
+    th_run_cmd(argv, both, &o);
+    assert_false(exited(&o, 0));
+    const char *bad[] = {"SHMEM_SYMMETRIC_SIZE=lots", NULL};
+    th_run_cmd(argv, bad, &o);
+    assert_false(exited(&o, 0));
+    if (!strstr(o.out, "SHMEM_SYMMETRIC_SIZE='lots' is malformed"))
+        fail_msg("malformed SHMEM_SYMMETRIC_SIZE: output:\n%s", o.out);
+
+    char *plain[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_generic"), NULL};
+    const char *talk[] = {"SHMEM_VERSION=1", "SHMEM_DEBUG=1", NULL};
+    th_run_cmd(plain, talk, &o);
+    assert_true(exited(&o, 0));
+    const char *vline = "shmemu " SHMEMU_VERSION_STRING " (OpenSHMEM 1.5)\n";
+    const char *ver = strstr(o.out, vline);
+    if (!ver || strstr(ver + strlen(vline), vline))
+        fail_msg("SHMEM_VERSION: want one version line, output:\n%s", o.out);
+    for (int pe = 0; pe < 3; pe++) {
+        char line[64];
+        snprintf(line, sizeof(line), "shmemu: PE %d/3: transport shm, pid ", pe);
+        if (!strstr(o.out, line))
+            fail_msg("SHMEM_DEBUG: no line for PE %d, output:\n%s", pe, o.out);
+    }
+}
+
+/* shmemu-info --oshmem: the OpenSHMEM view, readable and parsable. */
+static void test_info_oshmem(void **state)
+{
+    (void)state;
+    char *argv[] = {th_tool("shmemu-info"), "--oshmem", NULL};
+    const char *env[] = {"SHMEM_SYMMETRIC_SIZE=1G", NULL};
+    struct th_outcome o;
+    th_run_cmd(argv, env, &o);
+    assert_true(exited(&o, 0));
+    if (!strstr(o.out, "           OpenSHMEM API version: 1.5\n") ||
+        !strstr(o.out, "Symmetric heap per PE: 1G (from SHMEM_SYMMETRIC_SIZE; default 64M)") ||
+        !strstr(o.out, "Transport shm: usable"))
+        fail_msg("output:\n%s", o.out);
+    char *pargv[] = {th_tool("shmemu-info"), "--oshmem", "--parsable", NULL};
+    th_run_cmd(pargv, NULL, &o);
+    assert_true(exited(&o, 0));
+    if (!strstr(o.out, "\nopenshmem_api_version:1.5\n") ||
+        !strstr(o.out, "\nthread_support:SHMEM_THREAD_MULTIPLE"))
+        fail_msg("output:\n%s", o.out);
+    char *bad[] = {th_tool("shmemu-info"), "--parsable", NULL};
+    th_run_cmd(bad, NULL, &o);
+    assert_true(exited(&o, 2));
+}
+
 /* shmem_global_exit(7) on PE 1 ends every PE; the job's status is 7. */
 static void test_global_exit(void **state)
 {
@@ -225,6 +291,8 @@ int main(void)
         cmocka_unit_test(test_features_checked),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_generic),
+        cmocka_unit_test(test_spec_environment),
+        cmocka_unit_test(test_info_oshmem),
         cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_static_off_refused),
         cmocka_unit_test(test_globals_by_transport),

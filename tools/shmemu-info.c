@@ -2,13 +2,22 @@
  * shmemu-info - what this build of shmemu offers and what this machine is:
  * version, transports and whether each can run here, settings and their
  * environment variables, and the machine's topology (hwloc).
+ *
+ *   shmemu-info                          all of it
+ *   shmemu-info --oshmem [--parsable]    the OpenSHMEM view, as Open MPI's
+ *                                        oshmem_info gives it: versions,
+ *                                        wrappers, thread support, limits
  */
+#include <ctype.h>
 #include <hwloc.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/config.h"
+#include "shmem.h"
+#include "transport.h"
 #include "shmemu.h"
 
 static int count(hwloc_topology_t t, hwloc_obj_type_t type)
@@ -62,12 +71,93 @@ static void topology(void)
     hwloc_topology_destroy(t);
 }
 
+/* One "key: value" line, keys right-aligned as oshmem_info has them; or
+ * "key:value" for scripts. */
+static int parsable;
+
+static void kv(const char *key, const char *fmt, ...)
+{
+    char val[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(val, sizeof(val), fmt, ap);
+    va_end(ap);
+    if (parsable) {
+        char k[128];
+        size_t j = 0;
+        for (const char *c = key; *c && j + 1 < sizeof(k); c++)
+            k[j++] = *c == ' ' ? '_' : (char)tolower((unsigned char)*c);
+        k[j] = 0;
+        printf("%s:%s\n", k, val);
+    } else {
+        printf("%32s: %s\n", key, val);
+    }
+}
+
+static void oshmem_view(void)
+{
+    char name[SHMEM_MAX_NAME_LEN];
+    shmem_info_get_name(name);
+    kv("Package", "shmemu %s", SHMEMU_VERSION_STRING);
+    kv("OpenSHMEM API version", "%d.%d", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    kv("Vendor string", "%s", name);
+    kv("C compiler wrapper", "oshcc (CC, default cc)");
+    kv("C++ compiler wrapper", "oshc++, oshcxx (CXX, default c++; overloads, C++11)");
+    kv("C11 generic interfaces", "yes");
+    kv("Fortran bindings", "no");
+    kv("Launcher", "oshrun -np N (shmemu-run -t shm)");
+    kv("Thread support", "SHMEM_THREAD_MULTIPLE (sim transport: FUNNELED)");
+    kv("Contexts", "yes (SHMEM_CTX_PRIVATE, SERIALIZED, NOSTORE accepted)");
+    kv("Global and static data", "symmetric on shm (SHMEMU_STATIC)");
+    struct shmemu__param_info heap = {0};
+    for (int i = 0; i < shmemu__param_count; i++)
+        if (strcmp(shmemu__param_table[i].name, "SHMEMU_HEAP_SIZE") == 0)
+            heap = shmemu__param_table[i];
+    const char *src = shmemu__param_source(&heap);
+    const char *v = getenv(src);
+    kv("Symmetric heap per PE", "%s (from %s; default %s)", v && *v ? v : heap.dflt,
+       v && *v ? src : "default", heap.dflt);
+    kv("Largest alignment", "%zu bytes", (size_t)SHMEMU_TL_BASE_ALIGN);
+    kv("SHMEM_MAX_NAME_LEN", "%d", SHMEM_MAX_NAME_LEN);
+    kv("SHMEM_SYNC_SIZE", "%d", SHMEM_SYNC_SIZE);
+    kv("SHMEM_BCAST_SYNC_SIZE", "%d", SHMEM_BCAST_SYNC_SIZE);
+    kv("SHMEM_REDUCE_SYNC_SIZE", "%d", SHMEM_REDUCE_SYNC_SIZE);
+    kv("SHMEM_REDUCE_MIN_WRKDATA_SIZE", "%d", SHMEM_REDUCE_MIN_WRKDATA_SIZE);
+    const char *tname;
+    int usable;
+    char why[256];
+    for (int i = 0; shmemu_transport_info(i, &tname, &usable, why, sizeof(why)) == 0; i++) {
+        char key[64];
+        snprintf(key, sizeof(key), "Transport %s", tname);
+        kv(key, "%s", usable ? "usable" : why);
+    }
+    const char *vars[] = {"SHMEM_SYMMETRIC_SIZE", "SHMEM_VERSION", "SHMEM_INFO", "SHMEM_DEBUG"};
+    for (int i = 0; i < 4; i++) {
+        v = getenv(vars[i]);
+        kv(vars[i], "%s", v ? v : "(unset)");
+    }
+}
+
 int main(int argc, char **argv)
 {
-    (void)argv;
-    if (argc > 1) {
-        fprintf(stderr, "usage: shmemu-info\n");
+    int oshmem = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--oshmem") == 0)
+            oshmem = 1;
+        else if (strcmp(argv[i], "--parsable") == 0)
+            parsable = 1;
+        else {
+            fprintf(stderr, "usage: shmemu-info [--oshmem [--parsable]]\n");
+            return 2;
+        }
+    }
+    if (parsable && !oshmem) {
+        fprintf(stderr, "shmemu-info: --parsable goes with --oshmem\n");
         return 2;
+    }
+    if (oshmem) {
+        oshmem_view();
+        return 0;
     }
     printf("shmemu %s\n\ntransports (in priority order):\n", SHMEMU_VERSION_STRING);
     const char *name;
@@ -77,12 +167,7 @@ int main(int argc, char **argv)
         printf("  %-6s %s\n", name, usable ? "usable" : why);
 
     printf("\nsettings (environment variable = value [default]):\n");
-    for (int i = 0; i < shmemu__param_count; i++) {
-        const struct shmemu__param_info *p = &shmemu__param_table[i];
-        const char *v = getenv(p->name);
-        printf("  %-18s = %-8s [%s]\n      %s\n", p->name, v && *v ? v : p->dflt, p->dflt,
-               p->help);
-    }
+    shmemu__params_print(stdout);
     printf("\n");
     topology();
     return 0;

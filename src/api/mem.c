@@ -236,8 +236,8 @@ static void *alloc_common(const char *call, size_t size, size_t align, int zero)
         shmemu__heap_stats(&me->alloc, &free_b, &largest);
         st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_ENOMEM, call,
                              "no room for %zu bytes (heap %zu bytes, %zu free, largest "
-                             "free block %zu); raise SHMEMU_HEAP_SIZE or "
-                             "opts.heap_size",
+                             "free block %zu); raise SHMEMU_HEAP_SIZE "
+                             "(OpenSHMEM: SHMEM_SYMMETRIC_SIZE) or opts.heap_size",
                              size, me->heap_size - SHMEMU__WORKSPACE_TOTAL, free_b,
                              largest);
     } else if (size) {

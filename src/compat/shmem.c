@@ -13,15 +13,47 @@
 #include <unistd.h>
 
 #include "shmem.h"
+#include "runtime/config.h"
 #include "runtime/core.h"
 
 /* ----------------------------------------------------- start and end */
+
+/* OpenSHMEM's start-up variables (1.5, "Environment Variables"): any value
+ * turns each on.  SHMEM_SYMMETRIC_SIZE is read with shmemu's settings. */
+static void startup_report(void)
+{
+    shmemu__pe *me = shmemu__self;
+    if (!me)
+        return;
+    const char *v;
+    if (me->pe == 0 && (v = getenv("SHMEM_VERSION")) && *v)
+        printf("%s (OpenSHMEM %d.%d)\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION,
+               SHMEM_MINOR_VERSION);
+    if (me->pe == 0 && (v = getenv("SHMEM_INFO")) && *v) {
+        printf("%s (OpenSHMEM %d.%d)\nOpenSHMEM variables:\n"
+               "  SHMEM_SYMMETRIC_SIZE  heap bytes per PE (K, M, G, T suffixes); "
+               "SHMEMU_HEAP_SIZE wins\n"
+               "  SHMEM_VERSION         print the library version at start-up\n"
+               "  SHMEM_INFO            print this text at start-up\n"
+               "  SHMEM_DEBUG           one line per PE at start-up: where it runs\n"
+               "shmemu settings (variable = value in effect [default]):\n",
+               SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+        shmemu__params_print(stdout);
+    }
+    if ((v = getenv("SHMEM_DEBUG")) && *v)
+        fprintf(stderr, "shmemu: PE %d/%d: transport %s, pid %d, heap %zu bytes, thread level %d, "
+                "checker %s\n",
+                me->pe, shmemu_n_pes(), shmemu_transport_name(), (int)getpid(), me->heap_size,
+                shmemu_query_thread(), shmemu_check_enabled() ? "on" : "off");
+    fflush(NULL);
+}
 
 void shmem_init(void)
 {
     shmemu__static_request(); /* OpenSHMEM programs' globals are symmetric */
     if (shmemu_init() != SHMEMU_OK)
         exit(1); /* shmemu_init said why */
+    startup_report();
 }
 
 void start_pes(int npes)
@@ -34,7 +66,12 @@ void start_pes(int npes)
 int shmem_init_thread(int requested, int *provided)
 {
     shmemu__static_request();
-    return shmemu_init_thread(requested, provided) == SHMEMU_OK ? 0 : -1;
+    int was_pe = shmemu__self != NULL;
+    if (shmemu_init_thread(requested, provided) != SHMEMU_OK)
+        return -1;
+    if (!was_pe)
+        startup_report();
+    return 0;
 }
 
 void shmem_pcontrol(const int level, ...) { (void)level; }

@@ -166,6 +166,26 @@ static int parse_one(struct shmemu__params *p, const struct shmemu__param_info *
     return -1;
 }
 
+/* OpenSHMEM's own names for two settings, read when shmemu's is unset, so
+ * that a job script written for another OpenSHMEM keeps its meaning. */
+static const char *const spec_alias[][2] = {
+    {"SHMEMU_HEAP_SIZE", "SHMEM_SYMMETRIC_SIZE"},
+};
+
+const char *shmemu__param_source(const struct shmemu__param_info *info)
+{
+    const char *v = getenv(info->name);
+    if (v && *v)
+        return info->name;
+    for (size_t i = 0; i < sizeof(spec_alias) / sizeof(spec_alias[0]); i++)
+        if (strcmp(spec_alias[i][0], info->name) == 0) {
+            v = getenv(spec_alias[i][1]);
+            if (v && *v)
+                return spec_alias[i][1];
+        }
+    return info->name;
+}
+
 int shmemu__params_load(struct shmemu__params *p, char *why, size_t why_len)
 {
     void *fields[] = {
@@ -177,12 +197,25 @@ int shmemu__params_load(struct shmemu__params *p, char *why, size_t why_len)
         const struct shmemu__param_info *info = &shmemu__param_table[i];
         if (parse_one(p, info, fields[i], info->dflt) != 0)
             abort(); /* a default that does not parse is a build bug */
-        const char *env = getenv(info->name);
+        const char *name = shmemu__param_source(info);
+        const char *env = getenv(name);
         if (env && *env && parse_one(p, info, fields[i], env) != 0) {
-            snprintf(why, why_len, "%s='%s' is malformed (%s; default %s)",
-                     info->name, env, info->help, info->dflt);
+            snprintf(why, why_len, "%s='%s' is malformed (%s; default %s)", name, env,
+                     info->help, info->dflt);
             return SHMEMU_EINVAL;
         }
     }
     return SHMEMU_OK;
+}
+
+void shmemu__params_print(FILE *f)
+{
+    for (int i = 0; i < shmemu__param_count; i++) {
+        const struct shmemu__param_info *p = &shmemu__param_table[i];
+        const char *name = shmemu__param_source(p);
+        const char *v = getenv(name);
+        fprintf(f, "  %-18s = %-8s [%s]%s%s\n      %s\n", p->name, v && *v ? v : p->dflt,
+                p->dflt, strcmp(name, p->name) ? " from " : "",
+                strcmp(name, p->name) ? name : "", p->help);
+    }
 }

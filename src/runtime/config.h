@@ -8,6 +8,7 @@
 #define SHMEMU_CONFIG_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "platform.h"
@@ -16,7 +17,8 @@
     X(TRANSPORT, STRING, "local",                                              \
       "transport used when shmemu_opts.transport is NULL")                     \
     X(HEAP_SIZE, SIZE, "64M",                                                  \
-      "per-PE symmetric heap size; suffixes K, M, G (powers of 1024)")         \
+      "per-PE symmetric heap size; suffixes K, M, G, T (powers of 1024); "     \
+      "OpenSHMEM's SHMEM_SYMMETRIC_SIZE when this is unset")                   \
     X(ERRORS, ERRMODE, "abort",                                                \
       "what a failing call does: abort (end the job) or return (a status)")    \
     X(SPIN_NS, INT, "-1",                                                      \
@@ -90,6 +92,14 @@ struct shmemu__param_info {
 
 extern const struct shmemu__param_info shmemu__param_table[] SHMEMU__HIDDEN;
 extern const int shmemu__param_count SHMEMU__HIDDEN;
+
+/* The variable a setting is read from: its own, or OpenSHMEM's name for
+ * it (SHMEM_SYMMETRIC_SIZE for SHMEMU_HEAP_SIZE) when only that is set. */
+const char *shmemu__param_source(const struct shmemu__param_info *info) SHMEMU__HIDDEN;
+
+/* Every setting, one per two lines: variable = value in effect [default],
+ * then what it does (shmemu-info, OpenSHMEM's SHMEM_INFO). */
+void shmemu__params_print(FILE *f) SHMEMU__HIDDEN;
 
 /* Read every variable; on a malformed one write a one-line reason naming it
  * into why and return SHMEMU_EINVAL. */

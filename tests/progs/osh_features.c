@@ -8,6 +8,7 @@
  *
  *   osh_features            every check
  *   osh_features exit N     PE 1 (or 0 alone) calls shmem_global_exit(N)
+ *   osh_features big        allocates 96 MiB (more than the default heap)
  */
 #include <complex.h>
 #include <shmem.h>
@@ -217,6 +218,21 @@ int main(int argc, char **argv)
             shmem_global_exit(atoi(argv[2]));
         shmem_barrier_all(); /* the others wait here until the exit ends them */
         return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "big")) {
+        size_t sz = (size_t)96 << 20;
+        char *p = shmem_malloc(sz);
+        CHECK(p != NULL, "shmem_malloc(96 MiB)");
+        if (p) {
+            p[sz - 1] = (char)me;
+            shmem_barrier_all();
+            CHECK(shmem_char_g(&p[sz - 1], (me + 1) % n) == (char)((me + 1) % n), "last byte");
+            shmem_free(p);
+        }
+        if (me == 0 && !failures)
+            printf("ok big %d\n", n);
+        shmem_finalize();
+        return failures ? 1 : 0;
     }
     int major, minor;
     char name[SHMEM_MAX_NAME_LEN];
