@@ -94,9 +94,16 @@ typedef shmemu_team_config_t shmem_team_config_t;
 #define SHMEM_TEAM_INVALID SHMEMU_TEAM_INVALID
 #define SHMEM_TEAM_NUM_CONTEXTS SHMEMU_TEAM_NUM_CONTEXTS
 
-/* A context orders and completes the operations issued on it.  shmemu
- * runs them all in one stream per PE, so quiet or fence on any context
- * also completes or orders the others' (stronger than required). */
+/* A context orders and completes the operations issued on it: one of
+ * shmemu's contexts (shmemu_ctx_t), and the team whose numbering its PE
+ * arguments use.  Outside checker mode every context shares one stream
+ * per PE (a quiet on one completes all: stronger than required); checker
+ * mode completes each context's operations apart. */
+struct shmemu_compat_ctx {
+    long options;
+    shmem_team_t team;
+    shmemu_ctx_t id;
+};
 typedef struct shmemu_compat_ctx *shmem_ctx_t;
 extern struct shmemu_compat_ctx shmemu_compat_ctx_default;
 #define SHMEM_CTX_DEFAULT (&shmemu_compat_ctx_default)
@@ -179,10 +186,33 @@ static inline void shmem_udcflush_line(void *dest) { (void)dest; }
 
 /* ------------------------------------------------------ order and sync */
 
+/* A context-qualified call runs on its context with its PE argument in
+ * world numbering; the default context costs one comparison.  The scope's
+ * end puts the thread's context back (cleanup: after a return's value). */
+int shmemu_compat_ctx_enter(shmem_ctx_t ctx, int *pe);
+static inline int shmemu_compat_ctx_begin(shmem_ctx_t ctx, int *pe)
+{
+    return ctx == SHMEM_CTX_DEFAULT ? -1 : shmemu_compat_ctx_enter(ctx, pe);
+}
+static inline void shmemu_compat_ctx_end(int *prev)
+{
+    if (*prev >= 0)
+        (void)shmemu_ctx_select(*prev);
+}
+#define SHMEMU_COMPAT_ON_CTX(ctx, pe)                                          \
+    int shmemu_prev_ctx_ __attribute__((cleanup(shmemu_compat_ctx_end))) =     \
+        shmemu_compat_ctx_begin(ctx, &(pe))
+
 static inline void shmem_quiet(void) { (void)shmemu_quiet(); }
 static inline void shmem_fence(void) { (void)shmemu_fence(); }
-static inline void shmem_ctx_quiet(shmem_ctx_t ctx) { (void)ctx; (void)shmemu_quiet(); }
-static inline void shmem_ctx_fence(shmem_ctx_t ctx) { (void)ctx; (void)shmemu_fence(); }
+static inline void shmem_ctx_quiet(shmem_ctx_t ctx)
+{
+    (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_quiet() : shmemu_ctx_quiet(ctx ? ctx->id : -1));
+}
+static inline void shmem_ctx_fence(shmem_ctx_t ctx)
+{
+    (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_fence() : shmemu_ctx_fence(ctx ? ctx->id : -1));
+}
 static inline void shmem_barrier_all(void) { (void)shmemu_barrier_all(); }
 static inline void shmem_sync_all(void) { (void)shmemu_sync_all(); }
 static inline int shmem_team_sync(shmem_team_t team) { return shmemu_team_sync(team); }
@@ -233,35 +263,35 @@ static inline void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
     static inline void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE *dest,     \
                                               const TYPE *src, size_t n, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem(dest, src, n * sizeof(TYPE), pe);                  \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest,     \
                                               const TYPE *src, size_t n, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem(dest, src, n * sizeof(TYPE), pe);                  \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, \
                                                   const TYPE *src, size_t n, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_nbi(dest, src, n * sizeof(TYPE), pe);              \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, \
                                                   const TYPE *src, size_t n, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem_nbi(dest, src, n * sizeof(TYPE), pe);              \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE v, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem(dest, &v, sizeof(TYPE), pe);                       \
     }                                                                          \
     static inline TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *src, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         TYPE v = 0;                                                            \
         (void)shmemu_getmem(&v, src, sizeof(TYPE), pe);                        \
         return v;                                                              \
@@ -270,14 +300,14 @@ static inline void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
                                                const TYPE *src, ptrdiff_t dst, \
                                                ptrdiff_t sst, size_t n, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         shmemu_compat_iput(dest, src, dst, sst, n, sizeof(TYPE), pe);          \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE *dest,    \
                                                const TYPE *src, ptrdiff_t dst, \
                                                ptrdiff_t sst, size_t n, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         shmemu_compat_iget(dest, src, dst, sst, n, sizeof(TYPE), pe);          \
     }                                                                          \
     static inline void shmem_##NAME##_put(TYPE *d, const TYPE *s, size_t n, int pe) \
@@ -328,39 +358,39 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
     static inline void shmem_ctx_put##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                            size_t n, int pe)                   \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem(d, s, n * (BITS / 8), pe);                         \
     }                                                                          \
     static inline void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                            size_t n, int pe)                   \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem(d, s, n * (BITS / 8), pe);                         \
     }                                                                          \
     static inline void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
                                                  const void *s, size_t n, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_nbi(d, s, n * (BITS / 8), pe);                     \
     }                                                                          \
     static inline void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
                                                  const void *s, size_t n, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem_nbi(d, s, n * (BITS / 8), pe);                     \
     }                                                                          \
     static inline void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                             ptrdiff_t dst, ptrdiff_t sst, size_t n, \
                                             int pe)                            \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         shmemu_compat_iput(d, s, dst, sst, n, BITS / 8, pe);                   \
     }                                                                          \
     static inline void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                             ptrdiff_t dst, ptrdiff_t sst, size_t n, \
                                             int pe)                            \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         shmemu_compat_iget(d, s, dst, sst, n, BITS / 8, pe);                   \
     }                                                                          \
     static inline void shmem_put##BITS(void *d, const void *s, size_t n, int pe) \
@@ -397,24 +427,24 @@ SHMEMU_COMPAT_SIZED(128)
 
 static inline void shmem_ctx_putmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
 {
-    (void)ctx;
+    SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem(d, s, n, pe);
 }
 static inline void shmem_ctx_getmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
 {
-    (void)ctx;
+    SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_getmem(d, s, n, pe);
 }
 static inline void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
                                         int pe)
 {
-    (void)ctx;
+    SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem_nbi(d, s, n, pe);
 }
 static inline void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
                                         int pe)
 {
-    (void)ctx;
+    SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_getmem_nbi(d, s, n, pe);
 }
 static inline void shmem_putmem(void *d, const void *s, size_t n, int pe)
@@ -439,14 +469,14 @@ static inline void shmem_getmem_nbi(void *d, const void *s, size_t n, int pe)
 static inline void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *d, const void *s, size_t n,
                                            uint64_t *sig, uint64_t v, int op, int pe)
 {
-    (void)ctx;
+    SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem_signal(d, s, n, sig, v, op, pe);
 }
 static inline void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *d, const void *s,
                                                size_t n, uint64_t *sig, uint64_t v, int op,
                                                int pe)
 {
-    (void)ctx;
+    SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem_signal_nbi(d, s, n, sig, v, op, pe);
 }
 static inline void shmem_putmem_signal(void *d, const void *s, size_t n, uint64_t *sig,
@@ -465,14 +495,14 @@ static inline void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uin
                                                      uint64_t *sig, uint64_t v, \
                                                      int op, int pe)           \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal(d, s, n * sizeof(TYPE), sig, v, op, pe);    \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_put_signal_nbi(                      \
         shmem_ctx_t ctx, TYPE *d, const TYPE *s, size_t n, uint64_t *sig,      \
         uint64_t v, int op, int pe)                                            \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal_nbi(d, s, n * sizeof(TYPE), sig, v, op, pe); \
     }                                                                          \
     static inline void shmem_##NAME##_put_signal(TYPE *d, const TYPE *s, size_t n, \
@@ -496,14 +526,14 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
                                                     uint64_t *sig, uint64_t v, \
                                                     int op, int pe)            \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal(d, s, n * (BITS / 8), sig, v, op, pe);      \
     }                                                                          \
     static inline void shmem_ctx_put##BITS##_signal_nbi(                       \
         shmem_ctx_t ctx, void *d, const void *s, size_t n, uint64_t *sig,      \
         uint64_t v, int op, int pe)                                            \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal_nbi(d, s, n * (BITS / 8), sig, v, op, pe);  \
     }                                                                          \
     static inline void shmem_put##BITS##_signal(void *d, const void *s,        \
@@ -539,19 +569,19 @@ static inline uint64_t shmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t 
     static inline TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *s, \
                                                        int pe)                 \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch(s, pe);                            \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_atomic_set(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                      int pe)                   \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
     }                                                                          \
     static inline TYPE shmem_ctx_##NAME##_atomic_swap(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                       int pe)                  \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *f, \
@@ -601,30 +631,30 @@ static inline uint64_t shmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t 
     static inline TYPE shmem_ctx_##NAME##_atomic_compare_swap(                 \
         shmem_ctx_t ctx, TYPE *d, TYPE c, TYPE v, int pe)                      \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
     }                                                                          \
     static inline TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *d, \
                                                            int pe)             \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *d, int pe) \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
     }                                                                          \
     static inline TYPE shmem_ctx_##NAME##_atomic_fetch_add(shmem_ctx_t ctx, TYPE *d, \
                                                            TYPE v, int pe)     \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_atomic_add(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                      int pe)                   \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_atomic_compare_swap_nbi(             \
@@ -701,19 +731,19 @@ static inline uint64_t shmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t 
     static inline TYPE shmem_ctx_##NAME##_atomic_fetch_##OP(shmem_ctx_t ctx, TYPE *d, \
                                                             TYPE v, int pe)    \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                    \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_atomic_##OP(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                       int pe)                  \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_##OP(d, v, pe);                           \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_atomic_fetch_##OP##_nbi(             \
         shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE v, int pe)                     \
     {                                                                          \
-        (void)ctx;                                                             \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         *f = shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                      \
     }                                                                          \
     static inline TYPE shmem_##NAME##_atomic_fetch_##OP(TYPE *d, TYPE v, int pe) \

@@ -321,10 +321,35 @@ SHMEMU_RMA_TYPES(SHMEMU_X_RMA_DECL)
 
 /* ----------------------------------------------------------- order and sync */
 
-/** Order this PE's puts, AMOs and put-signals to each PE before later ones. */
+/** Order this PE's puts, AMOs and put-signals to each PE before later ones
+ *  (those of the calling thread's current context, see below). */
 int shmemu_fence(void);
-/** Complete every outstanding put, get, AMO and put-signal of this PE. */
+/** Complete every outstanding put, get, AMO and put-signal of this PE (on
+ *  the calling thread's current context). */
 int shmemu_quiet(void);
+
+/*
+ * Contexts: separate streams of puts, gets and AMOs (OpenSHMEM's
+ * shmem_ctx_t).  A thread's calls go to its current context, the default
+ * (SHMEMU_CTX_DEFAULT) until shmemu_ctx_select picks another; quiet and
+ * fence then complete and order that context's operations only.  Syncs
+ * and collectives complete the default context's.  Without the checker
+ * every context shares the transport's stream (a quiet completes all,
+ * which the model allows); checker mode holds and completes each
+ * context's operations apart, so a missing per-context quiet shows.
+ */
+typedef int shmemu_ctx_t;
+#define SHMEMU_CTX_DEFAULT 0
+/** A new context of this PE in *ctx (never SHMEMU_CTX_DEFAULT). */
+int shmemu_ctx_create(shmemu_ctx_t *ctx);
+/** Complete ctx's operations and retire it; the default one stays. */
+int shmemu_ctx_destroy(shmemu_ctx_t ctx);
+/** Make ctx the calling thread's current context; returns the previous
+ *  one, or a negative status if ctx is not one of this PE's. */
+int shmemu_ctx_select(shmemu_ctx_t ctx);
+/** shmemu_quiet / shmemu_fence on ctx, whatever the current context. */
+int shmemu_ctx_quiet(shmemu_ctx_t ctx);
+int shmemu_ctx_fence(shmemu_ctx_t ctx);
 /** quiet, then wait until every PE has arrived: all RMA issued before is
  *  complete and visible everywhere on return. */
 int shmemu_barrier_all(void);

@@ -4,7 +4,8 @@
  * oshrun on 1 to 5 PEs, under the checker, with shmem_global_exit; one
  * with threads inside each PE (tests/progs/osh_threads.c); the generic
  * names for every type, built as C11 and as C++ with oshc++
- * (tests/progs/osh_generic.c); and
+ * (tests/progs/osh_generic.c); contexts of teams and the checker's
+ * per-context completion (tests/progs/osh_ctx.c); and
  * global variables as shmemu sees them: symmetric on shm with
  * SHMEMU_STATIC=on, refused with the reason where PEs share one image.
  */
@@ -122,6 +123,43 @@ static void test_generic(void **state)
                          envs[r] ? envs[r] : "plain", pes[r], o.status, o.out);
         }
     }
+}
+
+/* Contexts: a team's context numbers PEs in the team; checker mode
+ * completes each context apart, so puts on a private context need its own
+ * quiet before a barrier (which completes the default context only): with
+ * it no run reads an old value, without it the checked run does. */
+static void test_contexts(void **state)
+{
+    (void)state;
+    struct th_outcome o;
+    const int pes[] = {1, 2, 3, 5};
+    for (int i = 0; i < 4; i++) {
+        char np[16], want[24];
+        snprintf(np, sizeof(np), "%d", pes[i]);
+        snprintf(want, sizeof(want), "ok %d\n", pes[i]);
+        char *argv[] = {th_tool("oshrun"), "-np", np, th_tool("tests/progs/osh_ctx"), "team", NULL};
+        th_run_cmd(argv, NULL, &o);
+        if (!exited(&o, 0) || !strstr(o.out, want))
+            fail_msg("team, %d PEs: status %#x, output:\n%s", pes[i], o.status, o.out);
+    }
+    const char *checks[] = {NULL, "SHMEMU_CHECK=fuzz:1,race", "SHMEMU_CHECK=fuzz:2"};
+    for (int c = 0; c < 3; c++) {
+        char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_ctx"), "good", NULL};
+        const char *env[] = {checks[c], NULL};
+        th_run_cmd(argv, checks[c] ? env : NULL, &o);
+        if (!exited(&o, 0) || !strstr(o.out, "ok 3\n"))
+            fail_msg("good, %s: status %#x, output:\n%s", checks[c] ? checks[c] : "plain",
+                     o.status, o.out);
+    }
+    char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_ctx"), "missing", NULL};
+    const char *env[] = {"SHMEMU_CHECK=fuzz:1", NULL};
+    th_run_cmd(argv, env, &o);
+    assert_true(exited(&o, 0));
+    int stale = -1;
+    const char *at = strstr(o.out, "stale ");
+    if (!at || sscanf(at, "stale %d", &stale) != 1 || stale <= 0)
+        fail_msg("a missing shmem_ctx_quiet went unseen under the checker:\n%s", o.out);
 }
 
 /* OpenSHMEM's environment variables: SHMEM_SYMMETRIC_SIZE sizes the heap
@@ -291,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_features_checked),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_generic),
+        cmocka_unit_test(test_contexts),
         cmocka_unit_test(test_spec_environment),
         cmocka_unit_test(test_info_oshmem),
         cmocka_unit_test(test_global_exit),

@@ -20,14 +20,15 @@ int shmemu__chk_target_of(const struct held *h)
     return h->kind == H_AMO ? h->amo.pe : h->rma.pe;
 }
 
-/* Gets are ordered by nothing but quiet; puts and AMOs to one PE by fence. */
+/* Gets are ordered by nothing but quiet; puts and AMOs to one PE by a
+ * fence on their context. */
 int shmemu__chk_deliverable(const struct shmemu__chk *k, size_t i)
 {
     const struct held *h = &k->q[i];
     if (h->kind == H_GET)
         return 1;
     for (size_t j = 0; j < k->n; j++)
-        if (k->q[j].kind != H_GET && k->q[j].epoch < h->epoch &&
+        if (k->q[j].kind != H_GET && k->q[j].epoch < h->epoch && k->q[j].ctx == h->ctx &&
             shmemu__chk_target_of(&k->q[j]) == shmemu__chk_target_of(h))
             return 0;
     return 1;

@@ -118,7 +118,12 @@ void shmemu__chk_bump_activity(shmemu__pe *me, int acted)
 
 /* --------------------------------------------------------------- delivery */
 
-void shmemu__chk_quiet(shmemu__pe *me)
+static int of_ctx(const struct held *h, int ctx)
+{
+    return ctx == SHMEMU__CTX_ALL || h->ctx == ctx;
+}
+
+void shmemu__chk_quiet(shmemu__pe *me, int ctx)
 {
     struct shmemu__chk *k = me->chk;
     /* Puts and AMOs first; gets complete last (any time before quiet
@@ -128,11 +133,11 @@ void shmemu__chk_quiet(shmemu__pe *me)
         size_t i = SIZE_MAX;
         for (size_t tries = 0; tries < 4 && i == SIZE_MAX; tries++) {
             size_t c = k->n ? shmemu__chk_pick(me, SIZE_MAX) : SIZE_MAX;
-            if (c != SIZE_MAX && k->q[c].kind != H_GET)
+            if (c != SIZE_MAX && k->q[c].kind != H_GET && of_ctx(&k->q[c], ctx))
                 i = c;
         }
         for (size_t j = 0; j < k->n && i == SIZE_MAX; j++)
-            if (k->q[j].kind != H_GET && shmemu__chk_deliverable(k, j))
+            if (k->q[j].kind != H_GET && of_ctx(&k->q[j], ctx) && shmemu__chk_deliverable(k, j))
                 i = j;
         if (i == SIZE_MAX)
             break;
@@ -147,13 +152,17 @@ void shmemu__chk_quiet(shmemu__pe *me)
         shmemu__chk_deliver(me, i);
     }
     for (size_t j = 0; j < k->n; j++)
-        gets += k->q[j].kind == H_GET;
+        gets += k->q[j].kind == H_GET && of_ctx(&k->q[j], ctx);
     if (gets && k->fuzz)
         sleep_ns(shmemu__chk_afford(k, 10000 + (int64_t)(shmemu__chk_rnd(k) % 40000)));
-    while (k->n) {
-        if (shmemu__chk_check_get_overtaken(me, &k->q[k->n - 1]) && k->fuzz)
-            shmemu__chk_await_landing(me, &k->q[k->n - 1]);
-        shmemu__chk_deliver(me, k->n - 1);
+    /* What is left of ctx: its gets (and, should a pick have failed, any
+     * put of it), newest first. */
+    for (size_t j = k->n; j-- > 0;) {
+        if (j >= k->n || !of_ctx(&k->q[j], ctx))
+            continue;
+        if (shmemu__chk_check_get_overtaken(me, &k->q[j]) && k->fuzz)
+            shmemu__chk_await_landing(me, &k->q[j]);
+        shmemu__chk_deliver(me, j);
     }
 }
 
@@ -310,6 +319,7 @@ int shmemu__chk_enqueue(shmemu__pe *me, struct held *h)
     int fenced = 0;
     for (size_t j = 0; j < k->n && !fenced; j++)
         fenced = k->q[j].kind != H_GET && h->kind != H_GET && k->q[j].epoch < h->epoch &&
+                 k->q[j].ctx == h->ctx &&
                  shmemu__chk_target_of(&k->q[j]) == shmemu__chk_target_of(h);
     if (!fenced && shmemu__chk_one_in(k, 8)) {
         if (shmemu__chk_record_overtake(me, h) && shmemu__chk_is_flag(h))
@@ -323,7 +333,7 @@ int shmemu__chk_enqueue(shmemu__pe *me, struct held *h)
         size_t cap = k->cap ? k->cap * 2 : 32;
         struct held *q = realloc(k->q, cap * sizeof(*q));
         if (!q) { /* cannot hold it: carry it out, in order */
-            shmemu__chk_quiet(me);
+            shmemu__chk_quiet(me, SHMEMU__CTX_ALL);
             shmemu__chk_perform(me, h);
             free(h->copy);
             free(h->rel);
@@ -346,7 +356,8 @@ void shmemu__chk_deliver_fenced(shmemu__pe *me, int pe)
         size_t best = SIZE_MAX;
         for (size_t j = 0; j < k->n; j++)
             if (k->q[j].kind != H_GET && shmemu__chk_target_of(&k->q[j]) == pe &&
-                k->q[j].epoch < k->epoch && shmemu__chk_deliverable(k, j))
+                k->q[j].epoch < k->epoch && k->q[j].ctx == shmemu__ctx_id &&
+                shmemu__chk_deliverable(k, j))
                 best = j;
         if (best == SIZE_MAX)
             return;

@@ -80,6 +80,9 @@ struct held {
     void *copy;               /* a blocking put's data, owned */
     uint64_t seq;             /* issue order */
     uint64_t epoch;           /* fences before it */
+    int ctx;                  /* the context it was issued on: only that
+                                 context's quiet completes it, only its
+                                 fences order it */
     int64_t issued_ns;
     int64_t due_ns;           /* not delivered while waiting before this */
     const char *call;
@@ -180,6 +183,7 @@ void shmemu__chk_stamp(shmemu__pe *me, struct held *h, int flag, size_t flag_off
 
 /* Deliver everything held (quiet, barrier_all, collective allocation,
  * leaving the job), in a fuzzed order that respects fences. */
-void shmemu__chk_quiet(shmemu__pe *me) SHMEMU__HIDDEN;
+/* Deliver what is held of context ctx (SHMEMU__CTX_ALL: of every one). */
+void shmemu__chk_quiet(shmemu__pe *me, int ctx) SHMEMU__HIDDEN;
 
 #endif /* SHMEMU_CHECK_INTERNAL_H */

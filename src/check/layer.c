@@ -24,7 +24,8 @@ static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
     shmemu__pe *me = shmemu__self;
     struct shmemu__chk *k = me->chk;
     shmemu__chk_bump_activity(me, 1);
-    struct held h = {.kind = d->op == SHMEMU_TL_GET ? H_GET : H_PUT, .rma = *d};
+    struct held h = {.kind = d->op == SHMEMU_TL_GET ? H_GET : H_PUT, .rma = *d,
+                     .ctx = shmemu__ctx_id};
     h.rma.nbi = 0;
     int flag = d->op == SHMEMU_TL_PUT && (d->sig_op != SHMEMU_TL_SIG_NONE || d->nbytes <= 8);
     shmemu__chk_stamp(me, &h, flag, d->sig_op != SHMEMU_TL_SIG_NONE ? d->sig_off : d->off);
@@ -66,7 +67,7 @@ static int chk_amo_held(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
     shmemu__pe *me = shmemu__self;
     struct shmemu__chk *k = me->chk;
     shmemu__chk_bump_activity(me, 1);
-    struct held h = {.kind = H_AMO, .amo = *d};
+    struct held h = {.kind = H_AMO, .amo = *d, .ctx = shmemu__ctx_id};
     shmemu__chk_stamp(me, &h, d->op != SHMEMU_TL_AMO_FETCH, d->off);
     if (k->fuzz)
         shmemu__chk_deliver_fenced(me, d->pe);
@@ -83,11 +84,12 @@ static int chk_amo_held(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
     return SHMEMU_OK;
 }
 
-/* Deliver what this PE holds, then complete in the transport. */
+/* Deliver what this PE holds of the calling thread's context, then
+ * complete in the transport (which has one stream for all). */
 static int chk_quiet_held(struct shmemu_tl_job *tl, int pe)
 {
     shmemu__pe *me = shmemu__self;
-    shmemu__chk_quiet(me);
+    shmemu__chk_quiet(me, shmemu__ctx_id);
     const struct shmemu_transport_ops *inner = me->job->transport;
     return SHMEMU_TL_HAS(inner, quiet) ? inner->quiet(tl, pe) : SHMEMU_OK;
 }
@@ -275,7 +277,17 @@ static void check_sync_arrive_held(shmemu__pe *me, int slot, const char *call)
         if (k->fuzz)
             shmemu__chk_pause_for(me, p, 1);
     }
-    if (inflight)
+    if (inflight && k->q[first].ctx != SHMEMU_CTX_DEFAULT)
+        shmemu__check_note(me->job,
+             "sync with puts in flight: PE %d entered %s (at %s) with %zu operation%s to "
+             "other members still in flight (the first: %s at %s, to PE %d, on context %d); "
+             "a barrier completes the default context only, so a member that reads after "
+             "it may see old data: shmem_ctx_quiet (shmemu_ctx_quiet) on that context "
+             "before the sync",
+             me->pe, call, shmemu__chk_site_name(k, k->site), inflight, inflight > 1 ? "s" : "",
+             k->q[first].call ? k->q[first].call : "?", shmemu__chk_site_name(k, k->q[first].site),
+             shmemu__chk_target_of(&k->q[first]), k->q[first].ctx);
+    else if (inflight)
         shmemu__check_note(me->job,
              "sync with puts in flight: PE %d entered %s (at %s) with %zu operation%s to "
              "other members still in flight (the first: %s at %s, to PE %d); a sync "
@@ -349,6 +361,6 @@ void shmemu__check_sync_exit(shmemu__pe *me, int slot, uint32_t gen)
 void shmemu__check_thread_exit(shmemu__pe *me)
 {
     shmemu__chk_enter(me);
-    shmemu__chk_quiet(me);
+    shmemu__chk_quiet(me, SHMEMU__CTX_ALL);
     shmemu__chk_leave(me);
 }

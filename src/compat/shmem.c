@@ -119,12 +119,30 @@ void shmem_info_get_name(char *name)
 
 /* ---------------------------------------------------------- contexts */
 
-struct shmemu_compat_ctx {
-    long options;
-    shmem_team_t team;
-};
+struct shmemu_compat_ctx shmemu_compat_ctx_default = {0, SHMEMU_TEAM_WORLD,
+                                                       SHMEMU_CTX_DEFAULT};
 
-struct shmemu_compat_ctx shmemu_compat_ctx_default = {0, SHMEMU_TEAM_WORLD};
+/* Out of line for every context but the default: check it, select it,
+ * put pe in world numbering.  Returns the thread's previous context. */
+int shmemu_compat_ctx_enter(shmem_ctx_t ctx, int *pe)
+{
+    if (!ctx) {
+        (void)shmemu_error(SHMEMU_EINVAL, "shmem_ctx_*", "ctx is SHMEM_CTX_INVALID");
+        *pe = -1; /* the call itself then fails, naming pe */
+        return -1;
+    }
+    if (ctx->team != SHMEMU_TEAM_WORLD) {
+        int n = shmemu_team_n_pes(ctx->team);
+        if (*pe < 0 || *pe >= n) {
+            (void)shmemu_error(SHMEMU_EPE, "shmem_ctx_*",
+                               "pe %d is not in the context's team (%d PEs)", *pe, n);
+            *pe = -1;
+            return -1;
+        }
+        *pe = shmemu_team_translate_pe(ctx->team, *pe, SHMEMU_TEAM_WORLD);
+    }
+    return shmemu_ctx_select(ctx->id);
+}
 
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
@@ -136,7 +154,11 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     struct shmemu_compat_ctx *c = malloc(sizeof(*c));
     if (!c)
         return 1;
-    *c = (struct shmemu_compat_ctx){options, team};
+    *c = (struct shmemu_compat_ctx){options, team, SHMEMU_CTX_DEFAULT};
+    if (shmemu_ctx_create(&c->id) != SHMEMU_OK) {
+        free(c);
+        return 1;
+    }
     *ctx = c;
     return 0;
 }
@@ -150,7 +172,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
 {
     if (!ctx || ctx == SHMEM_CTX_DEFAULT)
         return;
-    (void)shmemu_quiet(); /* destroying a context completes its operations */
+    (void)shmemu_ctx_destroy(ctx->id); /* completes its operations */
     free(ctx);
 }
 

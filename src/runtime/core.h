@@ -90,6 +90,8 @@ typedef struct shmemu__pe {
      * themselves asleep (one thread's wait says nothing of the others'),
      * and the block cache below stays unused. */
     int thread_level;
+    /* Contexts created so far (ids 1..); atomic: threads create them. */
+    int ctx_count;
     /* Livelock detection (livelock.h): polls until the next sample, and a
      * count of everything but polls. */
     uint32_t poll_countdown;
@@ -132,6 +134,11 @@ typedef struct shmemu__pe {
 
 extern _Thread_local shmemu__pe *shmemu__self
     __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
+/* The calling thread's current context (shmemu_ctx_select); what the
+ * checker tags its operations with. */
+extern _Thread_local int shmemu__ctx_id SHMEMU__HIDDEN;
+/* As shmemu__ctx_id while a PE drains: a quiet of every context. */
+#define SHMEMU__CTX_ALL (-1)
 /* The PE a process hosts when it hosts exactly one (shmemu_init, or a PE
  * process of a process transport): other threads of the process call the
  * library as that PE (threads.c).  NULL otherwise. */

@@ -12,6 +12,7 @@
 
 _Thread_local shmemu__pe *shmemu__self;
 _Thread_local int shmemu__last_status;
+_Thread_local int shmemu__ctx_id;
 
 const char *shmemu_strerror(int status)
 {

@@ -21,6 +21,7 @@ struct pe_ctx {
     shmemu__pe *self;
     int last_status;
     const char *agree_names;
+    int ctx_id;
 };
 
 size_t shmemu__pe_ctx_size(void) { return sizeof(struct pe_ctx); }
@@ -30,11 +31,13 @@ void shmemu__pe_ctx(struct shmemu_tl_job *tl, void *ctx, int save)
     (void)tl;
     struct pe_ctx *c = ctx;
     if (save) {
-        *c = (struct pe_ctx){shmemu__self, shmemu__last_status, shmemu__agree_names};
+        *c = (struct pe_ctx){shmemu__self, shmemu__last_status, shmemu__agree_names,
+                             shmemu__ctx_id};
     } else {
         shmemu__self = c->self;
         shmemu__last_status = c->last_status;
         shmemu__agree_names = c->agree_names;
+        shmemu__ctx_id = c->ctx_id;
     }
 }
 
@@ -118,7 +121,9 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
 /* Complete what this PE left outstanding before it leaves. */
 static void drain(shmemu__pe *me)
 {
+    shmemu__ctx_id = SHMEMU__CTX_ALL; /* every context's */
     (void)shmemu__tl_complete(me, 1);
+    shmemu__ctx_id = SHMEMU_CTX_DEFAULT;
     shmemu__full_fence();
     shmemu__notify_delivered(me);
 }

@@ -1,0 +1,93 @@
+/*
+ * osh_ctx.c - contexts as OpenSHMEM 1.5 defines them, under oshrun:
+ *
+ *   osh_ctx team       a context of a team takes team-relative PE numbers
+ *   osh_ctx good       puts on a private context, shmem_ctx_quiet, barrier:
+ *                      every value arrives (under the checker too)
+ *   osh_ctx missing    the same without shmem_ctx_quiet: a barrier completes
+ *                      the default context only, so under the checker
+ *                      (which holds each context's puts apart) old values
+ *                      are read; prints "stale N"
+ *
+ * Prints "ok N" (or "stale N") on PE 0; one "FAIL" line per wrong value.
+ */
+#include <shmem.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "osh_check.h"
+
+static long buf[64];
+static int x;
+
+static void team_ctx(int me, int n)
+{
+    shmem_team_t even;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &even);
+    if (even != SHMEM_TEAM_INVALID) {
+        shmem_ctx_t c;
+        CHECK(shmem_team_create_ctx(even, 0, &c) == 0, "team_create_ctx");
+        int tme = shmem_team_my_pe(even), tn = shmem_team_n_pes(even);
+        shmem_ctx_int_p(c, &x, 100 + me, (tme + 1) % tn); /* team numbering */
+        shmem_ctx_quiet(c);
+        shmem_ctx_destroy(c);
+    }
+    shmem_barrier_all();
+    int want = me % 2 ? 0 : 100 + (me == 0 ? 2 * ((n + 1) / 2 - 1) : me - 2);
+    CHECK(x == want, "x = %d, want %d", x, want);
+    if (even != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(even);
+}
+
+static int rounds(int me, int n, int quiet)
+{
+    shmem_ctx_t c;
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &c) == 0, "ctx_create");
+    long src[64];
+    int stale = 0;
+    for (int it = 1; it <= 100; it++) {
+        for (int i = 0; i < 64; i++)
+            src[i] = it * 1000 + me;
+        shmem_ctx_long_put(c, buf, src, 64, (me + 1) % n);
+        if (quiet)
+            shmem_ctx_quiet(c);
+        shmem_barrier_all();
+        long want = it * 1000 + (me + n - 1) % n;
+        for (int i = 0; i < 64; i++)
+            if (buf[i] != want) {
+                stale++;
+                break;
+            }
+        shmem_barrier_all();
+    }
+    shmem_ctx_destroy(c);
+    return stale;
+}
+
+int main(int argc, char **argv)
+{
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    const char *mode = argc > 1 ? argv[1] : "";
+    static int total;
+    if (!strcmp(mode, "team")) {
+        team_ctx(me, n);
+    } else if (!strcmp(mode, "good")) {
+        int stale = rounds(me, n, 1);
+        CHECK(stale == 0, "%d rounds read old values after shmem_ctx_quiet", stale);
+    } else if (!strcmp(mode, "missing")) {
+        shmem_int_atomic_add(&total, rounds(me, n, 0), 0);
+        shmem_barrier_all();
+        if (me == 0)
+            printf("stale %d\n", total);
+        shmem_finalize();
+        return 0;
+    } else {
+        CHECK(0, "usage: osh_ctx team|good|missing");
+    }
+    shmem_barrier_all();
+    if (me == 0 && !failures)
+        printf("ok %d\n", n);
+    shmem_finalize();
+    return failures ? 1 : 0;
+}
