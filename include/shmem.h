@@ -200,7 +200,7 @@ static inline void shmemu_compat_ctx_end(int *prev)
         (void)shmemu_ctx_select(*prev);
 }
 #define SHMEMU_COMPAT_ON_CTX(ctx, pe)                                          \
-    int shmemu_prev_ctx_ __attribute__((cleanup(shmemu_compat_ctx_end))) =     \
+    int shmemu_prev_ctx_ __attribute__((cleanup(shmemu_compat_ctx_end), unused)) = \
         shmemu_compat_ctx_begin(ctx, &(pe))
 
 static inline void shmem_quiet(void) { (void)shmemu_quiet(); }

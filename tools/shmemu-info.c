@@ -75,6 +75,7 @@ static void topology(void)
  * "key:value" for scripts. */
 static int parsable;
 
+static void kv(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void kv(const char *key, const char *fmt, ...)
 {
     char val[512];
