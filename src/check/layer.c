@@ -277,25 +277,25 @@ static void check_sync_arrive_held(shmemu__pe *me, int slot, const char *call)
         if (k->fuzz)
             shmemu__chk_pause_for(me, p, 1);
     }
-    if (inflight && k->q[first].ctx != SHMEMU_CTX_DEFAULT)
-        shmemu__check_note(me->job,
-             "sync with puts in flight: PE %d entered %s (at %s) with %zu operation%s to "
-             "other members still in flight (the first: %s at %s, to PE %d, on context %d); "
-             "a barrier completes the default context only, so a member that reads after "
-             "it may see old data: shmem_ctx_quiet (shmemu_ctx_quiet) on that context "
-             "before the sync",
-             me->pe, call, shmemu__chk_site_name(k, k->site), inflight, inflight > 1 ? "s" : "",
-             k->q[first].call ? k->q[first].call : "?", shmemu__chk_site_name(k, k->q[first].site),
-             shmemu__chk_target_of(&k->q[first]), k->q[first].ctx);
-    else if (inflight)
-        shmemu__check_note(me->job,
-             "sync with puts in flight: PE %d entered %s (at %s) with %zu operation%s to "
-             "other members still in flight (the first: %s at %s, to PE %d); a sync "
-             "completes nothing, so a member that reads after it may see old data: "
-             "shmemu_quiet() before the sync, or shmemu_barrier_all()",
-             me->pe, call, shmemu__chk_site_name(k, k->site), inflight, inflight > 1 ? "s" : "",
-             k->q[first].call ? k->q[first].call : "?", shmemu__chk_site_name(k, k->q[first].site),
-             shmemu__chk_target_of(&k->q[first]));
+    if (!inflight)
+        return;
+    /* Held on another context: the sync's quiet (if any) left it alone. */
+    int ctx = k->q[first].ctx;
+    char on[32] = "";
+    if (ctx != SHMEMU_CTX_DEFAULT)
+        snprintf(on, sizeof(on), ", on context %d", ctx);
+    shmemu__check_note(me->job,
+         "sync with puts in flight: PE %d entered %s (at %s) with %zu operation%s to "
+         "other members still in flight (the first: %s at %s, to PE %d%s); %s, so a "
+         "member that reads after it may see old data: %s",
+         me->pe, call, shmemu__chk_site_name(k, k->site), inflight, inflight > 1 ? "s" : "",
+         k->q[first].call ? k->q[first].call : "?", shmemu__chk_site_name(k, k->q[first].site),
+         shmemu__chk_target_of(&k->q[first]), on,
+         ctx != SHMEMU_CTX_DEFAULT ? "a barrier completes the default context only"
+                                   : "a sync completes nothing",
+         ctx != SHMEMU_CTX_DEFAULT ? "shmem_ctx_quiet (shmemu_ctx_quiet) on that context "
+                                     "before the sync"
+                                   : "shmemu_quiet() before the sync, or shmemu_barrier_all()");
 }
 
 static void check_synced_held(shmemu__pe *me)

@@ -147,6 +147,7 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
         return SHMEMU_ENOMEM;
     }
     shmemu__self = me;
+    shmemu__ctx_id = SHMEMU_CTX_DEFAULT; /* a thread that ran a PE before starts over */
     if (job->notify_global) /* a process of its own: its other threads are this PE */
         atomic_store(&shmemu__proc_pe, me);
     int rc;
@@ -250,6 +251,7 @@ int shmemu_init(void)
     me->heap = job->tl.heap_base[pe];
     me->owns_job = 1;
     shmemu__self = me;
+    shmemu__ctx_id = SHMEMU_CTX_DEFAULT;
     atomic_store(&shmemu__proc_pe, me);
     if (!atexit_done && atexit(finalize_at_exit) == 0)
         atexit_done = 1;
