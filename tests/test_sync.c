@@ -153,12 +153,74 @@ static void test_skew(void **state)
     th_run(body_skew, NULL, TH_NPES_ALL, 0);
 }
 
+/* Contexts: puts on two contexts, each completed by its own quiet, land
+ * with exact values (plain and under the checker, which completes each
+ * context apart); selecting, quieting or fencing an unknown context, or
+ * creating into NULL, is refused with SHMEMU_EINVAL. */
+static int body_contexts(void *arg)
+{
+    (void)arg;
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    int right = (me + 1) % np, left = (me + np - 1) % np;
+    long *w = shmemu_calloc(3, sizeof(long));
+    PE_CHECK(w != NULL);
+    shmemu_ctx_t a, b;
+    PE_CHECK_OK(shmemu_ctx_create(&a));
+    PE_CHECK_OK(shmemu_ctx_create(&b));
+    PE_CHECK(a != SHMEMU_CTX_DEFAULT && b != SHMEMU_CTX_DEFAULT && a != b);
+    PE_CHECK_EQ(shmemu_ctx_select(a), SHMEMU_CTX_DEFAULT);
+    PE_CHECK_OK(shmemu_long_p(&w[0], me + 1, right));
+    PE_CHECK_EQ(shmemu_ctx_select(b), a);
+    PE_CHECK_OK(shmemu_long_p(&w[1], me + 100, right));
+    PE_CHECK_OK(shmemu_ctx_fence(b));
+    PE_CHECK_OK(shmemu_long_atomic_add(&w[2], me + 7, right));
+    PE_CHECK_EQ(shmemu_ctx_select(SHMEMU_CTX_DEFAULT), b);
+    PE_CHECK_OK(shmemu_ctx_quiet(a));
+    PE_CHECK_OK(shmemu_ctx_quiet(b));
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_EQ(shmemu_long_g(&w[0], me), left + 1);
+    PE_CHECK_EQ(shmemu_long_g(&w[1], me), left + 100);
+    PE_CHECK_EQ(shmemu_long_g(&w[2], me), left + 7);
+
+    PE_CHECK_EQ(shmemu_ctx_select(b + 1), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_ctx_select(-2), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_ctx_quiet(b + 5), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_ctx_fence(-1), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_ctx_create(NULL), SHMEMU_EINVAL);
+    /* destroying the selected context puts the thread back on the default */
+    PE_CHECK_EQ(shmemu_ctx_select(b), SHMEMU_CTX_DEFAULT);
+    PE_CHECK_OK(shmemu_ctx_destroy(b));
+    PE_CHECK_EQ(shmemu_ctx_select(a), SHMEMU_CTX_DEFAULT);
+    PE_CHECK_EQ(shmemu_ctx_select(SHMEMU_CTX_DEFAULT), a);
+    PE_CHECK_OK(shmemu_ctx_destroy(a));
+    PE_CHECK_OK(shmemu_ctx_destroy(SHMEMU_CTX_DEFAULT));
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(w);
+    return 0;
+}
+
+static void test_contexts(void **state)
+{
+    (void)state;
+    th_capture_start();
+    th_run(body_contexts, NULL, TH_NPES(1, 2, 3, 5), 0);
+    setenv("SHMEMU_CHECK", "fuzz:2,race", 1);
+    th_run(body_contexts, NULL, TH_NPES(2, 3), 0);
+    unsetenv("SHMEMU_CHECK");
+    char *err = th_capture_stop();
+    assert_non_null(strstr(err, "shmemu_ctx_select: ctx -2 is not a context of this PE\n"));
+    assert_non_null(strstr(err, "shmemu_ctx_create: ctx is NULL\n"));
+    assert_non_null(strstr(err, "shmemu: PE 0/"));
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_barrier_stress), cmocka_unit_test(test_many_pes),
         cmocka_unit_test(test_departed_releases), cmocka_unit_test(test_nonzero_return),
-        cmocka_unit_test(test_skew),
+        cmocka_unit_test(test_skew), cmocka_unit_test(test_contexts),
     };
     return cmocka_run_group_tests_name("sync", tests, NULL, NULL);
 }
