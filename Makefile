@@ -61,7 +61,7 @@ endif
 DEPS_LIB  := $(BUILD)/.deps-lib
 DEPS_TEST := $(BUILD)/.deps-test
 
-.PHONY: all lib check-tree test asan tsan valgrind run demo bench install clean stress
+.PHONY: all lib ucx-plugin check-tree test asan tsan valgrind run demo bench install clean stress
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -80,13 +80,21 @@ NVCC_ARCH ?= -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,c
 CUDA_LIBDIR = $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))/lib64
 CUDA_PLUGIN := $(if $(NVCC),$(BUILD)/libshmemu-cuda.so)
 
+# The ucx transport's plugin (transports/ucx/plugin.h): built where
+# pkg-config finds UCX (Debian's libucx-dev, which `make test` installs);
+# libshmemu itself never links UCX.
+HAVE_UCX   := $(shell pkg-config --exists ucx 2>/dev/null && echo yes)
+UCX_PLUGIN := $(if $(HAVE_UCX),$(BUILD)/libshmemu-ucx.so)
+
 # shmemu-bench coll runs Open MPI's collectives beside ours where mpicc is.
-MPICC     := $(shell command -v mpicc 2>/dev/null)
+# (mpicc alone is not enough: Debian's openmpi-bin has it without mpi.h.)
+MPICC     := $(shell command -v mpicc >/dev/null 2>&1 && \
+               printf '\043include <mpi.h>\n' | mpicc -E -x c - >/dev/null 2>&1 && command -v mpicc)
 MPI_BENCH := $(if $(MPICC),$(BUILD)/mpi-coll-bench)
 
 all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH) $(BUILD)/examples/ring \
      $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
-lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(CUDA_PLUGIN)
+lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(CUDA_PLUGIN) $(UCX_PLUGIN)
 
 # Beside libshmemu, where the transport looks for it; libcudart is found
 # through a run path to the toolkit that built it.
@@ -99,13 +107,24 @@ $(BUILD)/libshmemu-cuda.so: transports/cuda/plugin/plugin.cu transports/cuda/plu
 	  -Iinclude -Itransports $(NVCC_ARCH) -cudart shared \
 	  -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $<
 
+$(BUILD)/libshmemu-ucx.so: transports/ucx/plugin/plugin.c transports/ucx/plugin.h \
+                           transports/transport.h include/shmemu.h | $(DEPS_LIB)
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden \
+	  $(shell pkg-config --cflags ucx) -shared $(LDFLAGS) -o $@ $< \
+	  $(shell pkg-config --libs ucx)
+
+# After `make test` installed UCX, a fresh make sees it.
+ucx-plugin: $(UCX_PLUGIN)
+
 $(DEPS_LIB):
 	@mkdir -p $(@D)
 	@CC="$(CC)" scripts/ensure-deps.sh hwloc boost-context
 	@touch $@
 
 $(DEPS_TEST): $(DEPS_LIB)
-	@scripts/ensure-deps.sh hwloc cmocka
+	@scripts/ensure-deps.sh hwloc cmocka ucx
 	@touch $@
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_LIB)
@@ -176,6 +195,7 @@ $(BUILD)/tests/progs/osh_generic_cxx: tests/progs/osh_generic.c tests/progs/osh_
 	  $(LDFLAGS) -Itests/progs -o $@ $<
 
 test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) check-tree
+	@$(MAKE) --no-print-directory ucx-plugin
 	@scripts/run-tests.sh $(TEST_BIN)
 
 # The architecture's rules, checked on every test run: no include cycle
@@ -277,6 +297,7 @@ install: lib $(TOOLS)
 	install -m 644 include/shmemu.h include/shmemu_cuda.h include/shmem.h include/shmemx.h \
 	  $(DESTDIR)$(PREFIX)/include/
 	$(if $(CUDA_PLUGIN),install -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
+	$(if $(UCX_PLUGIN),install -m 755 $(UCX_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
 	install -m 644 $(BUILD)/libshmemu.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libshmemu.so $(DESTDIR)$(PREFIX)/lib/libshmemu.so.$(VERSION)
 	ln -sf libshmemu.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmemu.so.0

@@ -10,6 +10,7 @@ pkg_of() {
     hwloc) echo libhwloc-dev ;;
     cmocka) echo libcmocka-dev ;;
     boost-context) echo libboost-context-dev ;;
+    ucx) echo libucx-dev ;;
     *) echo "ensure-deps: no Debian package known for '$1'" >&2; exit 2 ;;
     esac
 }

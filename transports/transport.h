@@ -72,6 +72,12 @@ enum shmemu_tl_cap {
      * sched_point wherever it would otherwise spin or poll, and keeps its
      * per-thread state per PE through job->pe_ctx. */
     SHMEMU_TL_CAP_COOPERATIVE = 1u << 8,
+    /* ---- added with the ucx transport ---- */
+    /* A PE's heap is memory of its own process and goes with it: a PE that
+     * leaves the job (finalize, or returning from main) waits there until
+     * every PE has left or the job ended -- OpenSHMEM's finalize is
+     * collective -- so that no peer ever reaches a heap that is gone. */
+    SHMEMU_TL_CAP_OWN_HEAPS = 1u << 9,
 };
 
 /* The name the second edition gives LOAD_STORE: heap bytes are addressable
@@ -125,6 +131,12 @@ struct shmemu_tl_job {
      * makes random choices of its own derives them from it unless told
      * otherwise, so that one seed replays the whole run. */
     uint64_t seed;
+
+    /* ---- added with the ucx transport (set by the core) ---- */
+    /* Nonzero once the job has ended abnormally (a PE died, deadlock,
+     * timeout): a transport waiting on a network for a peer that may be
+     * gone stops waiting then and returns SHMEMU_EABORTED. */
+    int (*aborted)(struct shmemu_tl_job *job);
 };
 
 enum shmemu_tl_rma_op { SHMEMU_TL_PUT, SHMEMU_TL_GET };

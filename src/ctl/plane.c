@@ -1,6 +1,7 @@
 /* plane.c - the control plane on a shared control area (plane.h): the job's
  * abort state, PE life, team slots and the records of control collectives.
  * Syncs, waits and deadlock detection on the same area are in wait.c. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -136,6 +137,19 @@ void shmemu__plane_last_call(shmemu__pe *me, const char *call, void *site)
     atomic_store_explicit(&me->ctl_me->last_site, (uintptr_t)site, memory_order_relaxed);
 }
 
+/* Peers reach this PE's heap until they leave too (SHMEMU_TL_CAP_OWN_HEAPS):
+ * stay until all have, or the job ended.  Each departure wakes the others;
+ * the timeout only bounds a wake-up lost to a PE killed mid-departure. */
+static void await_departures(shmemu__pe *me)
+{
+    struct shmemu__ctl *c = me->ctl;
+    shmemu__tl_ctl_wake(me->job, (void *)&c->ndeparted, INT_MAX);
+    uint32_t nd;
+    while ((nd = atomic_load(&c->ndeparted)) < (uint32_t)c->npes &&
+           !atomic_load(&c->abort_status))
+        shmemu__tl_ctl_wait(me->job, (void *)&c->ndeparted, nd, 100000000);
+}
+
 void shmemu__depart(shmemu__pe *me, int life, int rc)
 {
     struct shmemu__ctl_pe *cp = me->ctl_me;
@@ -144,6 +158,8 @@ void shmemu__depart(shmemu__pe *me, int life, int rc)
     atomic_store(&cp->life, (uint32_t)life);
     atomic_fetch_add(&me->ctl->ndeparted, 1);
     shmemu__after_departure(me);
+    if (shmemu__tl_caps(me->job) & SHMEMU_TL_CAP_OWN_HEAPS)
+        await_departures(me);
 }
 
 int shmemu__plane_pe_left(struct shmemu__job *job, int pe)
@@ -157,6 +173,7 @@ void shmemu__plane_pe_failed(struct shmemu__job *job, int pe)
     struct shmemu__ctl *c = job->tl.ctl;
     atomic_store(&shmemu__ctl_pe(c, pe)->life, SHMEMU__LIFE_FAILED);
     atomic_fetch_add(&c->ndeparted, 1);
+    shmemu__tl_ctl_wake(job, (void *)&c->ndeparted, INT_MAX);
 }
 
 /* --------------------------------------------------------------- teams */

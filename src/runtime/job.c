@@ -49,6 +49,12 @@ static void pick_wait_policy(struct shmemu__job *job)
                                               : 0;
 }
 
+static int tl_aborted(struct shmemu_tl_job *tl)
+{
+    struct shmemu__job *job = tl->core;
+    return job->tl.ctl && shmemu__plane_abort_status(job) != 0;
+}
+
 /* What creating and joining a job share: parameters, transport, sizes and
  * the process-local job object, with nothing created or mapped yet. */
 /* heap: what the user asked for (0: the default), or with exact, the full
@@ -129,6 +135,7 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     job->tl.pe_ctx_size = shmemu__pe_ctx_size();
     job->tl.pe_ctx = shmemu__pe_ctx;
     job->tl.seed = job->check.fuzz ? job->check.seed : 0;
+    job->tl.aborted = tl_aborted;
     size_t priv = shmemu__tl_priv_size(job->ops);
     job->tl.priv = calloc(1, priv ? priv : 1);
     job->tl.heap_base = calloc((size_t)npes, sizeof(char *));

@@ -12,12 +12,14 @@ extern const struct shmemu_transport_ops shmemu_staged_ops;
 extern const struct shmemu_transport_ops shmemu_cuda_ops;
 extern const struct shmemu_transport_ops shmemu_shm_device_ops;
 extern const struct shmemu_transport_ops shmemu_sim_ops;
+extern const struct shmemu_transport_ops shmemu_ucx_ops;
 
 const struct shmemu_transport_ops *const shmemu__transports[] = {
     &shmemu_local_ops,
     &shmemu_shm_ops,
     &shmemu_sim_ops, /* fibers under a seeded scheduler */
     &shmemu_cuda_ops, /* its CUDA code is a plugin, loaded when a PE runs */
+    &shmemu_ucx_ops,  /* so is its UCX code */
     &shmemu_staged_ops,
     NULL,
 };

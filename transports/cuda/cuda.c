@@ -16,7 +16,6 @@
  *    PE's stream; quiet completes the stream; one stream per PE keeps the
  *    per-PE order fence asks for.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "../common/mapped.h"
+#include "../common/plugin.h"
 #include "../common/runners.h"
 #include "../shm/shm.h"
 #include "plugin.h"
@@ -67,73 +67,20 @@ static void say(struct shmemu_tl_job *job, const char *fmt, ...)
 
 /* ------------------------------------------------------------ the plugin */
 
-/* Where libshmemu itself was loaded from (the shared library, or the
- * program it is linked into): the plugin is installed beside it. */
-static int own_dir(char *dir, size_t len)
-{
-    Dl_info info;
-    if (!dladdr((void *)own_dir, &info) || !info.dli_fname || !*info.dli_fname)
-        return -1;
-    char path[PATH_MAX], exe[PATH_MAX] = "";
-    if (!realpath(info.dli_fname, path) &&
-        (readlink("/proc/self/exe", exe, sizeof(exe) - 1) < 0 || !realpath(exe, path)))
-        return -1;
-    char *slash = strrchr(path, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    snprintf(dir, len, "%s", path);
-    return 0;
-}
-
 static const struct shmemu_cuda_plugin *load_plugin(char *why, size_t len)
 {
     static const struct shmemu_cuda_plugin *loaded;
     if (loaded)
         return loaded;
-    char dir[PATH_MAX - 64] = "", cand[4][PATH_MAX];
-    int n = 0;
-    const char *env = getenv(PLUGIN_ENV);
-    if (env && *env)
-        snprintf(cand[n++], PATH_MAX, "%s", env);
-    else {
-        if (own_dir(dir, sizeof(dir)) == 0) {
-            snprintf(cand[n++], PATH_MAX, "%s/%s", dir, SHMEMU_CUDA_PLUGIN_FILE);
-            snprintf(cand[n++], PATH_MAX, "%s/../%s", dir, SHMEMU_CUDA_PLUGIN_FILE);
-            snprintf(cand[n++], PATH_MAX, "%s/../lib/%s", dir, SHMEMU_CUDA_PLUGIN_FILE);
-        }
-        snprintf(cand[n++], PATH_MAX, "%s", SHMEMU_CUDA_PLUGIN_FILE); /* ld.so's search */
+    const struct shmemu_cuda_plugin *pl = shmemu_tl_plugin_open(
+        SHMEMU_CUDA_PLUGIN_FILE, SHMEMU_CUDA_PLUGIN_SYMBOL, PLUGIN_ENV, "CUDA plugin",
+        "build where nvcc is found", why, len);
+    if (pl && (pl->abi != SHMEMU_CUDA_PLUGIN_ABI || pl->size < sizeof(*pl))) {
+        snprintf(why, len, "%s is not a shmemu %s CUDA plugin (ABI %u wanted)",
+                 SHMEMU_CUDA_PLUGIN_FILE, SHMEMU_VERSION_STRING, SHMEMU_CUDA_PLUGIN_ABI);
+        return NULL;
     }
-    char first_err[200] = "";
-    for (int i = 0; i < n; i++) {
-        if (strchr(cand[i], '/') && access(cand[i], F_OK) != 0)
-            continue;
-        void *h = dlopen(cand[i], RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            if (!first_err[0] && strchr(cand[i], '/')) /* a file that is there */
-                snprintf(first_err, sizeof(first_err), "%s", dlerror());
-            continue;
-        }
-        const struct shmemu_cuda_plugin *(*get)(void) =
-            (const struct shmemu_cuda_plugin *(*)(void))dlsym(h, SHMEMU_CUDA_PLUGIN_SYMBOL);
-        const struct shmemu_cuda_plugin *pl = get ? get() : NULL;
-        if (!pl || pl->abi != SHMEMU_CUDA_PLUGIN_ABI ||
-            pl->size < sizeof(struct shmemu_cuda_plugin)) {
-            snprintf(why, len, "%.120s is not a shmemu %s CUDA plugin (ABI %u wanted)", cand[i],
-                     SHMEMU_VERSION_STRING, SHMEMU_CUDA_PLUGIN_ABI);
-            dlclose(h);
-            return NULL;
-        }
-        return loaded = pl;
-    }
-    if (first_err[0])
-        snprintf(why, len, "the CUDA plugin does not load: %s", first_err);
-    else if (env && *env)
-        snprintf(why, len, "%s=%.150s: no such file", PLUGIN_ENV, env);
-    else
-        snprintf(why, len, "not built (no %s in %.80s; build where nvcc is found, or set %s)",
-                 SHMEMU_CUDA_PLUGIN_FILE, dir[0] ? dir : "an unknown directory", PLUGIN_ENV);
-    return NULL;
+    return loaded = pl;
 }
 
 /* ----------------------------------------------------------------- probe */

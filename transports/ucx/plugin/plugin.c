@@ -1,0 +1,507 @@
+/*
+ * plugin.c - libshmemu-ucx.so: every UCP call of the ucx transport.
+ *
+ * One UCP context and worker per PE process.  The heap is plain memory of
+ * the PE's, aligned as the contract asks, registered with ucp_mem_map; its
+ * packed rkey and the worker's address are what a PE publishes.  Endpoints
+ * go to every peer; the PE's own heap is reached with memcpy and the CPU's
+ * atomics.  Those agree with UCX's atomics only when UCX's are the CPU's
+ * too (shared memory does them so, TCP emulates them so at the target), so
+ * the context asks for CPU atomics on every fabric (ATOMIC_MODE=cpu): a
+ * NIC's atomics are not atomic against the CPU's on the same word.  (UCX's
+ * own loopback, the `self` transport, is also avoided so: in UCX 1.13 its
+ * fetching AND, OR and XOR ignore their operand.)
+ *
+ * A peer whose process died never answers.  UCX's peer error mode would
+ * say so, but its shared-memory transports refuse that mode (1.13), so
+ * every wait for a request also asks the core whether the job still runs
+ * (the launcher or a peer ends it when a PE dies) and gives up once it
+ * does not (SHMEMU_EABORTED).
+ *
+ * Networks such as TCP move a peer's put into this heap only when this
+ * worker is progressed.  A PE computing, or asleep in a barrier, would stall
+ * its peers' blocking puts, so a thread per PE serves the worker while the
+ * PE is away: it sleeps on the worker's event descriptor (ucp_worker_arm),
+ * never spins.  The worker is created thread-safe for that reason.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ucp/api/ucp.h>
+
+#include "../plugin.h"
+#include "shmemu.h"
+
+#define BLOB_MAGIC 0x75637831u /* "ucx1" */
+
+struct blob_hdr {
+    uint32_t magic;
+    int32_t pe;
+    uint64_t heap;      /* the heap's address in its process */
+    uint64_t heap_size;
+    uint32_t addr_len;  /* worker address bytes, then rkey bytes */
+    uint32_t rkey_len;
+};
+
+struct peer {
+    ucp_ep_h ep;
+    ucp_rkey_h rkey;
+    uint64_t heap;
+    char *mapped; /* ucp_rkey_ptr of the heap's base, or NULL */
+};
+
+struct shmemu_ucx_pe {
+    int pe, npes;
+    size_t heap_size;
+    char *heap;
+    void *map_base; /* the mmap behind heap (over-allocated to align it) */
+    size_t map_len;
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    ucp_mem_h memh;
+    struct peer *peers;
+    int (*gone)(void *arg);
+    void *gone_arg;
+    /* The serving thread. */
+    pthread_t server;
+    int server_up;
+    int efd;  /* the worker's event descriptor */
+    int stop; /* eventfd that ends the server */
+};
+
+static int ucs_fail(char *why, size_t len, const char *call, ucs_status_t s)
+{
+    snprintf(why, len, "%s: %s", call, ucs_status_string(s));
+    switch (s) {
+    case UCS_ERR_NO_MEMORY:
+        return SHMEMU_ENOMEM;
+    case UCS_ERR_INVALID_PARAM:
+        return SHMEMU_EINVAL;
+    case UCS_ERR_CONNECTION_RESET: /* the peer's process is gone */
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_CANCELED:
+        return SHMEMU_EABORTED;
+    default:
+        return SHMEMU_ENODEV;
+    }
+}
+
+/* Wait for a request (NULL: done at once) by driving the worker; give up
+ * (UCS_ERR_CANCELED) once the job has ended, as a dead peer never answers. */
+static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
+{
+    if (r == NULL)
+        return UCS_OK;
+    if (UCS_PTR_IS_ERR(r))
+        return UCS_PTR_STATUS(r);
+    ucs_status_t s;
+    for (unsigned i = 1; (s = ucp_request_check_status(r)) == UCS_INPROGRESS; i++) {
+        if (!ucp_worker_progress(p->worker) && i % 256 == 0 && p->gone(p->gone_arg)) {
+            s = UCS_ERR_CANCELED;
+            break;
+        }
+    }
+    ucp_request_free(r); /* one still in flight is released when it ends */
+    return s;
+}
+
+static void *serve(void *arg)
+{
+    struct shmemu_ucx_pe *p = arg;
+    struct pollfd fds[2] = {{.fd = p->efd, .events = POLLIN}, {.fd = p->stop, .events = POLLIN}};
+    for (;;) {
+        while (ucp_worker_progress(p->worker))
+            ;
+        ucs_status_t s = ucp_worker_arm(p->worker);
+        if (s == UCS_ERR_BUSY)
+            continue;
+        /* A bounded sleep as well: a wake-up UCX did not signal costs at
+         * most this much, not a hang. */
+        int n = poll(fds, 2, s == UCS_OK ? 100 : 1);
+        if (n > 0 && (fds[1].revents & POLLIN))
+            return NULL;
+    }
+}
+
+static void *map_heap(size_t size, size_t align, void **base_p, size_t *len_p)
+{
+    size_t len = size + align;
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    *base_p = m;
+    *len_p = len;
+    return (void *)(((uintptr_t)m + align - 1) & ~(uintptr_t)(align - 1));
+}
+
+static void pe_close(struct shmemu_ucx_pe *p)
+{
+    if (!p)
+        return;
+    if (p->server_up) {
+        uint64_t one = 1;
+        if (write(p->stop, &one, sizeof(one)) < 0) {
+            /* an eventfd write fails only on overflow: the server is woken */
+        }
+        pthread_join(p->server, NULL);
+    }
+    if (p->stop >= 0)
+        close(p->stop);
+    if (p->peers) {
+        if (p->worker) {
+            ucs_status_ptr_t r = ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0});
+            (void)wait_req(p, r);
+        }
+        for (int i = 0; i < p->npes; i++) {
+            if (p->peers[i].rkey)
+                ucp_rkey_destroy(p->peers[i].rkey);
+            if (p->peers[i].ep) {
+                ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                           .flags = UCP_EP_CLOSE_FLAG_FORCE};
+                (void)wait_req(p, ucp_ep_close_nbx(p->peers[i].ep, &prm));
+            }
+        }
+        free(p->peers);
+    }
+    if (p->memh)
+        ucp_mem_unmap(p->ctx, p->memh);
+    if (p->worker)
+        ucp_worker_destroy(p->worker);
+    if (p->ctx)
+        ucp_cleanup(p->ctx);
+    if (p->map_base)
+        munmap(p->map_base, p->map_len);
+    free(p);
+}
+
+static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), void *arg,
+                   struct shmemu_ucx_pe **pe_p, void **heap_p, char *why, size_t len)
+{
+    struct shmemu_ucx_pe *p = calloc(1, sizeof(*p));
+    int st = SHMEMU_ENOMEM;
+    ucs_status_t s;
+    if (!p) {
+        snprintf(why, len, "out of memory");
+        return st;
+    }
+    p->pe = pe;
+    p->npes = npes;
+    p->heap_size = heap_size;
+    p->gone = gone;
+    p->gone_arg = arg;
+    p->stop = -1;
+    p->peers = calloc((size_t)npes, sizeof(*p->peers));
+    p->heap = map_heap(heap_size, SHMEMU_TL_BASE_ALIGN, &p->map_base, &p->map_len);
+    if (!p->peers || !p->heap) {
+        snprintf(why, len, "no memory for a %zu-byte heap: %s", heap_size, strerror(errno));
+        p->map_base = NULL;
+        goto fail;
+    }
+
+    ucp_config_t *cfg;
+    if ((s = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK) {
+        st = ucs_fail(why, len, "ucp_config_read", s);
+        goto fail;
+    }
+    /* Unless the user chose otherwise (see the header comment). */
+    if (!getenv("UCX_ATOMIC_MODE"))
+        (void)ucp_config_modify(cfg, "ATOMIC_MODE", "cpu");
+    ucp_params_t cp = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
+                      UCP_PARAM_FIELD_MT_WORKERS_SHARED,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
+                    UCP_FEATURE_WAKEUP,
+        .estimated_num_eps = (size_t)npes,
+        .mt_workers_shared = 0,
+    };
+    s = ucp_init(&cp, cfg, &p->ctx);
+    ucp_config_release(cfg);
+    if (s != UCS_OK) {
+        st = ucs_fail(why, len, "ucp_init", s);
+        goto fail;
+    }
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_MULTI};
+    if ((s = ucp_worker_create(p->ctx, &wp, &p->worker)) != UCS_OK) {
+        st = ucs_fail(why, len, "ucp_worker_create", s);
+        goto fail;
+    }
+    ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+                                             UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+                               .address = p->heap,
+                               .length = heap_size};
+    if ((s = ucp_mem_map(p->ctx, &mp, &p->memh)) != UCS_OK) {
+        st = ucs_fail(why, len, "ucp_mem_map", s);
+        goto fail;
+    }
+    if ((s = ucp_worker_get_efd(p->worker, &p->efd)) != UCS_OK) {
+        st = ucs_fail(why, len, "ucp_worker_get_efd", s);
+        goto fail;
+    }
+    if ((p->stop = eventfd(0, EFD_CLOEXEC)) < 0) {
+        snprintf(why, len, "eventfd: %s", strerror(errno));
+        st = SHMEMU_ENODEV;
+        goto fail;
+    }
+    *pe_p = p;
+    *heap_p = p->heap;
+    return SHMEMU_OK;
+fail:
+    pe_close(p);
+    return st;
+}
+
+static int publish(struct shmemu_ucx_pe *p, void *out, size_t cap, char *why, size_t len)
+{
+    ucp_address_t *addr;
+    size_t alen, rlen;
+    void *rkey;
+    ucs_status_t s;
+    if ((s = ucp_worker_get_address(p->worker, &addr, &alen)) != UCS_OK)
+        return ucs_fail(why, len, "ucp_worker_get_address", s);
+    if ((s = ucp_rkey_pack(p->ctx, p->memh, &rkey, &rlen)) != UCS_OK) {
+        ucp_worker_release_address(p->worker, addr);
+        return ucs_fail(why, len, "ucp_rkey_pack", s);
+    }
+    struct blob_hdr h = {.magic = BLOB_MAGIC, .pe = p->pe, .heap = (uintptr_t)p->heap,
+                         .heap_size = p->heap_size, .addr_len = (uint32_t)alen,
+                         .rkey_len = (uint32_t)rlen};
+    int st = SHMEMU_OK;
+    if (sizeof(h) + alen + rlen > cap) {
+        snprintf(why, len,
+                 "the worker address (%zu bytes) and heap key (%zu bytes) exceed the %zu "
+                 "bytes a PE may publish",
+                 alen, rlen, cap - sizeof(h));
+        st = SHMEMU_ENOMEM;
+    } else {
+        memcpy(out, &h, sizeof(h));
+        memcpy((char *)out + sizeof(h), addr, alen);
+        memcpy((char *)out + sizeof(h) + alen, rkey, rlen);
+    }
+    ucp_rkey_buffer_release(rkey);
+    ucp_worker_release_address(p->worker, addr);
+    return st;
+}
+
+static int connect_peer(struct shmemu_ucx_pe *p, int peer, const void *blob, size_t cap,
+                        char *why, size_t len)
+{
+    struct blob_hdr h;
+    memcpy(&h, blob, sizeof(h));
+    if (h.magic != BLOB_MAGIC || h.pe != peer || h.heap_size != p->heap_size ||
+        sizeof(h) + (size_t)h.addr_len + h.rkey_len > cap) {
+        snprintf(why, len, "PE %d published no ucx heap of %zu bytes", peer, p->heap_size);
+        return SHMEMU_EINVAL;
+    }
+    struct peer *q = &p->peers[peer];
+    if (peer == p->pe) {
+        q->heap = (uintptr_t)p->heap;
+        q->mapped = p->heap;
+        return SHMEMU_OK;
+    }
+    ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+                          .address = (const ucp_address_t *)((const char *)blob + sizeof(h))};
+    ucs_status_t s;
+    if ((s = ucp_ep_create(p->worker, &ep, &q->ep)) != UCS_OK) {
+        q->ep = NULL;
+        return ucs_fail(why, len, "ucp_ep_create", s);
+    }
+    if ((s = ucp_ep_rkey_unpack(q->ep, (const char *)blob + sizeof(h) + h.addr_len,
+                                &q->rkey)) != UCS_OK) {
+        q->rkey = NULL;
+        return ucs_fail(why, len, "ucp_ep_rkey_unpack", s);
+    }
+    q->heap = h.heap;
+    void *m;
+    q->mapped = ucp_rkey_ptr(q->rkey, h.heap, &m) == UCS_OK ? m : NULL;
+    return SHMEMU_OK;
+}
+
+static int start(struct shmemu_ucx_pe *p, char *why, size_t len)
+{
+    int e = p->server_up ? 0 : pthread_create(&p->server, NULL, serve, p);
+    if (e) {
+        snprintf(why, len, "pthread_create: %s", strerror(e));
+        return SHMEMU_ENOMEM;
+    }
+    p->server_up = 1;
+    return SHMEMU_OK;
+}
+
+/* Operations on the PE's own heap (see the header comment). */
+static void self_rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d)
+{
+    char *at = p->heap + d->off;
+    if (d->nbytes)
+        memcpy(d->op == SHMEMU_TL_PUT ? at : d->local, d->op == SHMEMU_TL_PUT ? d->local : at,
+               d->nbytes);
+    if (d->op == SHMEMU_TL_PUT && d->sig_op != SHMEMU_TL_SIG_NONE) {
+        uint64_t *w = (uint64_t *)(void *)(p->heap + d->sig_off);
+        if (d->sig_op == SHMEMU_TL_SIG_SET)
+            __atomic_store_n(w, d->sig_value, __ATOMIC_SEQ_CST);
+        else
+            __atomic_fetch_add(w, d->sig_value, __ATOMIC_SEQ_CST);
+    }
+}
+
+static ucs_status_t sig(struct shmemu_ucx_pe *p, struct peer *q, const struct shmemu_tl_rma *d)
+{
+    uint64_t v = d->sig_value, old;
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
+                                               UCP_OP_ATTR_FIELD_REPLY_BUFFER,
+                               .datatype = ucp_dt_make_contig(8),
+                               .reply_buffer = &old};
+    return wait_req(p,
+                    ucp_atomic_op_nbx(q->ep,
+                                      d->sig_op == SHMEMU_TL_SIG_SET ? UCP_ATOMIC_OP_SWAP
+                                                                     : UCP_ATOMIC_OP_ADD,
+                                      &v, 1, q->heap + d->sig_off, q->rkey, &prm));
+}
+
+static int rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d, char *why, size_t len)
+{
+    if (d->pe == p->pe) {
+        self_rma(p, d);
+        return SHMEMU_OK;
+    }
+    struct peer *q = &p->peers[d->pe];
+    ucp_request_param_t prm = {0};
+    ucs_status_t s = UCS_OK;
+    const char *call = d->op == SHMEMU_TL_PUT ? "ucp_put_nbx" : "ucp_get_nbx";
+    if (d->nbytes) {
+        ucs_status_ptr_t r =
+            d->op == SHMEMU_TL_PUT
+                ? ucp_put_nbx(q->ep, d->local, d->nbytes, q->heap + d->off, q->rkey, &prm)
+                : ucp_get_nbx(q->ep, d->local, d->nbytes, q->heap + d->off, q->rkey, &prm);
+        if (d->nbi && !UCS_PTR_IS_ERR(r)) {
+            /* Completed by the next flush; the request is not wanted. */
+            if (r)
+                ucp_request_free(r);
+        } else {
+            s = wait_req(p, r);
+        }
+    }
+    if (s == UCS_OK && d->op == SHMEMU_TL_PUT && d->sig_op != SHMEMU_TL_SIG_NONE) {
+        call = "ucp_worker_fence";
+        if ((s = ucp_worker_fence(p->worker)) == UCS_OK) {
+            call = "ucp_atomic_op_nbx";
+            s = sig(p, q, d);
+        }
+    } else if (s == UCS_OK && d->op == SHMEMU_TL_PUT && !d->nbi) {
+        /* A blocking put is complete at its target: the core wakes the
+         * target right after. */
+        call = "ucp_ep_flush_nbx";
+        s = wait_req(p, ucp_ep_flush_nbx(q->ep, &prm));
+    }
+    return s == UCS_OK ? SHMEMU_OK : ucs_fail(why, len, call, s);
+}
+
+static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why, size_t len)
+{
+    if (d->pe == p->pe) {
+        if (shmemu_tl_cpu_amo(p->heap + d->off, d) == 0)
+            return SHMEMU_OK;
+        snprintf(why, len, "atomic operation %d of width %u is unknown", d->op, d->width);
+        return SHMEMU_EINVAL;
+    }
+    struct peer *q = &p->peers[d->pe];
+    ucp_atomic_op_t op;
+    uint64_t v = d->value, reply = 0;
+    uint32_t v4 = (uint32_t)d->value, reply4 = 0;
+    switch (d->op) {
+    case SHMEMU_TL_AMO_FETCH: /* adding 0 reads the word atomically */
+        op = UCP_ATOMIC_OP_ADD;
+        v = v4 = 0;
+        break;
+    case SHMEMU_TL_AMO_SET:
+    case SHMEMU_TL_AMO_SWAP:
+        op = UCP_ATOMIC_OP_SWAP;
+        break;
+    case SHMEMU_TL_AMO_CSWAP:
+        /* buffer: the condition; reply buffer: the new value, then the old */
+        op = UCP_ATOMIC_OP_CSWAP;
+        reply = d->value;
+        reply4 = (uint32_t)d->value;
+        v = d->cond;
+        v4 = (uint32_t)d->cond;
+        break;
+    case SHMEMU_TL_AMO_ADD:
+        op = UCP_ATOMIC_OP_ADD;
+        break;
+    case SHMEMU_TL_AMO_AND:
+        op = UCP_ATOMIC_OP_AND;
+        break;
+    case SHMEMU_TL_AMO_OR:
+        op = UCP_ATOMIC_OP_OR;
+        break;
+    case SHMEMU_TL_AMO_XOR:
+        op = UCP_ATOMIC_OP_XOR;
+        break;
+    default:
+        snprintf(why, len, "atomic operation %d is unknown", d->op);
+        return SHMEMU_EINVAL;
+    }
+    int w8 = d->width == 8;
+    /* Always with a reply: its arrival is the operation's completion. */
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
+                                               UCP_OP_ATTR_FIELD_REPLY_BUFFER,
+                               .datatype = ucp_dt_make_contig(w8 ? 8 : 4),
+                               .reply_buffer = w8 ? (void *)&reply : (void *)&reply4};
+    ucs_status_t s = wait_req(p, ucp_atomic_op_nbx(q->ep, op, w8 ? (void *)&v : (void *)&v4,
+                                                           1, q->heap + d->off, q->rkey, &prm));
+    if (s != UCS_OK)
+        return ucs_fail(why, len, "ucp_atomic_op_nbx", s);
+    if (d->result)
+        *d->result = w8 ? reply : reply4;
+    return SHMEMU_OK;
+}
+
+static int quiet(struct shmemu_ucx_pe *p, char *why, size_t len)
+{
+    ucs_status_t s = wait_req(p, ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0}));
+    return s == UCS_OK ? SHMEMU_OK : ucs_fail(why, len, "ucp_worker_flush_nbx", s);
+}
+
+static int fence(struct shmemu_ucx_pe *p, char *why, size_t len)
+{
+    ucs_status_t s = ucp_worker_fence(p->worker);
+    return s == UCS_OK ? SHMEMU_OK : ucs_fail(why, len, "ucp_worker_fence", s);
+}
+
+static void progress(struct shmemu_ucx_pe *p) { ucp_worker_progress(p->worker); }
+
+static void *peer_ptr(struct shmemu_ucx_pe *p, int peer, size_t off)
+{
+    char *m = p->peers[peer].mapped;
+    return m ? m + off : NULL;
+}
+
+static const char *version(void) { return ucp_get_version_string(); }
+
+static const struct shmemu_ucx_plugin plugin = {
+    .size = sizeof(struct shmemu_ucx_plugin),
+    .abi = SHMEMU_UCX_PLUGIN_ABI,
+    .version = version,
+    .pe_open = pe_open,
+    .pe_close = pe_close,
+    .publish = publish,
+    .connect = connect_peer,
+    .start = start,
+    .rma = rma,
+    .amo = amo,
+    .quiet = quiet,
+    .fence = fence,
+    .progress = progress,
+    .peer_ptr = peer_ptr,
+};
+
+const struct shmemu_ucx_plugin *shmemu_ucx_plugin(void) __attribute__((visibility("default")));
+const struct shmemu_ucx_plugin *shmemu_ucx_plugin(void) { return &plugin; }

@@ -1,0 +1,246 @@
+/*
+ * ucx.c - the `ucx` transport: every PE is a process whose heap is reached
+ * by its peers through UCX (one-sided put/get, atomics, flush and fence over
+ * shared memory, TCP or RDMA, as UCX picks or UCX_TLS says).
+ *
+ * This file is plain host code and links nothing of UCX.  Every UCP call
+ * sits in the plugin libshmemu-ucx.so (plugin.h), opened with dlopen in the
+ * processes that run PEs, so the core keeps no dependency on UCX.
+ *
+ *  - control (syncs, notify words, aborts, deadlock detection) lives in a
+ *    shared host segment, as on `shm` and `cuda` (shm.h, no_heaps): every PE
+ *    of a job runs on this node for now (see README.md);
+ *  - a PE allocates and registers its heap in pe_enter, publishes its
+ *    worker address and heap key in wireup_publish and connects to every
+ *    peer in wireup_connect;
+ *  - the heap is this process's memory, so the core loads its own words
+ *    (waits) directly; a peer's heap is load/store only where UCX maps it
+ *    here (shmemu_ptr), and every access to it goes through UCX.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/plugin.h"
+#include "../common/runners.h"
+#include "../common/mapped.h"
+#include "../shm/shm.h"
+#include "plugin.h"
+#include "shmemu.h"
+
+#define PLUGIN_ENV "SHMEMU_UCX_PLUGIN"
+/* What a PE publishes: a header, its worker's address (a few hundred bytes
+ * per network device UCX found) and its heap's packed key. */
+#define BLOB_BYTES 4096
+
+struct ucx_job {
+    struct shmemu_shm_seg seg;
+    const struct shmemu_ucx_plugin *pl; /* in a PE's process, after pe_enter */
+    struct shmemu_ucx_pe *self;         /* this process's PE */
+    int pe;
+};
+
+static void say(struct shmemu_tl_job *job, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(struct shmemu_tl_job *job, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(job->why, sizeof(job->why), fmt, ap);
+    va_end(ap);
+}
+
+static const struct shmemu_ucx_plugin *load_plugin(char *why, size_t len)
+{
+    static const struct shmemu_ucx_plugin *loaded;
+    if (loaded)
+        return loaded;
+    const struct shmemu_ucx_plugin *pl = shmemu_tl_plugin_open(
+        SHMEMU_UCX_PLUGIN_FILE, SHMEMU_UCX_PLUGIN_SYMBOL, PLUGIN_ENV, "UCX plugin",
+        "build where UCX's headers are found: Debian's libucx-dev", why, len);
+    if (pl && (pl->abi != SHMEMU_UCX_PLUGIN_ABI || pl->size < sizeof(*pl))) {
+        snprintf(why, len, "%s is not a shmemu %s UCX plugin (ABI %u wanted)",
+                 SHMEMU_UCX_PLUGIN_FILE, SHMEMU_VERSION_STRING, SHMEMU_UCX_PLUGIN_ABI);
+        return NULL;
+    }
+    return loaded = pl;
+}
+
+/* Usable where the plugin loads (UCX's libraries are there).  UCX itself
+ * starts only in PE processes: a context made here would not survive the
+ * fork that starts them. */
+static int ucx_probe(char *why, size_t len)
+{
+    return load_plugin(why, len) ? SHMEMU_OK : SHMEMU_ENODEV;
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+static int ucx_job_create(struct shmemu_tl_job *job)
+{
+    struct ucx_job *uj = job->priv;
+    uj->seg.no_heaps = 1;
+    return shmemu_shm_seg_create(job, &uj->seg);
+}
+
+static int ucx_job_attach(struct shmemu_tl_job *job, int pe)
+{
+    struct ucx_job *uj = job->priv;
+    uj->seg.no_heaps = 1;
+    return shmemu_shm_seg_attach(job, &uj->seg, pe);
+}
+
+static int ucx_pe_export(struct shmemu_tl_job *job, int pe)
+{
+    (void)pe;
+    return shmemu_shm_seg_export(job, &((struct ucx_job *)job->priv)->seg);
+}
+
+static void ucx_job_destroy(struct shmemu_tl_job *job)
+{
+    struct ucx_job *uj = job->priv;
+    if (uj->self)
+        uj->pl->pe_close(uj->self);
+    uj->self = NULL;
+    shmemu_shm_seg_destroy(job, &uj->seg);
+}
+
+static int job_gone(void *arg)
+{
+    struct shmemu_tl_job *job = arg;
+    return job->aborted && job->aborted(job);
+}
+
+static int ucx_pe_enter(struct shmemu_tl_job *job, int pe)
+{
+    struct ucx_job *uj = job->priv;
+    char why[200] = "";
+    uj->pe = pe;
+    if (!(uj->pl = load_plugin(why, sizeof(why)))) {
+        say(job, "PE %d: %s", pe, why);
+        return SHMEMU_ENODEV;
+    }
+    void *heap;
+    int st = uj->pl->pe_open(pe, job->npes, job->heap_size, job_gone, job, &uj->self, &heap,
+                             why, sizeof(why));
+    if (st != SHMEMU_OK) {
+        say(job, "PE %d: %s", pe, why);
+        return st;
+    }
+    job->heap_base[pe] = heap;
+    return SHMEMU_OK;
+}
+
+static int ucx_publish(struct shmemu_tl_job *job, int pe, void *out)
+{
+    struct ucx_job *uj = job->priv;
+    char why[200];
+    int st = uj->pl->publish(uj->self, out, BLOB_BYTES, why, sizeof(why));
+    if (st != SHMEMU_OK)
+        say(job, "PE %d: %s", pe, why);
+    return st;
+}
+
+static int ucx_connect(struct shmemu_tl_job *job, int pe, const void *const *blobs)
+{
+    struct ucx_job *uj = job->priv;
+    char why[200];
+    for (int p = 0; p < job->npes; p++) {
+        int st = uj->pl->connect(uj->self, p, blobs[p], BLOB_BYTES, why, sizeof(why));
+        if (st != SHMEMU_OK) {
+            say(job, "PE %d connecting to PE %d: %s", pe, p, why);
+            return st;
+        }
+    }
+    int st = uj->pl->start(uj->self, why, sizeof(why));
+    if (st != SHMEMU_OK)
+        say(job, "PE %d: %s", pe, why);
+    return st;
+}
+
+/* ------------------------------------------------------------- data path */
+
+static int failed(struct shmemu_tl_job *job, int st, const char *why)
+{
+    say(job, "on PE %d: %s", ((struct ucx_job *)job->priv)->pe, why);
+    return st;
+}
+
+static int ucx_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
+{
+    struct ucx_job *uj = job->priv;
+    char why[200];
+    int st = uj->pl->rma(uj->self, d, why, sizeof(why));
+    return st == SHMEMU_OK ? st : failed(job, st, why);
+}
+
+static int ucx_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d)
+{
+    struct ucx_job *uj = job->priv;
+    char why[200];
+    int st = uj->pl->amo(uj->self, d, why, sizeof(why));
+    return st == SHMEMU_OK ? st : failed(job, st, why);
+}
+
+static void *ucx_ptr(struct shmemu_tl_job *job, int pe, size_t off)
+{
+    struct ucx_job *uj = job->priv;
+    if (pe == uj->pe)
+        return job->heap_base[pe] + off;
+    return uj->self ? uj->pl->peer_ptr(uj->self, pe, off) : NULL;
+}
+
+static int ucx_quiet(struct shmemu_tl_job *job, int pe)
+{
+    (void)pe;
+    struct ucx_job *uj = job->priv;
+    char why[200];
+    int st = uj->pl->quiet(uj->self, why, sizeof(why));
+    return st == SHMEMU_OK ? st : failed(job, st, why);
+}
+
+static int ucx_fence(struct shmemu_tl_job *job, int pe)
+{
+    (void)pe;
+    struct ucx_job *uj = job->priv;
+    char why[200];
+    int st = uj->pl->fence(uj->self, why, sizeof(why));
+    return st == SHMEMU_OK ? st : failed(job, st, why);
+}
+
+static int ucx_progress(struct shmemu_tl_job *job, int pe)
+{
+    (void)pe;
+    struct ucx_job *uj = job->priv;
+    uj->pl->progress(uj->self);
+    return SHMEMU_OK;
+}
+
+const struct shmemu_transport_ops shmemu_ucx_ops = {
+    .size = sizeof(struct shmemu_transport_ops),
+    .name = "ucx",
+    /* LOAD_STORE: a PE's own heap is its memory (the core's waits load it);
+     * ptr() gives a peer's only where UCX maps it, NULL otherwise. */
+    .caps = SHMEMU_TL_CAP_LOAD_STORE | SHMEMU_TL_CAP_SHARED_CTL | SHMEMU_TL_CAP_PROCESSES |
+            SHMEMU_TL_CAP_SPMD | SHMEMU_TL_CAP_NBI | SHMEMU_TL_CAP_PROGRESS |
+            SHMEMU_TL_CAP_OWN_HEAPS,
+    .job_priv_size = sizeof(struct ucx_job),
+    .probe = ucx_probe,
+    .job_create = ucx_job_create,
+    .job_run = shmemu_tl_run_procs,
+    .job_destroy = ucx_job_destroy,
+    .job_attach = ucx_job_attach,
+    .pe_enter = ucx_pe_enter,
+    .rma = ucx_rma,
+    .amo = ucx_amo,
+    .ptr = ucx_ptr,
+    .quiet = ucx_quiet,
+    .fence = ucx_fence,
+    .ctl_wait = shmemu_mapped_wait_shared,
+    .ctl_wake = shmemu_mapped_wake_shared,
+    .pe_export = ucx_pe_export,
+    .blob_size = BLOB_BYTES,
+    .wireup_publish = ucx_publish,
+    .wireup_connect = ucx_connect,
+    .progress = ucx_progress,
+};
