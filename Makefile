@@ -61,7 +61,7 @@ endif
 DEPS_LIB  := $(BUILD)/.deps-lib
 DEPS_TEST := $(BUILD)/.deps-test
 
-.PHONY: all lib ucx-plugin check-tree test asan tsan valgrind run demo bench install clean stress
+.PHONY: all lib ucx-plugin test-ucx check-tree test asan tsan valgrind run demo bench install clean stress
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -85,6 +85,10 @@ CUDA_PLUGIN := $(if $(NVCC),$(BUILD)/libshmemu-cuda.so)
 # libshmemu itself never links UCX.
 HAVE_UCX   := $(shell pkg-config --exists ucx 2>/dev/null && echo yes)
 UCX_PLUGIN := $(if $(HAVE_UCX),$(BUILD)/libshmemu-ucx.so)
+# With PMIx (Debian's libpmix-dev) the plugin also joins jobs that mpirun
+# started.
+UCX_PKGS   := ucx $(if $(shell pkg-config --exists pmix 2>/dev/null && echo yes),pmix)
+UCX_DEFS   := $(if $(filter pmix,$(UCX_PKGS)),-DSHMEMU_HAVE_PMIX)
 
 # shmemu-bench coll runs Open MPI's collectives beside ours where mpicc is.
 # (mpicc alone is not enough: Debian's openmpi-bin has it without mpi.h.)
@@ -111,9 +115,9 @@ $(BUILD)/libshmemu-ucx.so: transports/ucx/plugin/plugin.c transports/ucx/plugin.
                            transports/transport.h include/shmemu.h | $(DEPS_LIB)
 	@mkdir -p $(@D)
 	$(say) CC $@
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden \
-	  $(shell pkg-config --cflags ucx) -shared $(LDFLAGS) -o $@ $< \
-	  $(shell pkg-config --libs ucx)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden $(UCX_DEFS) \
+	  $(shell pkg-config --cflags $(UCX_PKGS)) -shared $(LDFLAGS) -o $@ $< \
+	  $(shell pkg-config --libs $(UCX_PKGS))
 
 # After `make test` installed UCX, a fresh make sees it.
 ucx-plugin: $(UCX_PLUGIN)
@@ -197,6 +201,12 @@ $(BUILD)/tests/progs/osh_generic_cxx: tests/progs/osh_generic.c tests/progs/osh_
 test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) check-tree
 	@$(MAKE) --no-print-directory ucx-plugin
 	@scripts/run-tests.sh $(TEST_BIN)
+	@$(MAKE) --no-print-directory test-ucx
+
+# The suite's quick variant on the ucx transport, over UCX's own choice of
+# fabric (shared memory here) and again forced onto TCP; then mpirun.
+test-ucx: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd ucx-plugin
+	@BUILD=$(BUILD) scripts/test-ucx.sh $(TEST_BIN)
 
 # The architecture's rules, checked on every test run: no include cycle
 # among the library's modules; the control area's layout used by the

@@ -113,6 +113,13 @@ __attribute__((constructor)) static void clean_environment(void)
     }
 }
 
+/* Named in SHMEMU_TEST_TRANSPORTS (not merely allowed by its absence). */
+static int named(const char *name)
+{
+    const char *f = getenv("SHMEMU_TEST_TRANSPORTS");
+    return f && *f && allowed(name);
+}
+
 static const char *list[16];
 static int nlist = -1;
 
@@ -132,6 +139,9 @@ static void scan(void)
                    getenv("SHMEMU_TEST_TRANSPORTS"));
         else if (!usable)
             printf("# transport %s skipped: it cannot run here: %s\n", name, why);
+        else if (strcmp(name, "ucx") == 0 && !named(name))
+            printf("# transport ucx left to `make test-ucx` (run by `make test`): its "
+                   "network round trips want the quick variant of each test\n");
         else if (strcmp(name, "staged") == 0 || strcmp(name, "cuda") == 0)
             printf("# transport %s left to test_%s: its heaps are not "
                    "host-addressable and these tests read results with plain loads\n",

@@ -137,6 +137,9 @@ struct shmemu_tl_job {
      * timeout): a transport waiting on a network for a peer that may be
      * gone stops waiting then and returns SHMEMU_EABORTED. */
     int (*aborted)(struct shmemu_tl_job *job);
+    /* For job_join: lay out the control area this process has just made
+     * (zero-filled), before any other process of the job maps it. */
+    void (*ctl_init)(struct shmemu_tl_job *job);
 };
 
 enum shmemu_tl_rma_op { SHMEMU_TL_PUT, SHMEMU_TL_GET };
@@ -381,6 +384,17 @@ struct shmemu_transport_ops {
      * addr into the range first.  NULL: the transport cannot (PEs that
      * share one program image, heaps in device memory). */
     int (*alias)(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len);
+
+    /* ---- added with the ucx transport ---------------------------------- */
+    /* Was this process started by a launcher of the transport's own (mpirun
+     * through PMIx), with no shmemu process above it?  0: no; 1: yes, with
+     * the job's PE count and this process's PE; else a status, why filled
+     * (started so, but it cannot join).  NULL: no such launcher. */
+    int (*job_launched)(int *npes_p, int *pe_p, char *why, size_t len);
+    /* Join that job: make the control area with the job's other processes
+     * (the one that makes it calls job->ctl_init before the others map it)
+     * and map it.  Then the PE starts as under job_attach. */
+    int (*job_join)(struct shmemu_tl_job *job, int pe);
 };
 
 /* Does ops (built against an older table, maybe) have this member set? */

@@ -325,6 +325,11 @@ const struct shmemu_transport_ops *shmemu__find_transport(const char *name, char
  * SHMEMU_RUN_* environment. */
 int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_p)
     SHMEMU__HIDDEN;
+/* SPMD under a transport's own launcher (mpirun through PMIx): 1 with the
+ * job joined, 0 when no launcher started this process, else a status
+ * (reported). */
+int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int *pe_p)
+    SHMEMU__HIDDEN;
 /* shmemu_set_error_mode called outside any PE (-1: never): for jobs
  * created after. */
 extern int shmemu__process_error_mode SHMEMU__HIDDEN;

@@ -249,6 +249,63 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
     return SHMEMU_OK;
 }
 
+/* The control area of a job that its processes made themselves: laid out
+ * as job_create's is. */
+static void ctl_init(struct shmemu_tl_job *tl)
+{
+    struct shmemu__job *job = tl->core;
+    shmemu__plane_init(job, shmemu__process_error_mode >= 0 ? shmemu__process_error_mode
+                                                            : job->params.ERRORS);
+    shmemu__check_ctl_init(job);
+}
+
+int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int *pe_p)
+{
+    for (int i = 0; shmemu__transports[i]; i++) {
+        const struct shmemu_transport_ops *ops = shmemu__transports[i];
+        char why[256] = "";
+        int npes = 0, pe = 0, r;
+        if (!SHMEMU_TL_HAS(ops, job_launched) || !SHMEMU_TL_HAS(ops, job_join) ||
+            (r = ops->job_launched(&npes, &pe, why, sizeof(why))) == 0)
+            continue;
+        const char *name = shmemu__tl_table_name(ops);
+        if (r != 1)
+            return shmemu__fail(NULL, r, call,
+                                "this process was started by the %s transport's launcher "
+                                "but cannot join its job: %s",
+                                name, why);
+        if (npes < 1 || npes > SHMEMU__NPES_MAX || pe < 0 || pe >= npes)
+            return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                                "the launcher says this is process %d of %d (at most %d)", pe,
+                                npes, SHMEMU__NPES_MAX);
+        struct shmemu__job *job;
+        int st = job_prepare(name, npes, 0, 0, NULL, call, &job);
+        if (st)
+            return st;
+        job->tl.ctl_init = ctl_init;
+        if ((st = ops->job_join(&job->tl, pe)) != SHMEMU_OK) {
+            char jwhy[sizeof(job->tl.why)];
+            shmemu__strlcpy(jwhy, job->tl.why, sizeof(jwhy));
+            job->tl.ctl = NULL;
+            shmemu__job_free(job);
+            return shmemu__fail(NULL, st, call, "PE %d could not join the %s job: %s", pe, name,
+                                jwhy);
+        }
+        if (!shmemu__plane_matches(job)) {
+            shmemu__job_free(job);
+            return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                                "the job's control area does not match this process's "
+                                "(PEs built with different shmemu versions, or given "
+                                "different SHMEMU_HEAP_SIZE?)");
+        }
+        job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
+        *job_p = job;
+        *pe_p = pe;
+        return 1;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- watchdog */
 
 /* PEs that are threads cannot be killed: past the timeout the watchdog

@@ -227,6 +227,9 @@ int shmemu_init(void)
         st = shmemu__job_attach_env(call, &job, &pe);
         if (st == SHMEMU_OK)
             job->bind = 1;
+    } else if ((st = shmemu__job_join_launched(call, &job, &pe)) != 0) {
+        if (st == 1) /* mpirun's job (it binds processes itself) */
+            st = SHMEMU_OK;
     } else { /* alone: a job of one PE */
         shmemu_opts opts = {.npes = 1};
         st = shmemu__job_create(&opts, call, &job);

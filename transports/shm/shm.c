@@ -209,10 +209,37 @@ static int shm_pe_export(struct shmemu_tl_job *job, int pe)
     return shmemu_shm_seg_export(job, job->priv);
 }
 
+/* Check that fd is this job's segment (what names it: for messages), then
+ * map it. */
+static int attach_fd(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, int pe, int fd,
+                     const char *what)
+{
+    layout(job, sj);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        say(job, "%s is not an open descriptor: %s", what, strerror(errno));
+        return SHMEMU_EINVAL;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 0777) != 0600 ||
+        (size_t)st.st_size != sj->seg_size) {
+        say(job, "%s is not this job's segment (mode %o, owner %u, %lld bytes; "
+                 "expected mode 600, owner %u, %zu bytes for PE %d of %d)",
+            what, (unsigned)(st.st_mode & 0777), (unsigned)st.st_uid,
+            (long long)st.st_size, (unsigned)getuid(), sj->seg_size, pe, job->npes);
+        return SHMEMU_EINVAL;
+    }
+    sj->fd = fd;
+    fcntl(sj->fd, F_SETFD, FD_CLOEXEC); /* the program's own children do not get it */
+    int rc = map_segment(job, sj);
+    if (rc != SHMEMU_OK)
+        shmemu_shm_seg_destroy(job, sj);
+    return rc;
+}
+
 int shmemu_shm_seg_attach(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, int pe)
 {
     const char *v = getenv(FD_ENV);
-    char *end;
+    char *end, what[64];
     long fd = v ? strtol(v, &end, 10) : -1;
     sj->fd = -1;
     if (!v || !*v || *end || fd < 0 || fd > 1 << 20) {
@@ -221,26 +248,39 @@ int shmemu_shm_seg_attach(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, 
             FD_ENV, v ? v : "");
         return SHMEMU_EINVAL;
     }
-    layout(job, sj);
-    struct stat st;
-    if (fstat((int)fd, &st) != 0) {
-        say(job, "%s=%ld is not an open descriptor: %s", FD_ENV, fd, strerror(errno));
-        return SHMEMU_EINVAL;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 0777) != 0600 ||
-        (size_t)st.st_size != sj->seg_size) {
-        say(job, "%s=%ld is not this job's segment (mode %o, owner %u, %lld bytes; "
-                 "expected mode 600, owner %u, %zu bytes for PE %d of %d)",
-            FD_ENV, fd, (unsigned)(st.st_mode & 0777), (unsigned)st.st_uid,
-            (long long)st.st_size, (unsigned)getuid(), sj->seg_size, pe, job->npes);
-        return SHMEMU_EINVAL;
-    }
-    sj->fd = (int)fd;
-    fcntl(sj->fd, F_SETFD, FD_CLOEXEC); /* the program's own children do not get it */
+    snprintf(what, sizeof(what), "%s=%ld", FD_ENV, fd);
     unsetenv(FD_ENV);
-    int rc = map_segment(job, sj);
-    if (rc != SHMEMU_OK)
+    return attach_fd(job, sj, pe, (int)fd, what);
+}
+
+int shmemu_shm_seg_create_named(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj,
+                                char *name, size_t name_len)
+{
+    layout(job, sj);
+    sj->fd = -1;
+    int st = shmemu_shm_segment_create(sj->seg_size, 1, name, name_len, &sj->fd, job->why,
+                                       sizeof(job->why));
+    if (st == SHMEMU_OK && (st = map_segment(job, sj)) != SHMEMU_OK) {
+        shm_unlink(name);
         shmemu_shm_seg_destroy(job, sj);
+    }
+    return st;
+}
+
+int shmemu_shm_seg_open_named(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, int pe,
+                              const char *name)
+{
+    sj->fd = -1;
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) {
+        say(job, "shm_open(%s) failed: %s (the PE that made it runs on another node, or "
+                 "has already ended)",
+            name, strerror(errno));
+        return SHMEMU_ENODEV;
+    }
+    int rc = attach_fd(job, sj, pe, fd, name);
+    if (rc != SHMEMU_OK && sj->fd < 0)
+        close(fd);
     return rc;
 }
 

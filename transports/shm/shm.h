@@ -32,6 +32,13 @@ int shmemu_shm_seg_create(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj);
 int shmemu_shm_seg_attach(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, int pe);
 int shmemu_shm_seg_export(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj);
 void shmemu_shm_seg_destroy(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj);
+/* For jobs without a launching process (mpirun): one process creates the
+ * segment under a fresh name it hands the others (who open it by that
+ * name), and unlinks the name once all have. */
+int shmemu_shm_seg_create_named(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj,
+                                char *name, size_t name_len);
+int shmemu_shm_seg_open_named(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, int pe,
+                              const char *name);
 int shmemu_shm_probe(char *why, size_t why_len);
 
 /* shm with symmetric memory that behaves like device memory: host loads and

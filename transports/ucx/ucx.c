@@ -18,6 +18,8 @@
  *    here (shmemu_ptr), and every access to it goes through UCX.
  */
 #include <stdarg.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,6 +92,78 @@ static int ucx_job_attach(struct shmemu_tl_job *job, int pe)
     return shmemu_shm_seg_attach(job, &uj->seg, pe);
 }
 
+/* ----------------------------------------------------- mpirun (PMIx) */
+
+/* This process as its PMIx launcher described it (job_launched). */
+static struct shmemu_ucx_launch launch;
+static int launched;
+
+static int ucx_job_launched(int *npes_p, int *pe_p, char *why, size_t len)
+{
+    if (!getenv("PMIX_RANK") || !getenv("PMIX_NAMESPACE"))
+        return 0;
+    const struct shmemu_ucx_plugin *pl = load_plugin(why, len);
+    if (!pl)
+        return SHMEMU_ENODEV;
+    int st = launched ? SHMEMU_OK : pl->pmix_init(&launch, why, len);
+    if (st != SHMEMU_OK)
+        return st;
+    launched = 1;
+    if (launch.nnodes > 1) {
+        snprintf(why, len,
+                 "the job spans %d nodes, but the ucx transport runs every PE on one node "
+                 "for now (its control plane is node-local shared memory)",
+                 launch.nnodes);
+        return SHMEMU_ENOTSUP;
+    }
+    *npes_p = launch.size;
+    *pe_p = launch.rank;
+    return 1;
+}
+
+/* PE 0 makes the control segment and hands its name over PMIx; the others
+ * open it; once all have, PE 0 unlinks the name.  Both fences are passed by
+ * every process, failed or not, so that no one waits for a PE that gave
+ * up: the failure then ends the job through mpirun. */
+#define CTL_KEY "shmemu.ctl"
+static int ucx_job_join(struct shmemu_tl_job *job, int pe)
+{
+    struct ucx_job *uj = job->priv;
+    const struct shmemu_ucx_plugin *pl = load_plugin(job->why, sizeof(job->why));
+    char name[128] = "", why[200] = "";
+    int st = SHMEMU_OK, fst;
+    uj->seg.no_heaps = 1;
+    if (pe == 0) {
+        st = shmemu_shm_seg_create_named(job, &uj->seg, name, sizeof(name));
+        if (st == SHMEMU_OK)
+            job->ctl_init(job);
+        fst = pl->pmix_fence(CTL_KEY, st == SHMEMU_OK ? name : "", why, sizeof(why));
+    } else {
+        fst = pl->pmix_fence(NULL, NULL, why, sizeof(why));
+        if (fst == SHMEMU_OK)
+            fst = pl->pmix_get(0, CTL_KEY, name, sizeof(name), why, sizeof(why));
+        if (fst == SHMEMU_OK && !name[0]) {
+            say(job, "PE 0 could not make the job's control area");
+            st = SHMEMU_EABORTED;
+        } else if (fst == SHMEMU_OK) {
+            st = shmemu_shm_seg_open_named(job, &uj->seg, pe, name);
+        }
+    }
+    if (fst == SHMEMU_OK)
+        fst = pl->pmix_fence(NULL, NULL, why, sizeof(why));
+    if (pe == 0 && name[0])
+        shm_unlink(name);
+    if (fst != SHMEMU_OK && st == SHMEMU_OK) {
+        say(job, "%s", why);
+        st = fst;
+    }
+    if (st != SHMEMU_OK && job->ctl) {
+        shmemu_shm_seg_destroy(job, &uj->seg);
+        job->ctl = NULL;
+    }
+    return st;
+}
+
 static int ucx_pe_export(struct shmemu_tl_job *job, int pe)
 {
     (void)pe;
@@ -103,6 +177,10 @@ static void ucx_job_destroy(struct shmemu_tl_job *job)
         uj->pl->pe_close(uj->self);
     uj->self = NULL;
     shmemu_shm_seg_destroy(job, &uj->seg);
+    if (launched) {
+        load_plugin(job->why, sizeof(job->why))->pmix_fini();
+        launched = 0;
+    }
 }
 
 static int job_gone(void *arg)
@@ -216,6 +294,15 @@ static int ucx_progress(struct shmemu_tl_job *job, int pe)
     return SHMEMU_OK;
 }
 
+static int ucx_alias(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len)
+{
+    (void)pe;
+    struct ucx_job *uj = job->priv;
+    char why[200];
+    int st = uj->pl->alias(uj->self, off, addr, len, why, sizeof(why));
+    return st == SHMEMU_OK ? st : failed(job, st, why);
+}
+
 const struct shmemu_transport_ops shmemu_ucx_ops = {
     .size = sizeof(struct shmemu_transport_ops),
     .name = "ucx",
@@ -243,4 +330,7 @@ const struct shmemu_transport_ops shmemu_ucx_ops = {
     .wireup_publish = ucx_publish,
     .wireup_connect = ucx_connect,
     .progress = ucx_progress,
+    .alias = ucx_alias,
+    .job_launched = ucx_job_launched,
+    .job_join = ucx_job_join,
 };

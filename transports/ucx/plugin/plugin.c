@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,9 @@
 #include <unistd.h>
 
 #include <ucp/api/ucp.h>
+#ifdef SHMEMU_HAVE_PMIX
+#include <pmix.h>
+#endif
 
 #include "../plugin.h"
 #include "shmemu.h"
@@ -61,8 +65,9 @@ struct shmemu_ucx_pe {
     int pe, npes;
     size_t heap_size;
     char *heap;
-    void *map_base; /* the mmap behind heap (over-allocated to align it) */
+    void *map_base; /* the reservation around heap (over-allocated to align it) */
     size_t map_len;
+    int memfd; /* the heap's pages */
     ucp_context_h ctx;
     ucp_worker_h worker;
     ucp_mem_h memh;
@@ -102,8 +107,17 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
     if (UCS_PTR_IS_ERR(r))
         return UCS_PTR_STATUS(r);
     ucs_status_t s;
-    for (unsigned i = 1; (s = ucp_request_check_status(r)) == UCS_INPROGRESS; i++) {
-        if (!ucp_worker_progress(p->worker) && i % 256 == 0 && p->gone(p->gone_arg)) {
+    /* Spin briefly; then hand the core over between polls, since what we
+     * wait for is often a peer (or our own server thread) that needs it:
+     * PEs outnumber cores in our usual jobs. */
+    for (unsigned i = 1, idle = 0; (s = ucp_request_check_status(r)) == UCS_INPROGRESS; i++) {
+        if (ucp_worker_progress(p->worker)) {
+            idle = 0;
+            continue;
+        }
+        if (++idle > 64)
+            idle > 4096 ? (void)usleep(50) : (void)sched_yield();
+        if (i % 256 == 0 && p->gone(p->gone_arg)) {
             s = UCS_ERR_CANCELED;
             break;
         }
@@ -130,16 +144,36 @@ static void *serve(void *arg)
     }
 }
 
-static void *map_heap(size_t size, size_t align, void **base_p, size_t *len_p)
+/* The heap: pages of a memfd, mapped shared at an address aligned to align
+ * inside a reservation, so that alias() can map the same pages once more
+ * over the program's global variables. */
+static char *map_heap(struct shmemu_ucx_pe *p, size_t size, size_t align)
 {
-    size_t len = size + align;
-    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+    p->map_len = size + align;
+    char *m = mmap(NULL, p->map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     if (m == MAP_FAILED)
         return NULL;
-    *base_p = m;
-    *len_p = len;
-    return (void *)(((uintptr_t)m + align - 1) & ~(uintptr_t)(align - 1));
+    p->map_base = m;
+    char *at = (char *)(((uintptr_t)m + align - 1) & ~(uintptr_t)(align - 1));
+    if ((p->memfd = memfd_create("shmemu-heap", MFD_CLOEXEC)) < 0 ||
+        ftruncate(p->memfd, (off_t)size) != 0 ||
+        mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, p->memfd,
+             0) == MAP_FAILED)
+        return NULL;
+    return at;
+}
+
+static int alias(struct shmemu_ucx_pe *p, size_t off, void *addr, size_t len, char *why,
+                 size_t wlen)
+{
+    if (mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->memfd, (off_t)off) ==
+        MAP_FAILED) {
+        snprintf(why, wlen, "mmap of heap bytes %zu..%zu at %p: %s", off, off + len, addr,
+                 strerror(errno));
+        return SHMEMU_ENOMEM;
+    }
+    return SHMEMU_OK;
 }
 
 static void pe_close(struct shmemu_ucx_pe *p)
@@ -179,6 +213,8 @@ static void pe_close(struct shmemu_ucx_pe *p)
         ucp_cleanup(p->ctx);
     if (p->map_base)
         munmap(p->map_base, p->map_len);
+    if (p->memfd >= 0)
+        close(p->memfd);
     free(p);
 }
 
@@ -199,10 +235,10 @@ static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), v
     p->gone_arg = arg;
     p->stop = -1;
     p->peers = calloc((size_t)npes, sizeof(*p->peers));
-    p->heap = map_heap(heap_size, SHMEMU_TL_BASE_ALIGN, &p->map_base, &p->map_len);
+    p->memfd = -1;
+    p->heap = map_heap(p, heap_size, SHMEMU_TL_BASE_ALIGN);
     if (!p->peers || !p->heap) {
         snprintf(why, len, "no memory for a %zu-byte heap: %s", heap_size, strerror(errno));
-        p->map_base = NULL;
         goto fail;
     }
 
@@ -484,6 +520,124 @@ static void *peer_ptr(struct shmemu_ucx_pe *p, int peer, size_t off)
     return m ? m + off : NULL;
 }
 
+/* ------------------------------------------------------------ PMIx */
+
+#ifdef SHMEMU_HAVE_PMIX
+static pmix_proc_t self_proc;
+
+static int pmix_fail(char *why, size_t len, const char *call, pmix_status_t rc)
+{
+    snprintf(why, len, "%s: %s", call, PMIx_Error_string(rc));
+    return SHMEMU_ENODEV;
+}
+
+/* An integer job attribute of proc, whatever width the server gives it. */
+static int get_int(const pmix_proc_t *proc, const char *key, int *out)
+{
+    pmix_value_t *v;
+    if (PMIx_Get(proc, key, NULL, 0, &v) != PMIX_SUCCESS)
+        return -1;
+    int ok = 0;
+    switch (v->type) {
+    case PMIX_UINT32: *out = (int)v->data.uint32; break;
+    case PMIX_UINT16: *out = (int)v->data.uint16; break;
+    case PMIX_INT: *out = v->data.integer; break;
+    case PMIX_UINT: *out = (int)v->data.uint; break;
+    case PMIX_INT32: *out = (int)v->data.int32; break;
+    default: ok = -1;
+    }
+    PMIX_VALUE_RELEASE(v);
+    return ok;
+}
+
+static int pmix_init(struct shmemu_ucx_launch *l, char *why, size_t len)
+{
+    pmix_status_t rc = PMIx_Init(&self_proc, NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        return pmix_fail(why, len, "PMIx_Init", rc);
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, self_proc.nspace, PMIX_RANK_WILDCARD);
+    l->rank = (int)self_proc.rank;
+    if (get_int(&wild, PMIX_JOB_SIZE, &l->size) != 0) {
+        snprintf(why, len, "PMIx_Get(%s): the launcher does not say", PMIX_JOB_SIZE);
+        return SHMEMU_ENODEV;
+    }
+    if (get_int(&wild, PMIX_LOCAL_SIZE, &l->local_size) != 0)
+        l->local_size = l->size;
+    if (get_int(&wild, PMIX_NUM_NODES, &l->nnodes) != 0)
+        l->nnodes = l->local_size == l->size ? 1 : 2;
+    return SHMEMU_OK;
+}
+
+static int pmix_fence(const char *key, const char *value, char *why, size_t len)
+{
+    pmix_status_t rc;
+    if (key) {
+        pmix_value_t v;
+        PMIX_VALUE_LOAD(&v, value, PMIX_STRING);
+        rc = PMIx_Put(PMIX_LOCAL, key, &v);
+        PMIX_VALUE_DESTRUCT(&v);
+        if (rc != PMIX_SUCCESS)
+            return pmix_fail(why, len, "PMIx_Put", rc);
+        if ((rc = PMIx_Commit()) != PMIX_SUCCESS)
+            return pmix_fail(why, len, "PMIx_Commit", rc);
+    }
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, self_proc.nspace, PMIX_RANK_WILDCARD);
+    pmix_info_t info;
+    bool collect = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    rc = PMIx_Fence(&wild, 1, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    return rc == PMIX_SUCCESS ? SHMEMU_OK : pmix_fail(why, len, "PMIx_Fence", rc);
+}
+
+static int pmix_get(int rank, const char *key, char *out, size_t cap, char *why, size_t len)
+{
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, self_proc.nspace, (pmix_rank_t)rank);
+    pmix_value_t *v;
+    pmix_status_t rc = PMIx_Get(&proc, key, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS)
+        return pmix_fail(why, len, "PMIx_Get", rc);
+    int st = SHMEMU_OK;
+    if (v->type != PMIX_STRING || !v->data.string || strlen(v->data.string) >= cap) {
+        snprintf(why, len, "PMIx_Get(%s) of process %d: not a string of under %zu bytes", key,
+                 rank, cap);
+        st = SHMEMU_EINVAL;
+    } else {
+        strcpy(out, v->data.string);
+    }
+    PMIX_VALUE_RELEASE(v);
+    return st;
+}
+
+static void pmix_fini(void) { (void)PMIx_Finalize(NULL, 0); }
+#else
+static int no_pmix(char *why, size_t len)
+{
+    snprintf(why, len, "the UCX plugin was built without PMIx (install Debian's libpmix-dev "
+                       "and rebuild)");
+    return SHMEMU_ENODEV;
+}
+static int pmix_init(struct shmemu_ucx_launch *l, char *why, size_t len)
+{
+    (void)l;
+    return no_pmix(why, len);
+}
+static int pmix_fence(const char *key, const char *value, char *why, size_t len)
+{
+    (void)key, (void)value;
+    return no_pmix(why, len);
+}
+static int pmix_get(int rank, const char *key, char *out, size_t cap, char *why, size_t len)
+{
+    (void)rank, (void)key, (void)out, (void)cap;
+    return no_pmix(why, len);
+}
+static void pmix_fini(void) {}
+#endif
+
 static const char *version(void) { return ucp_get_version_string(); }
 
 static const struct shmemu_ucx_plugin plugin = {
@@ -501,6 +655,11 @@ static const struct shmemu_ucx_plugin plugin = {
     .fence = fence,
     .progress = progress,
     .peer_ptr = peer_ptr,
+    .pmix_init = pmix_init,
+    .pmix_fence = pmix_fence,
+    .pmix_get = pmix_get,
+    .pmix_fini = pmix_fini,
+    .alias = alias,
 };
 
 const struct shmemu_ucx_plugin *shmemu_ucx_plugin(void) __attribute__((visibility("default")));

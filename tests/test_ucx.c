@@ -1,0 +1,190 @@
+/*
+ * test_ucx.c - what the ucx transport adds beyond the suite (which
+ * `make test-ucx` runs on it, over shared memory and over TCP): programs
+ * started by Open MPI's mpirun join one job through PMIx, on 1 to 4 PEs
+ * (more PEs than cores), over UCX's choice of fabric and over TCP; a PE that
+ * crashes under mpirun ends the job instead of hanging it; OpenSHMEM
+ * programs run under mpirun unchanged.  Skipped, with the reason, where the
+ * transport or mpirun is missing.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "shmemu.h"
+
+#define LIMIT "120" /* seconds any one mpirun may take before it is killed */
+
+static char mpirun[PATH_MAX];
+
+/* The ucx transport as shmemu-info lists it: 1 if usable, else 0 with why. */
+static int ucx_usable(char *why, size_t len)
+{
+    const char *name;
+    int usable;
+    for (int i = 0; shmemu_transport_info(i, &name, &usable, why, len) == SHMEMU_OK; i++)
+        if (strcmp(name, "ucx") == 0)
+            return usable;
+    snprintf(why, len, "not in the registry");
+    return 0;
+}
+
+static int find_mpirun(void)
+{
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/usr/bin"; *p;) {
+        size_t n = strcspn(p, ":");
+        snprintf(mpirun, sizeof(mpirun), "%.*s/mpirun", (int)n, p);
+        if (access(mpirun, X_OK) == 0)
+            return 1;
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+/* Skip (saying why) unless ucx and mpirun are both here. */
+static void need_mpirun(void)
+{
+    char why[256];
+    if (!ucx_usable(why, sizeof(why))) {
+        printf("# skipped: the ucx transport cannot run here: %s\n", why);
+        skip();
+    }
+    if (!find_mpirun()) {
+        printf("# skipped: no mpirun on the PATH (Debian's openmpi-bin)\n");
+        skip();
+    }
+}
+
+/* mpirun -np n [--oversubscribe] prog args..., under a time limit, with
+ * extra environment entries env. */
+static void run_mpi(int n, const char *const env[], const char *prog, const char *arg,
+                    const char *arg2, struct th_outcome *o)
+{
+    char np[16];
+    snprintf(np, sizeof(np), "%d", n);
+    char *argv[16];
+    int k = 0;
+    argv[k++] = "/usr/bin/timeout";
+    argv[k++] = "-s";
+    argv[k++] = "KILL";
+    argv[k++] = LIMIT;
+    argv[k++] = mpirun;
+    argv[k++] = "-np";
+    argv[k++] = np;
+    argv[k++] = "--oversubscribe";
+    if (getuid() == 0)
+        argv[k++] = "--allow-run-as-root";
+    argv[k++] = th_tool(prog);
+    if (arg)
+        argv[k++] = (char *)arg;
+    if (arg2)
+        argv[k++] = (char *)arg2;
+    argv[k] = NULL;
+    /* Programs linked with libshmemu.a look for the plugin beside
+     * themselves, and tests/progs is not beside it. */
+    char plugin[PATH_MAX + 32];
+    snprintf(plugin, sizeof(plugin), "SHMEMU_UCX_PLUGIN=%s", th_tool("libshmemu-ucx.so"));
+    const char *all[8] = {plugin};
+    for (int i = 0; env && env[i] && i < 6; i++)
+        all[i + 1] = env[i];
+    th_run_cmd(argv, all, o);
+    if (strstr(o->out, "built without PMIx")) {
+        printf("# skipped: %s", strstr(o->out, "the UCX plugin"));
+        skip();
+    }
+}
+
+/* examples/hello_spmd: PE p gets 1000 + left from its left neighbour. */
+static void check_hello(int n, const struct th_outcome *o, const char *how)
+{
+    if (!WIFEXITED(o->status) || WEXITSTATUS(o->status) != 0)
+        fail_msg("%s, %d PEs: status %#x, output:\n%s", how, n, o->status, o->out);
+    for (int p = 0; p < n; p++) {
+        int left = (p + n - 1) % n;
+        char want[96];
+        snprintf(want, sizeof(want), "PE %d/%d on ucx got %d from PE %d\n", p, n, 1000 + left,
+                 left);
+        if (!strstr(o->out, want))
+            fail_msg("%s, %d PEs: no \"%.*s\" in:\n%s", how, n, (int)strlen(want) - 1, want,
+                     o->out);
+    }
+}
+
+static void test_hello(void **state)
+{
+    (void)state;
+    need_mpirun();
+    for (int n = 1; n <= 4; n++) {
+        struct th_outcome o;
+        run_mpi(n, NULL, "examples/hello_spmd", NULL, NULL, &o);
+        check_hello(n, &o, "UCX's choice of fabric");
+    }
+}
+
+static void test_hello_tcp(void **state)
+{
+    (void)state;
+    need_mpirun();
+    const char *env[] = {"UCX_TLS=tcp", NULL};
+    for (int n = 2; n <= 3; n++) {
+        struct th_outcome o;
+        run_mpi(n, env, "examples/hello_spmd", NULL, NULL, &o);
+        check_hello(n, &o, "UCX_TLS=tcp");
+    }
+}
+
+/* An OpenSHMEM 1.5 program, every feature area, under mpirun: "ok N". */
+static void test_openshmem(void **state)
+{
+    (void)state;
+    need_mpirun();
+    for (int n = 1; n <= 4; n += 3) {
+        struct th_outcome o;
+        char want[24];
+        snprintf(want, sizeof(want), "ok %d\n", n);
+        run_mpi(n, NULL, "tests/progs/osh_features", NULL, NULL, &o);
+        if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0 || !strstr(o.out, want) ||
+            strstr(o.out, "FAIL"))
+            fail_msg("%d PEs: status %#x, output:\n%s", n, o.status, o.out);
+    }
+}
+
+/* A PE killed while the others wait in a barrier, a wait, or compute:
+ * mpirun ends the job (status nonzero) well before the time limit. */
+static void test_crash_ends_job(void **state)
+{
+    (void)state;
+    need_mpirun();
+    static const char *const cases[][2] = {{"kill", "barrier"}, {"segv", "wait"},
+                                            {"exit3", "compute"}};
+    for (int i = 0; i < 3; i++) {
+        struct th_outcome o;
+        run_mpi(3, NULL, "tests/progs/crashy", cases[i][0], cases[i][1], &o);
+        if (WIFSIGNALED(o.status) || (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) ||
+            o.secs > 60)
+            fail_msg("crashy %s %s under mpirun: status %#x after %.1f s, output:\n%s",
+                     cases[i][0], cases[i][1], o.status, o.secs, o.out);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hello),
+        cmocka_unit_test(test_hello_tcp),
+        cmocka_unit_test(test_openshmem),
+        cmocka_unit_test(test_crash_ends_job),
+    };
+    return cmocka_run_group_tests_name("ucx", tests, NULL, NULL);
+}
