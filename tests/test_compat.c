@@ -261,12 +261,18 @@ long g_word;             /* .bss */
 long g_seeded = 77;      /* .data */
 static long g_array[33]; /* an odd size */
 
+/* Transports whose PEs are processes with a program image each, whose
+ * global variables shmemu makes symmetric (SHMEMU_STATIC). */
+static int own_image(const char *tl)
+{
+    return !strcmp(tl, "shm") || !strcmp(tl, "ucx");
+}
+
 static int body_globals(void *arg)
 {
     (void)arg;
     int me = shmemu_my_pe(), n = shmemu_n_pes();
-    const char *tl = shmemu_transport_name();
-    if (strcmp(tl, "shm") != 0) {
+    if (!own_image(shmemu_transport_name())) {
         /* one copy of each variable for every PE: refused, never shared */
         PE_CHECK_EQ(shmemu_long_atomic_add(&g_word, 1, (me + 1) % n), SHMEMU_ERANGE);
         PE_CHECK(shmemu_ptr(&g_word, me) == NULL);
@@ -304,7 +310,7 @@ static void test_globals_by_transport(void **state)
     const int npes[] = {1, 2, 3, 5};
     for (int t = 0; t < th_transport_count(); t++) {
         const char *tl = th_transport(t);
-        int shm = !strcmp(tl, "shm");
+        int shm = own_image(tl);
         for (int k = 0; k < 4; k++) {
             if (!shm)
                 th_capture_start();

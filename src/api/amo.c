@@ -44,7 +44,11 @@ static SHMEMU__ALWAYS_INLINE int amo_call(const char *call, int op, const void *
         return st;
     struct shmemu_tl_amo d = {.op = op, .pe = pe, .width = (unsigned)width, .off = off,
                               .value = value, .cond = cond, .result = result};
-    if (SHMEMU__UNLIKELY((st = shmemu__tl_amo(me, &d))))
+    int64_t t0 = op == SHMEMU_TL_AMO_FETCH ? shmemu__poll_tl_enter(me) : 0;
+    st = shmemu__tl_amo(me, &d);
+    if (op == SHMEMU_TL_AMO_FETCH)
+        shmemu__poll_tl_leave(me, t0);
+    if (SHMEMU__UNLIKELY(st))
         return shmemu__tl_failed(me, st, call, "an atomic");
     if (op != SHMEMU_TL_AMO_FETCH)
         shmemu__notify(me, pe);

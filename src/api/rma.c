@@ -26,7 +26,11 @@ static SHMEMU__ALWAYS_INLINE int rma_op(const char *call, int op, int nbi, const
     struct shmemu_tl_rma d;
     if ((st = shmemu__rma_prepare(me, call, op, nbi, sym, local, nbytes, pe, &d)))
         return st;
-    if (SHMEMU__UNLIKELY((st = shmemu__tl_rma(me, &d))))
+    int64_t t0 = poll ? shmemu__poll_tl_enter(me) : 0;
+    st = shmemu__tl_rma(me, &d);
+    if (poll)
+        shmemu__poll_tl_leave(me, t0);
+    if (SHMEMU__UNLIKELY(st))
         return shmemu__tl_failed(me, st, call, "a %zu-byte %s", nbytes,
                                  op == SHMEMU_TL_PUT ? "put" : "get");
     if (op == SHMEMU_TL_PUT) {

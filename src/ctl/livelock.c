@@ -17,7 +17,7 @@
 /* How long a check waits for every polling PE to show it still polls. */
 #define CONFIRM_NS 300000000
 
-static int64_t thread_cpu_ns(void)
+int64_t shmemu__thread_cpu_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -224,7 +224,8 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
     if (!moved && now - s->published_ns < PUBLISH_NS)
         return;
     /* Work between polls is progress we cannot see. */
-    int64_t cpu = me->coop ? 0 : thread_cpu_ns(); /* one thread runs every PE */
+    /* (coop: one thread runs every PE, its CPU time says nothing.) */
+    int64_t cpu = me->coop ? 0 : shmemu__thread_cpu_ns() - me->poll_tl_cpu_ns;
     if (s->cpu_ns && s->polls && cpu - s->cpu_ns > (int64_t)s->polls * WORK_PER_POLL_NS)
         s->since_ns = now;
     s->cpu_ns = cpu;

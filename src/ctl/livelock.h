@@ -28,6 +28,22 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
 void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t len)
     SHMEMU__HIDDEN;
 
+int64_t shmemu__thread_cpu_ns(void) SHMEMU__HIDDEN;
+
+/* Around the transport call of a poll: on a transport that needs progress
+ * (a network), the round trip's CPU time is measured and set aside, since
+ * livelock detection tells work between polls from polling by CPU time. */
+static inline int64_t shmemu__poll_tl_enter(shmemu__pe *me)
+{
+    return SHMEMU__UNLIKELY(me->progress) ? shmemu__thread_cpu_ns() : 0;
+}
+
+static inline void shmemu__poll_tl_leave(shmemu__pe *me, int64_t t0)
+{
+    if (SHMEMU__UNLIKELY(t0))
+        me->poll_tl_cpu_ns += shmemu__thread_cpu_ns() - t0;
+}
+
 /* Whether this poll is one to sample: then the caller passes what it saw
  * to shmemu__poll_slow. */
 static inline int shmemu__poll_due(shmemu__pe *me)

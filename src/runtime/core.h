@@ -96,6 +96,10 @@ typedef struct shmemu__pe {
      * count of everything but polls. */
     uint32_t poll_countdown;
     uint32_t poll_activity;
+    /* CPU time this thread spent inside the transport for polls, where the
+     * transport needs progress (a network round trip per poll): not work
+     * between polls (livelock.h). */
+    int64_t poll_tl_cpu_ns;
     struct shmemu__chk *chk; /* checker mode state (src/check/layer.c); NULL when off */
     /* The program's static data (static.c): [static_lo, + static_len) is
      * heap range [static_off, + static_len) when static_mapped. */

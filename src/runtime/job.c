@@ -265,8 +265,7 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
         const struct shmemu_transport_ops *ops = shmemu__transports[i];
         char why[256] = "";
         int npes = 0, pe = 0, r;
-        if (!SHMEMU_TL_HAS(ops, job_launched) || !SHMEMU_TL_HAS(ops, job_join) ||
-            (r = ops->job_launched(&npes, &pe, why, sizeof(why))) == 0)
+        if ((r = shmemu__tl_job_launched(ops, &npes, &pe, why, sizeof(why))) == 0)
             continue;
         const char *name = shmemu__tl_table_name(ops);
         if (r != 1)
@@ -283,7 +282,7 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
         if (st)
             return st;
         job->tl.ctl_init = ctl_init;
-        if ((st = ops->job_join(&job->tl, pe)) != SHMEMU_OK) {
+        if ((st = shmemu__tl_job_join(job, pe)) != SHMEMU_OK) {
             char jwhy[sizeof(job->tl.why)];
             shmemu__strlcpy(jwhy, job->tl.why, sizeof(jwhy));
             job->tl.ctl = NULL;

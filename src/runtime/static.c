@@ -4,7 +4,7 @@
  * OpenSHMEM makes every global and static variable of the program
  * symmetric: `static long flag; shmem_long_p(&flag, 1, pe)` is the most
  * common idiom of its programs.  Where PEs are processes of one program
- * (shm), each process maps its writable data segment (.data and .bss, past
+ * (shm, ucx), each process maps its writable data segment (.data and .bss, past
  * the part the loader makes read-only after relocation) onto a range of its
  * own heap that every PE reserves first, at the same offset: an address in
  * the segment is then that heap offset, and puts, gets, atomics, waits and

@@ -21,7 +21,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include "../common/mapped.h"
 #include "../common/plugin.h"
 #include "../common/runners.h"
+#include "../common/say.h"
 #include "../shm/shm.h"
 #include "plugin.h"
 #include "shmemu.h"
@@ -54,16 +54,6 @@ struct cuda_job {
     struct shmemu_cuda_pe *dev;          /* this process's PE */
     int pe;
 };
-
-static void say(struct shmemu_tl_job *job, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void say(struct shmemu_tl_job *job, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(job->why, sizeof(job->why), fmt, ap);
-    va_end(ap);
-}
 
 /* ------------------------------------------------------------ the plugin */
 
@@ -206,7 +196,7 @@ static int pick_device(struct shmemu_tl_job *job, int pe, int ndev, int *dev_p)
     char *end;
     long d = strtol(s, &end, 10);
     if (end == s || (*end && *end != ',') || d < 0 || d >= ndev) {
-        say(job, "PE %d: %s='%s' does not name a device for it (%d visible: 0..%d)", pe,
+        shmemu_tl_say(job, "PE %d: %s='%s' does not name a device for it (%d visible: 0..%d)", pe,
             DEVICE_ENV, env, ndev, ndev - 1);
         return SHMEMU_EINVAL;
     }
@@ -221,11 +211,11 @@ static int cuda_pe_enter(struct shmemu_tl_job *job, int pe)
     int ndev = 0, dev, st;
     cj->pe = pe;
     if (!(cj->pl = load_plugin(why, sizeof(why)))) {
-        say(job, "PE %d: %s", pe, why);
+        shmemu_tl_say(job, "PE %d: %s", pe, why);
         return SHMEMU_ENODEV;
     }
     if ((st = cj->pl->probe(&ndev, why, sizeof(why))) != SHMEMU_OK) {
-        say(job, "PE %d: %s", pe, why);
+        shmemu_tl_say(job, "PE %d: %s", pe, why);
         return st;
     }
     if ((st = pick_device(job, pe, ndev, &dev)) != SHMEMU_OK)
@@ -233,7 +223,7 @@ static int cuda_pe_enter(struct shmemu_tl_job *job, int pe)
     void *heap;
     if ((st = cj->pl->pe_open(dev, job->heap_size, &cj->dev, &heap, why, sizeof(why))) !=
         SHMEMU_OK) {
-        say(job, "PE %d on device %d: %s", pe, dev, why);
+        shmemu_tl_say(job, "PE %d on device %d: %s", pe, dev, why);
         return st;
     }
     job->heap_base[pe] = heap;
@@ -248,7 +238,7 @@ static int cuda_publish(struct shmemu_tl_job *job, int pe, void *out)
     char why[200];
     int st = cj->pl->heap_export(cj->dev, b.handle, why, sizeof(why));
     if (st != SHMEMU_OK) {
-        say(job, "PE %d: %s", pe, why);
+        shmemu_tl_say(job, "PE %d: %s", pe, why);
         return st;
     }
     memcpy(out, &b, sizeof(b));
@@ -265,14 +255,15 @@ static int cuda_connect(struct shmemu_tl_job *job, int pe, const void *const *bl
         struct blob b;
         memcpy(&b, blobs[p], sizeof(b));
         if (b.magic != BLOB_MAGIC || b.heap_size != job->heap_size) {
-            say(job, "PE %d: PE %d published no cuda heap of %zu bytes", pe, p,
+            shmemu_tl_say(job, "PE %d: PE %d published no cuda heap of %zu bytes", pe, p,
                 job->heap_size);
             return SHMEMU_EINVAL;
         }
         void *base;
         int st = cj->pl->heap_import(cj->dev, b.handle, &base, why, sizeof(why));
         if (st != SHMEMU_OK) {
-            say(job, "PE %d mapping PE %d's heap (device %d): %s", pe, p, (int)b.device, why);
+            shmemu_tl_say(job, "PE %d mapping PE %d's heap (device %d): %s", pe, p,
+                          (int)b.device, why);
             return st;
         }
         job->heap_base[p] = base;
@@ -284,7 +275,7 @@ static int cuda_connect(struct shmemu_tl_job *job, int pe, const void *const *bl
 
 static int failed(struct shmemu_tl_job *job, int st, const char *why)
 {
-    say(job, "on PE %d: %s", ((struct cuda_job *)job->priv)->pe, why);
+    shmemu_tl_say(job, "on PE %d: %s", ((struct cuda_job *)job->priv)->pe, why);
     return st;
 }
 

@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,20 +34,11 @@
 
 #include "../common/mapped.h"
 #include "../common/runners.h"
+#include "../common/say.h"
 #include "shmemu.h"
 
 #define FD_ENV "SHMEMU_SHM_FD"
 #define SHM_DIR "/dev/shm"
-
-static void say(struct shmemu_tl_job *job, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void say(struct shmemu_tl_job *job, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(job->why, sizeof(job->why), fmt, ap);
-    va_end(ap);
-}
 
 static size_t page_round(size_t n)
 {
@@ -131,7 +121,7 @@ static int map_segment(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
     sj->ctl = mmap(NULL, sj->ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, sj->fd, 0);
     if (sj->ctl == MAP_FAILED) {
         sj->ctl = NULL;
-        say(job, "mmap of the %zu-byte control area failed: %s", sj->ctl_len,
+        shmemu_tl_say(job, "mmap of the %zu-byte control area failed: %s", sj->ctl_len,
             strerror(errno));
         return SHMEMU_ENOMEM;
     }
@@ -141,7 +131,7 @@ static int map_segment(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
     sj->heaps = shmemu_mapped_reserve(sj->stride * (size_t)job->npes,
                                       SHMEMU_TL_BASE_ALIGN, PROT_NONE);
     if (!sj->heaps) {
-        say(job, "reserving %zu bytes of address space failed",
+        shmemu_tl_say(job, "reserving %zu bytes of address space failed",
             sj->stride * (size_t)job->npes);
         return SHMEMU_ENOMEM;
     }
@@ -149,7 +139,7 @@ static int map_segment(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
         char *at = sj->heaps + (size_t)pe * sj->stride;
         if (mmap(at, job->heap_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
                  sj->fd, (off_t)(sj->ctl_len + (size_t)pe * job->heap_size)) == MAP_FAILED) {
-            say(job, "mmap of PE %d's heap failed: %s", pe, strerror(errno));
+            shmemu_tl_say(job, "mmap of PE %d's heap failed: %s", pe, strerror(errno));
             return SHMEMU_ENOMEM;
         }
         job->heap_base[pe] = at;
@@ -158,7 +148,7 @@ static int map_segment(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
         sj->view = shmemu_mapped_reserve(sj->stride * (size_t)job->npes,
                                          SHMEMU_TL_BASE_ALIGN, PROT_NONE);
         if (!sj->view) {
-            say(job, "reserving %zu bytes of address space for the device view failed",
+            shmemu_tl_say(job, "reserving %zu bytes of address space for the device view failed",
                 sj->stride * (size_t)job->npes);
             return SHMEMU_ENOMEM;
         }
@@ -197,7 +187,7 @@ int shmemu_shm_seg_export(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
     char v[16];
     snprintf(v, sizeof(v), "%d", sj->fd);
     if (fcntl(sj->fd, F_SETFD, 0) != 0 || setenv(FD_ENV, v, 1) != 0) {
-        say(job, "handing the segment to the program failed: %s", strerror(errno));
+        shmemu_tl_say(job, "handing the segment to the program failed: %s", strerror(errno));
         return SHMEMU_EINVAL;
     }
     return SHMEMU_OK;
@@ -217,12 +207,12 @@ static int attach_fd(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, int p
     layout(job, sj);
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        say(job, "%s is not an open descriptor: %s", what, strerror(errno));
+        shmemu_tl_say(job, "%s is not an open descriptor: %s", what, strerror(errno));
         return SHMEMU_EINVAL;
     }
     if (!S_ISREG(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 0777) != 0600 ||
         (size_t)st.st_size != sj->seg_size) {
-        say(job, "%s is not this job's segment (mode %o, owner %u, %lld bytes; "
+        shmemu_tl_say(job, "%s is not this job's segment (mode %o, owner %u, %lld bytes; "
                  "expected mode 600, owner %u, %zu bytes for PE %d of %d)",
             what, (unsigned)(st.st_mode & 0777), (unsigned)st.st_uid,
             (long long)st.st_size, (unsigned)getuid(), sj->seg_size, pe, job->npes);
@@ -243,7 +233,7 @@ int shmemu_shm_seg_attach(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, 
     long fd = v ? strtol(v, &end, 10) : -1;
     sj->fd = -1;
     if (!v || !*v || *end || fd < 0 || fd > 1 << 20) {
-        say(job, "%s='%s' is not a descriptor number (this program was started by "
+        shmemu_tl_say(job, "%s='%s' is not a descriptor number (this program was started by "
                  "shmemu-run with a damaged environment)",
             FD_ENV, v ? v : "");
         return SHMEMU_EINVAL;
@@ -273,7 +263,7 @@ int shmemu_shm_seg_open_named(struct shmemu_tl_job *job, struct shmemu_shm_seg *
     sj->fd = -1;
     int fd = shm_open(name, O_RDWR, 0);
     if (fd < 0) {
-        say(job, "shm_open(%s) failed: %s (the PE that made it runs on another node, or "
+        shmemu_tl_say(job, "shm_open(%s) failed: %s (the PE that made it runs on another node, or "
                  "has already ended)",
             name, strerror(errno));
         return SHMEMU_ENODEV;
@@ -305,7 +295,7 @@ static int shm_alias(struct shmemu_tl_job *job, int pe, size_t off, void *addr, 
     struct shmemu_shm_seg *sj = job->priv;
     if (mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, sj->fd,
              (off_t)(sj->ctl_len + (size_t)pe * job->heap_size + off)) == MAP_FAILED) {
-        say(job, "mapping the program's static data (%zu bytes at %p) into PE %d's heap "
+        shmemu_tl_say(job, "mapping the program's static data (%zu bytes at %p) into PE %d's heap "
                  "failed: %s",
             len, addr, pe, strerror(errno));
         return SHMEMU_ENOMEM;

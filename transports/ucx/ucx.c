@@ -17,7 +17,6 @@
  *    (waits) directly; a peer's heap is load/store only where UCX maps it
  *    here (shmemu_ptr), and every access to it goes through UCX.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 
 #include "../common/plugin.h"
 #include "../common/runners.h"
+#include "../common/say.h"
 #include "../common/mapped.h"
 #include "../shm/shm.h"
 #include "plugin.h"
@@ -41,16 +41,6 @@ struct ucx_job {
     struct shmemu_ucx_pe *self;         /* this process's PE */
     int pe;
 };
-
-static void say(struct shmemu_tl_job *job, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void say(struct shmemu_tl_job *job, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(job->why, sizeof(job->why), fmt, ap);
-    va_end(ap);
-}
 
 static const struct shmemu_ucx_plugin *load_plugin(char *why, size_t len)
 {
@@ -143,7 +133,7 @@ static int ucx_job_join(struct shmemu_tl_job *job, int pe)
         if (fst == SHMEMU_OK)
             fst = pl->pmix_get(0, CTL_KEY, name, sizeof(name), why, sizeof(why));
         if (fst == SHMEMU_OK && !name[0]) {
-            say(job, "PE 0 could not make the job's control area");
+            shmemu_tl_say(job, "PE 0 could not make the job's control area");
             st = SHMEMU_EABORTED;
         } else if (fst == SHMEMU_OK) {
             st = shmemu_shm_seg_open_named(job, &uj->seg, pe, name);
@@ -154,7 +144,7 @@ static int ucx_job_join(struct shmemu_tl_job *job, int pe)
     if (pe == 0 && name[0])
         shm_unlink(name);
     if (fst != SHMEMU_OK && st == SHMEMU_OK) {
-        say(job, "%s", why);
+        shmemu_tl_say(job, "%s", why);
         st = fst;
     }
     if (st != SHMEMU_OK && job->ctl) {
@@ -195,14 +185,14 @@ static int ucx_pe_enter(struct shmemu_tl_job *job, int pe)
     char why[200] = "";
     uj->pe = pe;
     if (!(uj->pl = load_plugin(why, sizeof(why)))) {
-        say(job, "PE %d: %s", pe, why);
+        shmemu_tl_say(job, "PE %d: %s", pe, why);
         return SHMEMU_ENODEV;
     }
     void *heap;
     int st = uj->pl->pe_open(pe, job->npes, job->heap_size, job_gone, job, &uj->self, &heap,
                              why, sizeof(why));
     if (st != SHMEMU_OK) {
-        say(job, "PE %d: %s", pe, why);
+        shmemu_tl_say(job, "PE %d: %s", pe, why);
         return st;
     }
     job->heap_base[pe] = heap;
@@ -215,7 +205,7 @@ static int ucx_publish(struct shmemu_tl_job *job, int pe, void *out)
     char why[200];
     int st = uj->pl->publish(uj->self, out, BLOB_BYTES, why, sizeof(why));
     if (st != SHMEMU_OK)
-        say(job, "PE %d: %s", pe, why);
+        shmemu_tl_say(job, "PE %d: %s", pe, why);
     return st;
 }
 
@@ -226,13 +216,13 @@ static int ucx_connect(struct shmemu_tl_job *job, int pe, const void *const *blo
     for (int p = 0; p < job->npes; p++) {
         int st = uj->pl->connect(uj->self, p, blobs[p], BLOB_BYTES, why, sizeof(why));
         if (st != SHMEMU_OK) {
-            say(job, "PE %d connecting to PE %d: %s", pe, p, why);
+            shmemu_tl_say(job, "PE %d connecting to PE %d: %s", pe, p, why);
             return st;
         }
     }
     int st = uj->pl->start(uj->self, why, sizeof(why));
     if (st != SHMEMU_OK)
-        say(job, "PE %d: %s", pe, why);
+        shmemu_tl_say(job, "PE %d: %s", pe, why);
     return st;
 }
 
@@ -240,7 +230,7 @@ static int ucx_connect(struct shmemu_tl_job *job, int pe, const void *const *blo
 
 static int failed(struct shmemu_tl_job *job, int st, const char *why)
 {
-    say(job, "on PE %d: %s", ((struct ucx_job *)job->priv)->pe, why);
+    shmemu_tl_say(job, "on PE %d: %s", ((struct ucx_job *)job->priv)->pe, why);
     return st;
 }
 

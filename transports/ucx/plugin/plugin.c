@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,17 +106,20 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
     if (UCS_PTR_IS_ERR(r))
         return UCS_PTR_STATUS(r);
     ucs_status_t s;
-    /* Spin briefly; then hand the core over between polls, since what we
-     * wait for is often a peer (or our own server thread) that needs it:
-     * PEs outnumber cores in our usual jobs. */
+    /* Spin briefly, then sleep on the worker's events (at most 1 ms at a
+     * time): what we wait for is often a peer that needs the core -- PEs
+     * outnumber cores in our usual jobs -- and a PE that polls a remote
+     * flag must not look busy to livelock detection (its CPU time is what
+     * tells work from polling). */
+    struct pollfd pfd = {.fd = p->efd, .events = POLLIN};
     for (unsigned i = 1, idle = 0; (s = ucp_request_check_status(r)) == UCS_INPROGRESS; i++) {
         if (ucp_worker_progress(p->worker)) {
             idle = 0;
             continue;
         }
-        if (++idle > 64)
-            idle > 4096 ? (void)usleep(50) : (void)sched_yield();
-        if (i % 256 == 0 && p->gone(p->gone_arg)) {
+        if (++idle > 16 && ucp_worker_arm(p->worker) == UCS_OK)
+            (void)poll(&pfd, 1, 1);
+        if (i % 64 == 0 && p->gone(p->gone_arg)) {
             s = UCS_ERR_CANCELED;
             break;
         }
