@@ -1,6 +1,6 @@
 #!/bin/sh
-# vs-oshmem.sh [ROUNDS] - shmemu (shm transport) against Open MPI's OSHMEM on
-# this machine, in one run: the same figures from shmemu-bench and
+# vs-oshmem.sh [ROUNDS] - shmemu (shm transport, or TRANSPORT=ucx) against
+# Open MPI's OSHMEM on this machine, in one run: the same figures from shmemu-bench and
 # bench/oshmem-bench.c, alternating the two ROUNDS times (default 3) so that
 # the VM's vCPU placement changes hit both, then the median of each figure
 # and the ratio (how many times faster shmemu is: >1 is better).
@@ -10,12 +10,13 @@ set -eu
 rounds=${1:-3}
 build=${BUILD:-build}
 npes_list=${NPES:-"2 8 16 64"}
+transport=${TRANSPORT:-shm}
 cd "$(dirname "$0")/.."
 if ! command -v oshcc >/dev/null 2>&1 || ! command -v oshrun >/dev/null 2>&1; then
     [ "$(id -u)" -eq 0 ] || { echo "vs-oshmem: needs openmpi-bin and libopenmpi-dev (apt-get as root)" >&2; exit 2; }
     apt-get install -y --no-install-recommends openmpi-bin libopenmpi-dev >/dev/null
 fi
-make -s "$build/shmemu-bench"
+make -s "$build/shmemu-bench" lib
 oshcc -O2 -std=gnu11 -Ibench -o "$build/oshmem-bench" bench/oshmem-bench.c
 # As root Open MPI needs --allow-run-as-root; past 2 PEs on 2 cores
 # --oversubscribe; and Debian's 4.1.4 crashes in shmem_finalize without
@@ -25,15 +26,15 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 r=1
 while [ "$r" -le "$rounds" ]; do
-    "$build/shmemu-bench" -t shm -r 5 lat sync bw | grep -v '^#' | sed 's/^/shmemu /' >>"$out/rows"
+    "$build/shmemu-bench" -t "$transport" -r 5 lat sync bw | grep -v '^#' | sed 's/^/shmemu /' >>"$out/rows"
     $oshrun -np 2 "$build/oshmem-bench" -r 5 lat sync bw 2>/dev/null | sed 's/^/oshmem /' >>"$out/rows"
     for n in $npes_list; do
-        "$build/shmemu-bench" -t shm -r 3 -n "$n" barrier | grep -v '^#' | sed 's/^/shmemu /' >>"$out/rows"
+        "$build/shmemu-bench" -t "$transport" -r 3 -n "$n" barrier | grep -v '^#' | sed 's/^/shmemu /' >>"$out/rows"
         $oshrun -np "$n" "$build/oshmem-bench" -r 3 barrier 2>/dev/null | sed 's/^/oshmem /' >>"$out/rows"
     done
     r=$((r + 1))
 done
-echo "# shmemu (shm) vs Open MPI $(oshrun --version 2>&1 | head -1 | awk '{print $NF}') OSHMEM, $rounds alternating rounds, median of the rounds' medians"
+echo "# shmemu ($transport) vs Open MPI $(oshrun --version 2>&1 | head -1 | awk '{print $NF}') OSHMEM, $rounds alternating rounds, median of the rounds' medians"
 echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
 printf '%-14s %5s %10s %12s %12s %6s %9s\n' "# test" npes bytes shmemu oshmem unit "speedup"
 awk '
