@@ -13,9 +13,11 @@ start=$(date +%s)
 for t in "$@"; do
     total=$((total + 1))
     echo "=== $t"
+    t0=$(date +%s)
     if ! $wrap "$t"; then
         failed="$failed $(basename "$t")"
     fi
+    echo "=== $(basename "$t"): $(( $(date +%s) - t0 ))s"
 done
 secs=$(( $(date +%s) - start ))
 if [ -n "$failed" ]; then
