@@ -217,14 +217,20 @@ check-tree: lib
 	@scripts/check-plane.sh
 	@CC="$(CC)" scripts/check-symbols.sh $(BUILD)
 
+# What libraries that are not ours leave behind is not ours to report:
+# PMIx's leftovers (tests/lsan.supp), and hwloc's PCI plugin (Debian's
+# libhwloc-plugins, which Open MPI pulls in), which allocates through
+# libpciaccess and is unloaded with its allocations -- LSan cannot even
+# name it, so it is left out of the discovery.
 asan:
-	$(MAKE) BUILD=build-asan SAN=asan OPT=-O1 test
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp HWLOC_COMPONENTS=-pci \
+	  $(MAKE) BUILD=build-asan SAN=asan OPT=-O1 test
 
 tsan:
 	SHMEMU_TEST_TRANSPORTS=local $(MAKE) BUILD=build-tsan SAN=tsan OPT=-O1 test
 
 valgrind: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
-	SHMEMU_TEST_TRANSPORTS=local SHMEMU_TEST_QUICK=1 \
+	SHMEMU_TEST_TRANSPORTS=local SHMEMU_TEST_QUICK=1 HWLOC_COMPONENTS=-pci \
 	  scripts/run-tests.sh --valgrind $(TEST_BIN)
 
 # Random PE crashes under shmemu-run: no hang, no leaked segment or process.
