@@ -34,7 +34,12 @@
 
 /* ------------------------------------------------------------- latency */
 
-#define LAT_ITERS 200000
+#define LAT_ITERS_MAPPED 200000
+/* Where peers' heaps are not mapped here (ucx: every access a network
+ * round trip of tens of microseconds) fewer turns give as steady a median. */
+#define LAT_ITERS_NET 2000
+static int lat_iters = LAT_ITERS_MAPPED;
+#define LAT_ITERS lat_iters
 
 static int pe_lat(void *arg)
 {
@@ -42,8 +47,13 @@ static int pe_lat(void *arg)
     int me = shmemu_my_pe();
     char *buf = shmemu_malloc(64);
     /* The hardware floor of a put + quiet: the same 8-byte store into the
-     * peer's mapped heap followed by the full fence quiet needs. */
+     * peer's mapped heap followed by the full fence quiet needs (into our
+     * own heap where the peer's is not mapped here). */
     uint64_t *peer = shmemu_ptr(buf, 1);
+    if (!shmemu_ptr(buf, 1 - me)) /* every PE must agree on the turns */
+        lat_iters = LAT_ITERS_NET;
+    if (!peer)
+        peer = (uint64_t *)(void *)buf;
     char priv[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     double put[MAX_REPS], get[MAX_REPS], stf[MAX_REPS];
     for (int r = 0; r < reps; r++) {
@@ -83,9 +93,10 @@ static int pe_lat(void *arg)
 
 #define BW_MAX ((size_t)64 << 20)
 
-static size_t iters_for(size_t size)
+/* Turns that move budget bytes of size each (at least 4). */
+static size_t iters_for(size_t size, size_t budget)
 {
-    size_t it = ((size_t)256 << 20) / size;
+    size_t it = budget / size;
     return it < 4 ? 4 : it;
 }
 
@@ -102,9 +113,11 @@ static int pe_bw(void *arg)
     memset(src, 1, BW_MAX); /* touch every page before timing */
     memset(dst, 2, BW_MAX);
     memset(sym, 3, BW_MAX);
+    /* 256 MiB a figure; 32 MiB where every put is a network round trip. */
+    size_t budget = shmemu_ptr(sym, 1 - me) ? (size_t)256 << 20 : (size_t)32 << 20;
     for (size_t size = 4096; size <= BW_MAX; size *= 4) {
         double mc[MAX_REPS], put[MAX_REPS], get[MAX_REPS];
-        size_t it = iters_for(size);
+        size_t it = iters_for(size, budget);
         for (int r = 0; r < reps; r++) {
             shmemu_barrier_all();
             if (me == 0) {
@@ -145,7 +158,7 @@ static int pe_bw(void *arg)
 
 /* -------------------------------------------------- atomics, ping-pong */
 
-#define PP_ITERS 100000
+#define PP_ITERS (lat_iters / 2)
 
 static int pe_sync_lat(void *arg)
 {
@@ -156,6 +169,10 @@ static int pe_sync_lat(void *arg)
     char priv[8] = {0};
     double amo[MAX_REPS], bare[MAX_REPS], pp[MAX_REPS], sig[MAX_REPS];
     uint64_t round = 0, *peer_word = shmemu_ptr(&w[0], 1);
+    if (!shmemu_ptr(&w[0], peer)) /* every PE must agree on the turns */
+        lat_iters = LAT_ITERS_NET;
+    if (!peer_word) /* not mapped here: the floor on our own word */
+        peer_word = &w[0];
     for (int r = 0; r < reps; r++) {
         shmemu_barrier_all();
         if (me == 0) {
@@ -352,25 +369,25 @@ static int pe_dev(void *arg)
         return 1;
     char priv[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     double put[MAX_REPS], get[MAX_REPS], amo[MAX_REPS];
-    long lat_iters = 20000;
+    long dev_iters = 20000;
     for (int r = 0; r < reps; r++) {
         shmemu_barrier_all();
         if (me == 0) {
             double t0 = now_ns();
-            for (long i = 0; i < lat_iters; i++) {
+            for (long i = 0; i < dev_iters; i++) {
                 shmemu_putmem(peer, priv, 8, 1);
                 shmemu_quiet();
             }
             double t1 = now_ns();
-            for (long i = 0; i < lat_iters; i++)
+            for (long i = 0; i < dev_iters; i++)
                 shmemu_getmem(priv, peer, 8, 1);
             double t2 = now_ns();
-            for (long i = 0; i < lat_iters; i++)
+            for (long i = 0; i < dev_iters; i++)
                 (void)shmemu_uint64_atomic_fetch_add(word, 1, 1);
             double t3 = now_ns();
-            put[r] = (t1 - t0) / (double)lat_iters;
-            get[r] = (t2 - t1) / (double)lat_iters;
-            amo[r] = (t3 - t2) / (double)lat_iters;
+            put[r] = (t1 - t0) / (double)dev_iters;
+            get[r] = (t2 - t1) / (double)dev_iters;
+            amo[r] = (t3 - t2) / (double)dev_iters;
         }
         shmemu_barrier_all();
     }
@@ -381,7 +398,7 @@ static int pe_dev(void *arg)
     }
     for (size_t size = 4096; size <= dev_max / 2; size *= 4) {
         double cp[MAX_REPS], pt[MAX_REPS], gt[MAX_REPS];
-        size_t it = iters_for(size);
+        size_t it = iters_for(size, (size_t)256 << 20);
         for (int r = 0; r < reps; r++) {
             shmemu_barrier_all();
             if (me == 0) {
