@@ -1,11 +1,13 @@
 /*
  * plugin.c - libshmemu-ucx.so: every UCP call of the ucx transport.
  *
- * One UCP context and worker per PE process.  The heap is plain memory of
- * the PE's, aligned as the contract asks, registered with ucp_mem_map; its
- * packed rkey and the worker's address are what a PE publishes.  Endpoints
- * go to every peer; the PE's own heap is reached with memcpy and the CPU's
- * atomics.  Those agree with UCX's atomics only when UCX's are the CPU's
+ * One UCP context and worker per PE process.  The heap is the pages of a
+ * memfd of the PE's, aligned as the contract asks, registered with
+ * ucp_mem_map; its packed rkey and the worker's address are what a PE
+ * publishes.  Endpoints go to every peer.  The PE's own heap, and the heap
+ * of a peer on the same machine (mapped here through its memfd), are
+ * reached with memcpy and the CPU's atomics: the fast path, as OSHMEM's
+ * mapped segments are.  Those atomics agree with UCX's only when UCX's are the CPU's
  * too (shared memory does them so, TCP emulates them so at the target), so
  * the context asks for CPU atomics on every fabric (ATOMIC_MODE=cpu): a
  * NIC's atomics are not atomic against the CPU's on the same word.  (UCX's
@@ -25,6 +27,7 @@
  * never spins.  The worker is created thread-safe for that reason.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -51,13 +54,18 @@ struct blob_hdr {
     uint64_t heap_size;
     uint32_t addr_len;  /* worker address bytes, then rkey bytes */
     uint32_t rkey_len;
+    /* For a peer on the same machine: where its heap's pages are. */
+    uint64_t machine;   /* a hash of the boot id and host name */
+    int32_t pid, memfd;
 };
 
 struct peer {
     ucp_ep_h ep;
     ucp_rkey_h rkey;
     uint64_t heap;
-    char *mapped; /* ucp_rkey_ptr of the heap's base, or NULL */
+    char *mapped;  /* the peer's heap mapped here, or NULL */
+    void *own_map; /* the reservation behind mapped, when we made it */
+    size_t own_len;
 };
 
 struct shmemu_ucx_pe {
@@ -199,6 +207,8 @@ static void pe_close(struct shmemu_ucx_pe *p)
         for (int i = 0; i < p->npes; i++) {
             if (p->peers[i].rkey)
                 ucp_rkey_destroy(p->peers[i].rkey);
+            if (p->peers[i].own_map)
+                munmap(p->peers[i].own_map, p->peers[i].own_len);
             if (p->peers[i].ep) {
                 ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                            .flags = UCP_EP_CLOSE_FLAG_FORCE};
@@ -297,6 +307,66 @@ fail:
     return st;
 }
 
+/* Which machine this is: peers with the same value share its memory. */
+static uint64_t machine_id(void)
+{
+    char buf[128] = "";
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(buf, sizeof(buf), f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+    size_t n = strlen(buf);
+    gethostname(buf + n, sizeof(buf) - n - 1);
+    for (const char *c = buf; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return h;
+}
+
+/* Same-machine peers are mapped only where the user lets UCX use shared
+ * memory: UCX_TLS unset, or naming a shared-memory transport.  UCX_TLS=tcp
+ * keeps every byte on TCP, as asked. */
+static int shared_memory_allowed(void)
+{
+    const char *t = getenv("UCX_TLS");
+    if (!t || !*t)
+        return 1;
+    if (*t == '^') /* an exclusion list: allowed unless it names them */
+        return !strstr(t, "sm") && !strstr(t, "posix") && !strstr(t, "shm");
+    return strstr(t, "all") || strstr(t, "sm") || strstr(t, "posix") || strstr(t, "sysv");
+}
+
+/* A peer on this machine: map its heap's pages here (through its memfd,
+ * as UCX's own shared-memory transport reaches a peer's segment), at an
+ * address aligned as heaps are, so that puts, gets and atomics on it are
+ * loads, stores and the CPU's atomics.  Where /proc refuses (another user,
+ * a hardened kernel), the peer is reached through UCX. */
+static void map_peer(struct shmemu_ucx_pe *p, struct peer *q, const struct blob_hdr *h)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)h->pid, (int)h->memfd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t len = p->heap_size + SHMEMU_TL_BASE_ALIGN;
+    char *m = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m != MAP_FAILED) {
+        char *at = (char *)(((uintptr_t)m + SHMEMU_TL_BASE_ALIGN - 1) &
+                            ~(uintptr_t)(SHMEMU_TL_BASE_ALIGN - 1));
+        if (mmap(at, p->heap_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+            MAP_FAILED) {
+            munmap(m, len);
+        } else {
+            q->mapped = at;
+            q->own_map = m;
+            q->own_len = len;
+        }
+    }
+    close(fd);
+}
+
 static int publish(struct shmemu_ucx_pe *p, void *out, size_t cap, char *why, size_t len)
 {
     ucp_address_t *addr;
@@ -309,7 +379,8 @@ static int publish(struct shmemu_ucx_pe *p, void *out, size_t cap, char *why, si
         ucp_worker_release_address(p->worker, addr);
         return ucs_fail(why, len, "ucp_rkey_pack", s);
     }
-    struct blob_hdr h = {.magic = BLOB_MAGIC, .pe = p->pe, .heap = (uintptr_t)p->heap,
+    struct blob_hdr h = {.machine = machine_id(), .pid = (int32_t)getpid(), .memfd = p->memfd,
+                         .magic = BLOB_MAGIC, .pe = p->pe, .heap = (uintptr_t)p->heap,
                          .heap_size = p->heap_size, .addr_len = (uint32_t)alen,
                          .rkey_len = (uint32_t)rlen};
     int st = SHMEMU_OK;
@@ -358,8 +429,11 @@ static int connect_peer(struct shmemu_ucx_pe *p, int peer, const void *blob, siz
         return ucs_fail(why, len, "ucp_ep_rkey_unpack", s);
     }
     q->heap = h.heap;
+    if (shared_memory_allowed() && h.machine == machine_id())
+        map_peer(p, q, &h);
     void *m;
-    q->mapped = ucp_rkey_ptr(q->rkey, h.heap, &m) == UCS_OK ? m : NULL;
+    if (!q->mapped && ucp_rkey_ptr(q->rkey, h.heap, &m) == UCS_OK)
+        q->mapped = m;
     return SHMEMU_OK;
 }
 
@@ -374,15 +448,16 @@ static int start(struct shmemu_ucx_pe *p, char *why, size_t len)
     return SHMEMU_OK;
 }
 
-/* Operations on the PE's own heap (see the header comment). */
-static void self_rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d)
+/* Operations on a heap mapped here: the PE's own, a same-machine peer's
+ * (see the header comment). */
+static void mapped_rma(char *heap, const struct shmemu_tl_rma *d)
 {
-    char *at = p->heap + d->off;
+    char *at = heap + d->off;
     if (d->nbytes)
         memcpy(d->op == SHMEMU_TL_PUT ? at : d->local, d->op == SHMEMU_TL_PUT ? d->local : at,
                d->nbytes);
     if (d->op == SHMEMU_TL_PUT && d->sig_op != SHMEMU_TL_SIG_NONE) {
-        uint64_t *w = (uint64_t *)(void *)(p->heap + d->sig_off);
+        uint64_t *w = (uint64_t *)(void *)(heap + d->sig_off);
         if (d->sig_op == SHMEMU_TL_SIG_SET)
             __atomic_store_n(w, d->sig_value, __ATOMIC_SEQ_CST);
         else
@@ -406,11 +481,11 @@ static ucs_status_t sig(struct shmemu_ucx_pe *p, struct peer *q, const struct sh
 
 static int rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d, char *why, size_t len)
 {
-    if (d->pe == p->pe) {
-        self_rma(p, d);
+    struct peer *q = &p->peers[d->pe];
+    if (q->mapped) {
+        mapped_rma(q->mapped, d);
         return SHMEMU_OK;
     }
-    struct peer *q = &p->peers[d->pe];
     ucp_request_param_t prm = {0};
     ucs_status_t s = UCS_OK;
     const char *call = d->op == SHMEMU_TL_PUT ? "ucp_put_nbx" : "ucp_get_nbx";
@@ -444,13 +519,13 @@ static int rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d, char *why
 
 static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why, size_t len)
 {
-    if (d->pe == p->pe) {
-        if (shmemu_tl_cpu_amo(p->heap + d->off, d) == 0)
+    struct peer *q = &p->peers[d->pe];
+    if (q->mapped) {
+        if (shmemu_tl_cpu_amo(q->mapped + d->off, d) == 0)
             return SHMEMU_OK;
         snprintf(why, len, "atomic operation %d of width %u is unknown", d->op, d->width);
         return SHMEMU_EINVAL;
     }
-    struct peer *q = &p->peers[d->pe];
     ucp_atomic_op_t op;
     uint64_t v = d->value, reply = 0;
     uint32_t v4 = (uint32_t)d->value, reply4 = 0;
@@ -504,12 +579,14 @@ static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why
 
 static int quiet(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* stores into mapped heaps */
     ucs_status_t s = wait_req(p, ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0}));
     return s == UCS_OK ? SHMEMU_OK : ucs_fail(why, len, "ucp_worker_flush_nbx", s);
 }
 
 static int fence(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     ucs_status_t s = ucp_worker_fence(p->worker);
     return s == UCS_OK ? SHMEMU_OK : ucs_fail(why, len, "ucp_worker_fence", s);
 }
