@@ -79,6 +79,9 @@ struct shmemu_ucx_pe {
     ucp_worker_h worker;
     ucp_mem_h memh;
     struct peer *peers;
+    /* Nonblocking UCX operations issued since the last flush (threads of
+     * the PE may issue at once): quiet skips the worker flush without. */
+    int pending;
     int (*gone)(void *arg);
     void *gone_arg;
     /* The serving thread. */
@@ -496,6 +499,7 @@ static int rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d, char *why
                 : ucp_get_nbx(q->ep, d->local, d->nbytes, q->heap + d->off, q->rkey, &prm);
         if (d->nbi && !UCS_PTR_IS_ERR(r)) {
             /* Completed by the next flush; the request is not wanted. */
+            __atomic_store_n(&p->pending, 1, __ATOMIC_RELAXED);
             if (r)
                 ucp_request_free(r);
         } else {
@@ -580,6 +584,8 @@ static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why
 static int quiet(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* stores into mapped heaps */
+    if (!__atomic_exchange_n(&p->pending, 0, __ATOMIC_ACQ_REL))
+        return SHMEMU_OK; /* everything else completes before it returns */
     ucs_status_t s = wait_req(p, ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0}));
     return s == UCS_OK ? SHMEMU_OK : ucs_fail(why, len, "ucp_worker_flush_nbx", s);
 }
