@@ -87,6 +87,17 @@ static int allowed(const char *name)
     return 0;
 }
 
+int th_transport_usable(const char *name, char *why, size_t len)
+{
+    const char *n;
+    int ok;
+    for (int i = 0; shmemu_transport_info(i, &n, &ok, why, len) == SHMEMU_OK; i++)
+        if (strcmp(n, name) == 0)
+            return ok;
+    fail_msg("%s is not in the transport list", name);
+    return 0;
+}
+
 /* Tests run in a clean environment: a SHMEMU_* setting of the caller's
  * (SHMEMU_ERRORS=return, a forced algorithm, checker mode) would change
  * what the tests assert.  Only the harness's own SHMEMU_TEST_* stay. */

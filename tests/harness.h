@@ -56,6 +56,10 @@ void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap);
 /* The PE counts the foundation asks for: {1, 2, 3, 4, 7, 8, 16}. */
 #define TH_NPES_ALL TH_NPES(1, 2, 3, 4, 7, 8, 16)
 
+/* The transport name's entry in the registry: 1 if it can run here, else
+ * 0 with the reason in why (a test failure if it is not listed at all). */
+int th_transport_usable(const char *name, char *why, size_t len);
+
 /* The build directory the running test binary sits in (.../build), found
  * from /proc/self/exe: where the tools and test programs are. */
 const char *th_build_dir(void);

@@ -16,13 +16,7 @@
 /* cuda's entry in the transport list: usable, and why not. */
 static int cuda_info(char *why, size_t len)
 {
-    const char *name;
-    int ok;
-    for (int i = 0; shmemu_transport_info(i, &name, &ok, why, len) == SHMEMU_OK; i++)
-        if (strcmp(name, "cuda") == 0)
-            return ok;
-    fail_msg("cuda is not in the transport list");
-    return 0;
+    return th_transport_usable("cuda", why, len);
 }
 
 static int plugin_built(void)

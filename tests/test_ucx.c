@@ -27,18 +27,6 @@
 
 static char mpirun[PATH_MAX];
 
-/* The ucx transport as shmemu-info lists it: 1 if usable, else 0 with why. */
-static int ucx_usable(char *why, size_t len)
-{
-    const char *name;
-    int usable;
-    for (int i = 0; shmemu_transport_info(i, &name, &usable, why, len) == SHMEMU_OK; i++)
-        if (strcmp(name, "ucx") == 0)
-            return usable;
-    snprintf(why, len, "not in the registry");
-    return 0;
-}
-
 static int find_mpirun(void)
 {
     const char *path = getenv("PATH");
@@ -56,7 +44,7 @@ static int find_mpirun(void)
 static void need_mpirun(void)
 {
     char why[256];
-    if (!ucx_usable(why, sizeof(why))) {
+    if (!th_transport_usable("ucx", why, sizeof(why))) {
         printf("# skipped: the ucx transport cannot run here: %s\n", why);
         skip();
     }
