@@ -28,9 +28,9 @@ static int own_dir(char *dir, size_t len)
     return 0;
 }
 
-const void *shmemu_tl_plugin_open(const char *file, const char *symbol, const char *env_var,
-                                  const char *what, const char *build_hint, char *why,
-                                  size_t len)
+const void *shmemu_tl_plugin_open(const char *file, const char *symbol, unsigned abi,
+                                  size_t min_size, const char *env_var, const char *what,
+                                  const char *build_hint, char *why, size_t len)
 {
     char dir[PATH_MAX - 64] = "", cand[4][PATH_MAX];
     int n = 0;
@@ -56,10 +56,11 @@ const void *shmemu_tl_plugin_open(const char *file, const char *symbol, const ch
             continue;
         }
         const void *(*get)(void) = (const void *(*)(void))dlsym(h, symbol);
-        const void *table = get ? get() : NULL;
-        if (!table) {
-            snprintf(why, len, "%.120s is not a shmemu " SHMEMU_VERSION_STRING " %s (no %s)",
-                     cand[i], what, symbol);
+        const struct shmemu_tl_plugin_head *table = get ? get() : NULL;
+        if (!table || table->abi != abi || table->size < min_size) {
+            snprintf(why, len,
+                     "%.120s is not a shmemu " SHMEMU_VERSION_STRING " %s (ABI %u wanted)",
+                     cand[i], what, abi);
             dlclose(h);
             return NULL;
         }

@@ -62,15 +62,10 @@ static const struct shmemu_cuda_plugin *load_plugin(char *why, size_t len)
     static const struct shmemu_cuda_plugin *loaded;
     if (loaded)
         return loaded;
-    const struct shmemu_cuda_plugin *pl = shmemu_tl_plugin_open(
-        SHMEMU_CUDA_PLUGIN_FILE, SHMEMU_CUDA_PLUGIN_SYMBOL, PLUGIN_ENV, "CUDA plugin",
-        "build where nvcc is found", why, len);
-    if (pl && (pl->abi != SHMEMU_CUDA_PLUGIN_ABI || pl->size < sizeof(*pl))) {
-        snprintf(why, len, "%s is not a shmemu %s CUDA plugin (ABI %u wanted)",
-                 SHMEMU_CUDA_PLUGIN_FILE, SHMEMU_VERSION_STRING, SHMEMU_CUDA_PLUGIN_ABI);
-        return NULL;
-    }
-    return loaded = pl;
+    return loaded = shmemu_tl_plugin_open(
+               SHMEMU_CUDA_PLUGIN_FILE, SHMEMU_CUDA_PLUGIN_SYMBOL, SHMEMU_CUDA_PLUGIN_ABI,
+               sizeof(struct shmemu_cuda_plugin), PLUGIN_ENV, "CUDA plugin",
+               "build where nvcc is found", why, len);
 }
 
 /* ----------------------------------------------------------------- probe */

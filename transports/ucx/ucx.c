@@ -47,15 +47,10 @@ static const struct shmemu_ucx_plugin *load_plugin(char *why, size_t len)
     static const struct shmemu_ucx_plugin *loaded;
     if (loaded)
         return loaded;
-    const struct shmemu_ucx_plugin *pl = shmemu_tl_plugin_open(
-        SHMEMU_UCX_PLUGIN_FILE, SHMEMU_UCX_PLUGIN_SYMBOL, PLUGIN_ENV, "UCX plugin",
-        "build where UCX's headers are found: Debian's libucx-dev", why, len);
-    if (pl && (pl->abi != SHMEMU_UCX_PLUGIN_ABI || pl->size < sizeof(*pl))) {
-        snprintf(why, len, "%s is not a shmemu %s UCX plugin (ABI %u wanted)",
-                 SHMEMU_UCX_PLUGIN_FILE, SHMEMU_VERSION_STRING, SHMEMU_UCX_PLUGIN_ABI);
-        return NULL;
-    }
-    return loaded = pl;
+    return loaded = shmemu_tl_plugin_open(
+               SHMEMU_UCX_PLUGIN_FILE, SHMEMU_UCX_PLUGIN_SYMBOL, SHMEMU_UCX_PLUGIN_ABI,
+               sizeof(struct shmemu_ucx_plugin), PLUGIN_ENV, "UCX plugin",
+               "build where UCX's headers are found: Debian's libucx-dev", why, len);
 }
 
 /* Usable where the plugin loads (UCX's libraries are there).  UCX itself
@@ -228,9 +223,11 @@ static int ucx_connect(struct shmemu_tl_job *job, int pe, const void *const *blo
 
 /* ------------------------------------------------------------- data path */
 
+/* A plugin call's status, its reason said when it failed. */
 static int failed(struct shmemu_tl_job *job, int st, const char *why)
 {
-    shmemu_tl_say(job, "on PE %d: %s", ((struct ucx_job *)job->priv)->pe, why);
+    if (st != SHMEMU_OK)
+        shmemu_tl_say(job, "on PE %d: %s", ((struct ucx_job *)job->priv)->pe, why);
     return st;
 }
 
@@ -238,16 +235,14 @@ static int ucx_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
 {
     struct ucx_job *uj = job->priv;
     char why[200];
-    int st = uj->pl->rma(uj->self, d, why, sizeof(why));
-    return st == SHMEMU_OK ? st : failed(job, st, why);
+    return failed(job, uj->pl->rma(uj->self, d, why, sizeof(why)), why);
 }
 
 static int ucx_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d)
 {
     struct ucx_job *uj = job->priv;
     char why[200];
-    int st = uj->pl->amo(uj->self, d, why, sizeof(why));
-    return st == SHMEMU_OK ? st : failed(job, st, why);
+    return failed(job, uj->pl->amo(uj->self, d, why, sizeof(why)), why);
 }
 
 static void *ucx_ptr(struct shmemu_tl_job *job, int pe, size_t off)
@@ -263,8 +258,7 @@ static int ucx_quiet(struct shmemu_tl_job *job, int pe)
     (void)pe;
     struct ucx_job *uj = job->priv;
     char why[200];
-    int st = uj->pl->quiet(uj->self, why, sizeof(why));
-    return st == SHMEMU_OK ? st : failed(job, st, why);
+    return failed(job, uj->pl->quiet(uj->self, why, sizeof(why)), why);
 }
 
 static int ucx_fence(struct shmemu_tl_job *job, int pe)
@@ -272,8 +266,7 @@ static int ucx_fence(struct shmemu_tl_job *job, int pe)
     (void)pe;
     struct ucx_job *uj = job->priv;
     char why[200];
-    int st = uj->pl->fence(uj->self, why, sizeof(why));
-    return st == SHMEMU_OK ? st : failed(job, st, why);
+    return failed(job, uj->pl->fence(uj->self, why, sizeof(why)), why);
 }
 
 static int ucx_progress(struct shmemu_tl_job *job, int pe)
@@ -289,8 +282,7 @@ static int ucx_alias(struct shmemu_tl_job *job, int pe, size_t off, void *addr, 
     (void)pe;
     struct ucx_job *uj = job->priv;
     char why[200];
-    int st = uj->pl->alias(uj->self, off, addr, len, why, sizeof(why));
-    return st == SHMEMU_OK ? st : failed(job, st, why);
+    return failed(job, uj->pl->alias(uj->self, off, addr, len, why, sizeof(why)), why);
 }
 
 const struct shmemu_transport_ops shmemu_ucx_ops = {
