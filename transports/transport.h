@@ -140,6 +140,14 @@ struct shmemu_tl_job {
     /* For job_join: lay out the control area this process has just made
      * (zero-filled), before any other process of the job maps it. */
     void (*ctl_init)(struct shmemu_tl_job *job);
+    /* Set by job_join where the job's processes share no memory (PEs on
+     * several nodes): ctl is then this process's own copy of the control
+     * area, kept at byte ctl_off of every PE's heap registration (beyond
+     * heap_size, so users never address it), and the core runs its control
+     * plane over rma and amo on peers' copies (src/ctl/net.c) instead of
+     * shared atomics and futexes. */
+    int ctl_remote;
+    size_t ctl_off;
 };
 
 enum shmemu_tl_rma_op { SHMEMU_TL_PUT, SHMEMU_TL_GET };

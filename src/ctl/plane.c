@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "plane.h"
+#include "net.h"
 #include "runtime/dispatch.h"
 #include "wait.h"
 
@@ -71,6 +72,8 @@ int shmemu__plane_abort_status(struct shmemu__job *job)
 
 int shmemu__plane_claim_report(struct shmemu__job *job)
 {
+    if (shmemu__net(job))
+        return shmemu__net_claim_report(job);
     return atomic_exchange(&((struct shmemu__ctl *)job->tl.ctl)->reported, 1) == 0;
 }
 
@@ -87,6 +90,8 @@ void shmemu__plane_set_error_mode(struct shmemu__job *job, int mode)
 int shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
                       const char *msg, const char *report)
 {
+    if (shmemu__net(job))
+        return shmemu__net_abort_job(job, status, pe, rc, msg, report);
     struct shmemu__ctl *c = job->tl.ctl;
     int expected = 0, won = 0;
     if (atomic_compare_exchange_strong(&c->abort_status, &expected, status)) {
@@ -109,6 +114,7 @@ int shmemu__plane_pe_start(shmemu__pe *me)
     me->ctl = me->job->tl.ctl;
     me->ctl_me = shmemu__ctl_pe(me->ctl, me->pe);
     me->abort_word = &me->ctl->abort_status;
+    me->job->net_pe = me->pe;
     /* A PE process forked or exec'd from the creator registers anew; if it
      * cannot, the job's fence-free updates would be unsafe: refuse. */
     me->notify_light = me->ctl->notify_light;
@@ -156,6 +162,10 @@ void shmemu__depart(shmemu__pe *me, int life, int rc)
     cp->rc = rc;
     atomic_store(&cp->rc_set, 1);
     atomic_store(&cp->life, (uint32_t)life);
+    if (shmemu__net(me->job)) {
+        shmemu__net_depart(me);
+        return;
+    }
     atomic_fetch_add(&me->ctl->ndeparted, 1);
     shmemu__after_departure(me);
     if (shmemu__tl_caps(me->job) & SHMEMU_TL_CAP_OWN_HEAPS)
@@ -185,6 +195,8 @@ static int slot_used(const struct shmemu__ctl *c, int slot)
 
 int shmemu__plane_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
 {
+    if (shmemu__net(me->job))
+        return shmemu__net_team(me, slot, g);
     if (slot < 0 || slot >= SHMEMU__TEAMS_MAX || !slot_used(me->ctl, slot))
         return -1;
     const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
@@ -198,6 +210,8 @@ int shmemu__plane_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
 
 int shmemu__plane_team_claim(shmemu__pe *me, struct shmemu__team_geom *g)
 {
+    if (shmemu__net(me->job))
+        return shmemu__net_team_claim(me, g);
     struct shmemu__ctl *c = me->ctl;
     for (int slot = 0; slot < SHMEMU__TEAMS_MAX; slot++) {
         _Atomic uint64_t *word = &c->team_used[slot / 64];
@@ -221,6 +235,10 @@ int shmemu__plane_team_claim(shmemu__pe *me, struct shmemu__team_geom *g)
 
 void shmemu__plane_team_leave(shmemu__pe *me, int slot)
 {
+    if (shmemu__net(me->job)) {
+        shmemu__net_team_leave(me, slot);
+        return;
+    }
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     if (atomic_fetch_sub(&t->refs, 1) == 1) /* the last member frees the slot */
         atomic_fetch_and(&me->ctl->team_used[slot / 64], ~((uint64_t)1 << (slot % 64)));
@@ -235,6 +253,8 @@ void shmemu__plane_publish(shmemu__pe *me, const struct shmemu__rec *rec)
 
 const struct shmemu__rec *shmemu__plane_record(shmemu__pe *me, int pe)
 {
+    if (shmemu__net(me->job))
+        return shmemu__net_record(me, pe);
     return &shmemu__ctl_pe(me->ctl, pe)->rec;
 }
 
@@ -245,5 +265,7 @@ void shmemu__plane_publish_out(shmemu__pe *me, int k, int32_t value)
 
 int32_t shmemu__plane_out(shmemu__pe *me, int pe, int k)
 {
+    if (shmemu__net(me->job))
+        return shmemu__net_out(me, pe, k);
     return atomic_load(&shmemu__ctl_pe(me->ctl, pe)->rec.out[k]);
 }

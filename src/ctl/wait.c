@@ -4,6 +4,7 @@
 #include <limits.h>
 
 #include "livelock.h"
+#include "net.h"
 #include "runtime/dispatch.h"
 #include <sched.h>
 #include <stdio.h>
@@ -273,6 +274,8 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     st = spin_phase(me, ready, arg);
     if (st)
         return st > 0 ? SHMEMU_OK : st;
+    if (shmemu__net(me->job))
+        return shmemu__net_wait(me, ready, arg);
     if (shmemu__mt(me)) {
         for (int64_t ns = 1000;; mt_nap(&ns)) {
             shmemu__drive(me);
@@ -468,9 +471,34 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
 
 static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, int ctl);
 
+/* The members differed in kind of call (a control call against a plain
+ * sync): see shmemu__team_sync_as. */
+static int mismatch(shmemu__pe *me, int slot, const char *call, int ctl, int leader)
+{
+    if (ctl)
+        return SHMEMU_EMISMATCH; /* shmemu__agree reports it */
+    me->rec_seq[slot]++; /* as the members in the control call counted it */
+    shmemu__collective_fail(me, leader, SHMEMU_EMISMATCH, call,
+                            "PEs disagree: this PE is in a barrier or team sync while "
+                            "others of the team are in a collective allocation, free or "
+                            "team split");
+    return SHMEMU_EMISMATCH;
+}
+
 int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
 {
     shmemu__poll_progress(me);
+    if (shmemu__net(me->job)) {
+        int mixed, st = shmemu__net_team_sync(me, slot, call, ctl, &mixed);
+        struct shmemu__team_geom g;
+        if (st || !mixed || shmemu__plane_team(me, slot, &g))
+            return st;
+        if (ctl)
+            return mismatch(me, slot, call, ctl, 0);
+        (void)mismatch(me, slot, call, ctl, me->pe == g.start);
+        (void)shmemu__net_team_sync(me, slot, call, 0, &mixed); /* as below */
+        return shmemu__last_status = SHMEMU_EMISMATCH;
+    }
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     uint32_t gen = (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire);
     int st;
@@ -490,12 +518,8 @@ int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
     if (st || atomic_load_explicit(&t->mixed_gen, memory_order_relaxed) != gen + 1)
         return st;
     if (ctl)
-        return SHMEMU_EMISMATCH; /* shmemu__agree reports it */
-    me->rec_seq[slot]++; /* as the members in the control call counted it */
-    shmemu__collective_fail(me, me->pe == t->start, SHMEMU_EMISMATCH, call,
-                            "PEs disagree: this PE is in a barrier or team sync while "
-                            "others of the team are in a collective allocation, free or "
-                            "team split");
+        return mismatch(me, slot, call, ctl, 0);
+    (void)mismatch(me, slot, call, ctl, me->pe == t->start);
     /* One more sync, as the members in the control call do: the team stays
      * in step for the calls that follow. */
     (void)team_sync(me, slot, call,
@@ -560,6 +584,8 @@ static void wake_team_sleepers(struct shmemu__job *job, int bump)
 
 void shmemu__wake_all(struct shmemu__job *job)
 {
+    if (shmemu__net(job))
+        return; /* nobody sleeps here unbounded (net.h) */
     struct shmemu__ctl *c = job->tl.ctl;
     for (int p = 0; p < c->npes; p++) {
         struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, p);

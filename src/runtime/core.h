@@ -58,6 +58,12 @@ struct shmemu__job {
     struct shmemu__check_cfg check;
     size_t check_ctl_off;
     size_t wireup_ctl_off; /* the wire-up blobs (dispatch.c); 0: none */
+
+    /* The control plane over a network (tl.ctl_remote, src/ctl/net.c):
+     * this process's PE, and until when a wait on the network still waits
+     * while this process broadcasts an abort (0: not broadcasting). */
+    int net_pe;
+    _Atomic int64_t net_grace_ns;
 };
 
 typedef struct shmemu__pe {

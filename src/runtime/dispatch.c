@@ -171,6 +171,20 @@ int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n
     return me->job->transport->rma(me->tlj, &d);
 }
 
+int shmemu__tl_ctl_rma(struct shmemu__job *job, int op, int pe, size_t off, void *local,
+                       size_t n)
+{
+    struct shmemu_tl_rma d = {.op = op, .pe = pe, .off = job->tl.ctl_off + off,
+                              .local = local, .nbytes = n};
+    return job->transport->rma(&job->tl, &d);
+}
+
+int shmemu__tl_ctl_amo(struct shmemu__job *job, struct shmemu_tl_amo *d)
+{
+    d->off += job->tl.ctl_off;
+    return job->transport->amo(&job->tl, d);
+}
+
 /* ------------------------------------------------ PEs that take turns */
 
 void shmemu__coop_point(shmemu__pe *me)

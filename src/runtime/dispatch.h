@@ -144,6 +144,14 @@ void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off) SHMEMU_
 int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n)
     SHMEMU__HIDDEN;
 
+/* The control plane's remote accesses where the control area is not shared
+ * (tl.ctl_remote): an RMA or AMO on [off] of PE pe's copy of the area
+ * (off counted from the area's start), straight to the transport, around
+ * any layer -- they are the runtime's, not the program's. */
+int shmemu__tl_ctl_rma(struct shmemu__job *job, int op, int pe, size_t off, void *local,
+                       size_t n) SHMEMU__HIDDEN;
+int shmemu__tl_ctl_amo(struct shmemu__job *job, struct shmemu_tl_amo *d) SHMEMU__HIDDEN;
+
 /* Local compute inside the transport, for heaps the host cannot touch: each
  * pointer is in a heap or in host memory (the contract's local_copy and
  * local_reduce); SHMEMU_ENOTSUP when the transport has none. */

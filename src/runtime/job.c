@@ -52,7 +52,8 @@ static void pick_wait_policy(struct shmemu__job *job)
 static int tl_aborted(struct shmemu_tl_job *tl)
 {
     struct shmemu__job *job = tl->core;
-    return job->tl.ctl && shmemu__plane_abort_status(job) != 0;
+    return job->tl.ctl && shmemu__plane_abort_status(job) != 0 &&
+           shmemu__now_ns() >= atomic_load(&job->net_grace_ns);
 }
 
 /* What creating and joining a job share: parameters, transport, sizes and
@@ -289,6 +290,14 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
             shmemu__job_free(job);
             return shmemu__fail(NULL, st, call, "PE %d could not join the %s job: %s", pe, name,
                                 jwhy);
+        }
+        if (job->tl.ctl_remote && job->check_ctl_off) {
+            shmemu__job_free(job);
+            return shmemu__fail(NULL, SHMEMU_ENOTSUP, call,
+                                "checker mode needs a control area every PE shares, and "
+                                "this %s job's processes share no memory (several nodes, "
+                                "or SHMEMU_UCX_CONTROL=network)",
+                                name);
         }
         if (!shmemu__plane_matches(job)) {
             shmemu__job_free(job);

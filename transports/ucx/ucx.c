@@ -37,6 +37,7 @@
 
 struct ucx_job {
     struct shmemu_shm_seg seg;
+    int net; /* the control area is per process (several nodes): see net_join */
     const struct shmemu_ucx_plugin *pl; /* in a PE's process, after pe_enter */
     struct shmemu_ucx_pe *self;         /* this process's PE */
     int pe;
@@ -94,16 +95,126 @@ static int ucx_job_launched(int *npes_p, int *pe_p, char *why, size_t len)
     if (st != SHMEMU_OK)
         return st;
     launched = 1;
-    if (launch.nnodes > 1) {
-        snprintf(why, len,
-                 "the job spans %d nodes, but the ucx transport runs every PE on one node "
-                 "for now (its control plane is node-local shared memory)",
-                 launch.nnodes);
-        return SHMEMU_ENOTSUP;
-    }
     *npes_p = launch.size;
     *pe_p = launch.rank;
     return 1;
+}
+
+/* Where the control plane runs: in a segment every process of the job maps
+ * (one node), or over UCX on each process's own copy (several nodes; also
+ * on one when SHMEMU_UCX_CONTROL=network, which is how the network plane is
+ * tested without a second host). */
+static int network_control(char *why, size_t len)
+{
+    const char *v = getenv("SHMEMU_UCX_CONTROL");
+    if (!v || !*v || !strcmp(v, "auto"))
+        return launch.nnodes > 1;
+    if (!strcmp(v, "network"))
+        return 1;
+    if (!strcmp(v, "shared")) {
+        if (launch.nnodes > 1) {
+            snprintf(why, len,
+                     "SHMEMU_UCX_CONTROL=shared, but the job spans %d nodes, which share "
+                     "no memory",
+                     launch.nnodes);
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(why, len, "SHMEMU_UCX_CONTROL=%s: expected auto, shared or network", v);
+    return -1;
+}
+
+static int job_gone(void *arg)
+{
+    struct shmemu_tl_job *job = arg;
+    return job->aborted && job->aborted(job);
+}
+
+/* Blobs travel through PMIx as hex strings, trailing zero bytes left out. */
+#define WIRE_KEY "shmemu.wire"
+static void hex_encode(const unsigned char *b, size_t n, char *out)
+{
+    while (n > 0 && b[n - 1] == 0)
+        n--;
+    for (size_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", b[i]);
+    out[2 * n] = '\0';
+}
+
+static int hex_decode(const char *s, unsigned char *b, size_t cap)
+{
+    size_t n = strlen(s);
+    if (n % 2 || n / 2 > cap)
+        return -1;
+    memset(b, 0, cap);
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned v;
+        if (sscanf(s + 2 * i, "%2x", &v) != 1)
+            return -1;
+        b[i] = (unsigned char)v;
+    }
+    return 0;
+}
+
+/* A job over several nodes: each process opens its PE here (UCX context,
+ * worker, heap) with room after the heap for its copy of the control area,
+ * lays the copy out, and connects to every peer from the blobs all
+ * published through PMIx; the core then runs its control plane over UCX
+ * (src/ctl/net.c).  Every fence is passed by every process, failed or not,
+ * so that a failure ends the job through mpirun instead of hanging it. */
+static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_plugin *pl)
+{
+    struct ucx_job *uj = job->priv;
+    size_t ctl_bytes = (job->ctl_size + 4095) & ~(size_t)4095;
+    unsigned char *blob = calloc(2, BLOB_BYTES);
+    char *hex = malloc(2 * BLOB_BYTES + 1), why[200] = "";
+    void *heap = NULL;
+    int st = blob && hex ? SHMEMU_OK : SHMEMU_ENOMEM, fst;
+    uj->net = 1;
+    uj->pe = pe;
+    if (st == SHMEMU_OK)
+        st = pl->pe_open(pe, job->npes, job->heap_size + ctl_bytes, job_gone, job, &uj->self,
+                         &heap, why, sizeof(why));
+    if (st == SHMEMU_OK) {
+        job->ctl = (char *)heap + job->heap_size;
+        job->ctl_off = job->heap_size;
+        job->ctl_remote = 1;
+        job->heap_base[pe] = heap;
+        job->ctl_init(job);
+        st = pl->publish(uj->self, blob, BLOB_BYTES, why, sizeof(why));
+    }
+    if (hex)
+        hex_encode(blob ? blob : (const unsigned char *)"", st == SHMEMU_OK ? BLOB_BYTES : 0,
+                   hex);
+    fst = pl->pmix_fence(WIRE_KEY, hex ? hex : "", why, sizeof(why));
+    for (int p = 0; p < job->npes && st == SHMEMU_OK && fst == SHMEMU_OK; p++) {
+        if ((fst = pl->pmix_get(p, WIRE_KEY, hex, 2 * BLOB_BYTES + 1, why, sizeof(why))))
+            break;
+        if (!hex[0] || hex_decode(hex, blob + BLOB_BYTES, BLOB_BYTES)) {
+            snprintf(why, sizeof(why), "PE %d published no ucx address", p);
+            st = SHMEMU_EABORTED;
+        } else {
+            st = pl->connect(uj->self, p, blob + BLOB_BYTES, BLOB_BYTES, why, sizeof(why));
+        }
+    }
+    if (st == SHMEMU_OK && fst == SHMEMU_OK)
+        st = pl->start(uj->self, why, sizeof(why));
+    /* Every PE serves its heap before anyone reaches it. */
+    if (fst == SHMEMU_OK)
+        fst = pl->pmix_fence(NULL, NULL, why, sizeof(why));
+    if (st == SHMEMU_OK)
+        st = fst;
+    if (st != SHMEMU_OK) {
+        shmemu_tl_say(job, "PE %d: %s", pe, why);
+        if (uj->self)
+            pl->pe_close(uj->self);
+        uj->self = NULL;
+        job->ctl = NULL;
+    }
+    free(blob);
+    free(hex);
+    return st;
 }
 
 /* PE 0 makes the control segment and hands its name over PMIx; the others
@@ -117,6 +228,13 @@ static int ucx_job_join(struct shmemu_tl_job *job, int pe)
     const struct shmemu_ucx_plugin *pl = load_plugin(job->why, sizeof(job->why));
     char name[128] = "", why[200] = "";
     int st = SHMEMU_OK, fst;
+    int net = network_control(why, sizeof(why));
+    if (net < 0) {
+        shmemu_tl_say(job, "%s", why);
+        return SHMEMU_EINVAL;
+    }
+    if (net)
+        return net_join(job, pe, pl);
     uj->seg.no_heaps = 1;
     if (pe == 0) {
         st = shmemu_shm_seg_create_named(job, &uj->seg, name, sizeof(name));
@@ -161,17 +279,12 @@ static void ucx_job_destroy(struct shmemu_tl_job *job)
     if (uj->self)
         uj->pl->pe_close(uj->self);
     uj->self = NULL;
-    shmemu_shm_seg_destroy(job, &uj->seg);
+    if (!uj->net)
+        shmemu_shm_seg_destroy(job, &uj->seg);
     if (launched) {
         load_plugin(job->why, sizeof(job->why))->pmix_fini();
         launched = 0;
     }
-}
-
-static int job_gone(void *arg)
-{
-    struct shmemu_tl_job *job = arg;
-    return job->aborted && job->aborted(job);
 }
 
 static int ucx_pe_enter(struct shmemu_tl_job *job, int pe)
@@ -179,6 +292,10 @@ static int ucx_pe_enter(struct shmemu_tl_job *job, int pe)
     struct ucx_job *uj = job->priv;
     char why[200] = "";
     uj->pe = pe;
+    if (uj->net) { /* opened and connected in net_join */
+        uj->pl = load_plugin(why, sizeof(why));
+        return SHMEMU_OK;
+    }
     if (!(uj->pl = load_plugin(why, sizeof(why)))) {
         shmemu_tl_say(job, "PE %d: %s", pe, why);
         return SHMEMU_ENODEV;
@@ -198,6 +315,8 @@ static int ucx_publish(struct shmemu_tl_job *job, int pe, void *out)
 {
     struct ucx_job *uj = job->priv;
     char why[200];
+    if (uj->net) /* wired up through PMIx in net_join */
+        return SHMEMU_OK;
     int st = uj->pl->publish(uj->self, out, BLOB_BYTES, why, sizeof(why));
     if (st != SHMEMU_OK)
         shmemu_tl_say(job, "PE %d: %s", pe, why);
@@ -208,6 +327,8 @@ static int ucx_connect(struct shmemu_tl_job *job, int pe, const void *const *blo
 {
     struct ucx_job *uj = job->priv;
     char why[200];
+    if (uj->net)
+        return SHMEMU_OK;
     for (int p = 0; p < job->npes; p++) {
         int st = uj->pl->connect(uj->self, p, blobs[p], BLOB_BYTES, why, sizeof(why));
         if (st != SHMEMU_OK) {

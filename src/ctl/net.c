@@ -1,0 +1,373 @@
+/* net.c - the control plane over the transport's RMA and atomics, for jobs
+ * whose processes share no memory (net.h says where each word lives). */
+#include "net.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/dispatch.h"
+
+/* Naps double from the first to the last: a peer's answer over TCP takes
+ * tens of microseconds, and a PE that waits long must not wake often. */
+#define NET_NAP_MIN_NS 16000
+#define NET_NAP_MAX_NS 1000000
+/* How long an abort being broadcast waits for a peer that does not answer
+ * (its process may be the one that died). */
+#define NET_GRACE_NS 2000000000LL
+
+static size_t off_of(const struct shmemu__job *job, const volatile void *field)
+{
+    return (size_t)((const char *)field - (const char *)job->tl.ctl);
+}
+
+/* One atomic on the word of PE pe's copy that field is in ours. */
+static int amo(struct shmemu__job *job, int pe, int op, unsigned width, const volatile void *field,
+               uint64_t value, uint64_t cond, uint64_t *old)
+{
+    uint64_t r = 0;
+    struct shmemu_tl_amo d = {.op = op, .pe = pe, .width = width, .off = off_of(job, field),
+                              .value = value, .cond = cond, .result = &r};
+    int st = shmemu__tl_ctl_amo(job, &d);
+    if (old)
+        *old = r;
+    return st;
+}
+
+static int rma(struct shmemu__job *job, int op, int pe, const volatile void *field,
+               void *local, size_t n)
+{
+    return shmemu__tl_ctl_rma(job, op, pe, off_of(job, field), local, n);
+}
+
+/* A peer did not answer: the job cannot go on coherently. */
+static void lost(struct shmemu__job *job, int st, int pe)
+{
+    char msg[160];
+    snprintf(msg, sizeof(msg), "PE %d lost contact with PE %d's control area (%s)",
+             job->net_pe, pe, shmemu_strerror(st));
+    shmemu__net_abort_job(job, SHMEMU_EABORTED, job->net_pe, st, msg, NULL);
+}
+
+/* ---------------------------------------------------------------- aborts */
+
+int shmemu__net_claim_report(struct shmemu__job *job)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    uint64_t old = 1;
+    if (amo(job, 0, SHMEMU_TL_AMO_SWAP, 4, &c->reported, 1, 0, &old))
+        return atomic_exchange(&c->reported, 1) == 0; /* PE 0 is gone: say it here */
+    return old == 0;
+}
+
+int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
+                          const char *msg, const char *report)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    int expected = 0;
+    /* Here first: this process's calls stop at once. */
+    if (!atomic_compare_exchange_strong(&c->abort_status, &expected, status))
+        return 0;
+    atomic_store(&c->abort_pe, pe);
+    atomic_store(&c->abort_rc, rc);
+    shmemu__strlcpy(c->abort_msg, msg ? msg : "", sizeof(c->abort_msg));
+    /* Waits on the network still wait, for a while, for what follows. */
+    atomic_store(&job->net_grace_ns, shmemu__now_ns() + NET_GRACE_NS);
+    uint64_t old = 0;
+    int won = job->net_pe == 0 ||
+              (amo(job, 0, SHMEMU_TL_AMO_CSWAP, 4, &c->abort_status, (uint32_t)status, 0,
+                   &old) == SHMEMU_OK &&
+               old == 0);
+    if (won) {
+        for (int p = 0; p < job->tl.npes; p++) {
+            if (p == job->net_pe)
+                continue;
+            /* Reason first, status last: a PE that sees the status finds
+             * the reason with it.  A peer that does not answer is skipped. */
+            if (rma(job, SHMEMU_TL_PUT, p, c->abort_msg, c->abort_msg,
+                    sizeof(c->abort_msg)) == SHMEMU_OK &&
+                rma(job, SHMEMU_TL_PUT, p, &c->abort_pe, (void *)&c->abort_pe,
+                    2 * sizeof(int32_t)) == SHMEMU_OK)
+                (void)amo(job, p, SHMEMU_TL_AMO_SET, 4, &c->abort_status, (uint32_t)status, 0,
+                          NULL);
+        }
+        if (report && shmemu__net_claim_report(job))
+            shmemu__emit(report);
+    } else if (old) {
+        atomic_store(&c->abort_status, (int32_t)old); /* the winner's status */
+    }
+    atomic_store(&job->net_grace_ns, 0);
+    return won;
+}
+
+/* ---------------------------------------------------------------- waiting */
+
+struct idle {
+    int64_t start, ns;
+};
+
+/* Wait a little for *word to leave v: spin (driving progress) while the
+ * job's spin budget lasts, then yield, then nap. */
+static void idle(shmemu__pe *me, struct idle *s, _Atomic uint32_t *word, uint32_t v)
+{
+    struct shmemu__job *job = me->job;
+    shmemu__drive(me);
+    int64_t now = shmemu__now_ns();
+    if (!s->start)
+        s->start = now;
+    if (now - s->start < job->spin_ns) {
+        shmemu__cpu_relax();
+    } else if (now - s->start < job->spin_ns + job->yield_ns) {
+        sched_yield();
+    } else {
+        s->ns = s->ns ? (s->ns * 2 < NET_NAP_MAX_NS ? s->ns * 2 : NET_NAP_MAX_NS)
+                      : NET_NAP_MIN_NS;
+        shmemu__tl_ctl_wait(job, (void *)word, v, s->ns);
+    }
+}
+
+int shmemu__net_wait(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
+{
+    struct idle s = {0, 0};
+    for (;;) {
+        if (ready(me, arg))
+            return SHMEMU_OK;
+        int st = shmemu__aborted(me);
+        if (st)
+            return st;
+        idle(me, &s, &me->ctl_me->wake_seq, atomic_load(&me->ctl_me->wake_seq));
+    }
+}
+
+/* ---------------------------------------------------------------- PE life */
+
+void shmemu__net_depart(shmemu__pe *me)
+{
+    struct shmemu__job *job = me->job;
+    struct shmemu__ctl *c = me->ctl;
+    uint32_t life = atomic_load(&me->ctl_me->life);
+    for (int p = 0; p < me->npes; p++) {
+        if (p == me->pe)
+            continue;
+        if (amo(job, p, SHMEMU_TL_AMO_SET, 4, &me->ctl_me->life, life, 0, NULL) ||
+            amo(job, p, SHMEMU_TL_AMO_ADD, 4, &c->ndeparted, 1, 0, NULL))
+            break; /* the job ended */
+    }
+    atomic_fetch_add(&c->ndeparted, 1);
+    /* Peers reach our heap until they leave too (SHMEMU_TL_CAP_OWN_HEAPS). */
+    struct idle s = {0, 0};
+    uint32_t nd;
+    while ((nd = atomic_load(&c->ndeparted)) < (uint32_t)me->npes && !shmemu__aborted(me))
+        idle(me, &s, &c->ndeparted, nd);
+}
+
+/* ------------------------------------------------------------------ teams */
+
+static int slot_cached(const struct shmemu__ctl *c, int slot)
+{
+    return (int)(atomic_load(&c->team_used[slot / 64]) >> (slot % 64) & 1);
+}
+
+static int member(const struct shmemu__team_geom *g, int pe)
+{
+    int d = pe - g->start;
+    return g->stride > 0 && d >= 0 && d % g->stride == 0 && d / g->stride < g->size;
+}
+
+/* Slots 0 and 1 are the same everywhere (plane_init); others are read
+ * from PE 0 and kept while this PE is a member (it drops them when it
+ * leaves, before the slot can be taken again).  On PE 0 the copy is the
+ * slots' home, so what it holds is always current. */
+int shmemu__net_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
+{
+    struct shmemu__job *job = me->job;
+    struct shmemu__ctl *c = me->ctl;
+    if (slot < 0 || slot >= SHMEMU__TEAMS_MAX)
+        return -1;
+    struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
+    if (!slot_cached(c, slot)) {
+        uint64_t used = 0;
+        int32_t f[3];
+        uint64_t epoch = 0, nctx = 0;
+        int st;
+        if ((st = amo(job, 0, SHMEMU_TL_AMO_FETCH, 8, &c->team_used[slot / 64], 0, 0, &used)) ||
+            !(used >> (slot % 64) & 1) ||
+            (st = rma(job, SHMEMU_TL_GET, 0, &t->start, f, sizeof(f))) ||
+            (st = amo(job, 0, SHMEMU_TL_AMO_FETCH, 4, &t->epoch, 0, 0, &epoch)) ||
+            (st = amo(job, 0, SHMEMU_TL_AMO_FETCH, 4, &t->num_contexts, 0, 0, &nctx))) {
+            if (st)
+                lost(job, st, 0);
+            return -1;
+        }
+        g->start = f[0];
+        g->stride = f[1];
+        g->size = f[2];
+        g->num_contexts = (int)(int32_t)nctx;
+        g->epoch = (uint32_t)epoch;
+        if (member(g, me->pe)) {
+            t->start = g->start;
+            t->stride = g->stride;
+            t->size = g->size;
+            t->num_contexts = g->num_contexts;
+            atomic_store(&t->epoch, g->epoch);
+            atomic_fetch_or(&c->team_used[slot / 64], (uint64_t)1 << (slot % 64));
+        }
+        return 0;
+    }
+    g->epoch = atomic_load(&t->epoch);
+    g->start = t->start;
+    g->stride = t->stride;
+    g->size = t->size;
+    g->num_contexts = t->num_contexts;
+    return 0;
+}
+
+int shmemu__net_team_claim(shmemu__pe *me, struct shmemu__team_geom *g)
+{
+    struct shmemu__job *job = me->job;
+    struct shmemu__ctl *c = me->ctl;
+    for (int slot = 0; slot < SHMEMU__TEAMS_MAX; slot++) {
+        uint64_t bit = (uint64_t)1 << (slot % 64), old = 0;
+        int st = amo(job, 0, SHMEMU_TL_AMO_OR, 8, &c->team_used[slot / 64], bit, 0, &old);
+        if (st) {
+            lost(job, st, 0);
+            return -1;
+        }
+        if (old & bit)
+            continue;
+        struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
+        int32_t f[3] = {g->start, g->stride, g->size};
+        uint64_t epoch = 0;
+        if ((st = rma(job, SHMEMU_TL_PUT, 0, &t->start, f, sizeof(f))) ||
+            (st = amo(job, 0, SHMEMU_TL_AMO_SET, 4, &t->num_contexts,
+                      (uint32_t)g->num_contexts, 0, NULL)) ||
+            (st = amo(job, 0, SHMEMU_TL_AMO_SET, 4, &t->refs, (uint32_t)g->size, 0, NULL)) ||
+            (st = amo(job, 0, SHMEMU_TL_AMO_ADD, 4, &t->epoch, 1, 0, &epoch))) {
+            lost(job, st, 0);
+            return -1;
+        }
+        g->epoch = (uint32_t)epoch + 1;
+        return slot;
+    }
+    return -1;
+}
+
+void shmemu__net_team_leave(shmemu__pe *me, int slot)
+{
+    struct shmemu__job *job = me->job;
+    struct shmemu__ctl *c = me->ctl;
+    uint64_t bit = (uint64_t)1 << (slot % 64), old = 0;
+    if (slot >= 2 && me->pe != 0) /* PE 0's copy is every PE's map of slots */
+        atomic_fetch_and(&c->team_used[slot / 64], ~bit);
+    struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
+    int st = amo(job, 0, SHMEMU_TL_AMO_ADD, 4, &t->refs, (uint32_t)-1, 0, &old);
+    if (st == SHMEMU_OK && (int32_t)old == 1) /* the last member frees the slot */
+        st = amo(job, 0, SHMEMU_TL_AMO_AND, 8, &c->team_used[slot / 64], ~bit, 0, NULL);
+    if (st)
+        lost(job, st, 0);
+}
+
+/* ---------------------------------------------------------------- exchanges */
+
+/* Read into our copy's block of pe, which nobody else writes. */
+const struct shmemu__rec *shmemu__net_record(shmemu__pe *me, int pe)
+{
+    struct shmemu__rec *r = &shmemu__ctl_pe(me->ctl, pe)->rec;
+    if (pe == me->pe)
+        return r;
+    int st = rma(me->job, SHMEMU_TL_GET, pe, r, r, sizeof(*r));
+    if (st) {
+        memset(r, 0xff, sizeof(*r)); /* matches no one's: a mismatch at worst */
+        lost(me->job, st, pe);
+    }
+    return r;
+}
+
+int32_t shmemu__net_out(shmemu__pe *me, int pe, int k)
+{
+    _Atomic int32_t *w = &shmemu__ctl_pe(me->ctl, pe)->rec.out[k];
+    if (pe == me->pe)
+        return atomic_load(w);
+    uint64_t v = (uint64_t)-1;
+    int st = amo(me->job, pe, SHMEMU_TL_AMO_FETCH, 4, w, 0, 0, &v);
+    if (st)
+        lost(me->job, st, pe);
+    return (int32_t)v;
+}
+
+/* -------------------------------------------------------------- team sync */
+
+/* A member of g that left the job (its departure was written here). */
+static int departed_member(shmemu__pe *me, const struct shmemu__team_geom *g)
+{
+    uint32_t nd = atomic_load(&me->ctl->ndeparted);
+    if (nd == me->seen_departed)
+        return -1;
+    for (int i = 0; i < g->size; i++) {
+        int p = g->start + i * g->stride;
+        uint32_t life = atomic_load(&shmemu__ctl_pe(me->ctl, p)->life);
+        if (life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED)
+            return p;
+    }
+    me->seen_departed = nd;
+    return -1;
+}
+
+/*
+ * The first member's copy counts arrivals (low half) and arrivals in a
+ * control call (high half); the last arrival resets it, then bumps each
+ * member's mismatch count (if kinds differed) and release count in their
+ * own copies, where they wait.  Each reset and bump is complete at its
+ * target before the next is issued, so no member can arrive for the next
+ * sync before the counter was reset.
+ */
+int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed)
+{
+    struct shmemu__job *job = me->job;
+    struct shmemu__team_geom g;
+    *mixed = 0;
+    if (shmemu__net_team(me, slot, &g))
+        return shmemu__fail(me, shmemu__aborted(me) ? shmemu__aborted(me) : SHMEMU_EINVAL,
+                            call, "team slot %d is not in use", slot);
+    if (g.size <= 1) {
+        shmemu__full_fence();
+        return SHMEMU_OK;
+    }
+    shmemu__drive(me);
+    struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
+    _Atomic uint32_t *rel = (_Atomic uint32_t *)shmemu__team_gen_word(t);
+    uint32_t gen = atomic_load(rel), mix0 = atomic_load(&t->mixed_gen);
+    uint64_t old = 0;
+    int st = amo(job, g.start, SHMEMU_TL_AMO_ADD, 8, &t->arrived, 1 + ((uint64_t)ctl << 32), 0,
+                 &old);
+    if (st == SHMEMU_OK && (uint32_t)old == (uint32_t)g.size - 1) {
+        uint32_t nctl = (uint32_t)(old >> 32) + (uint32_t)ctl;
+        int mx = nctl != 0 && nctl != (uint32_t)g.size;
+        st = amo(job, g.start, SHMEMU_TL_AMO_SET, 8, &t->arrived, 0, 0, NULL);
+        for (int i = 0; i < g.size && st == SHMEMU_OK; i++) {
+            int p = g.start + i * g.stride;
+            if (mx)
+                st = amo(job, p, SHMEMU_TL_AMO_ADD, 4, &t->mixed_gen, 1, 0, NULL);
+            if (st == SHMEMU_OK)
+                st = amo(job, p, SHMEMU_TL_AMO_ADD, 4, rel, 1, 0, NULL);
+        }
+    }
+    if (st) {
+        lost(job, st, g.start);
+        return shmemu__fail(me, shmemu__aborted(me), call, "job aborted while waiting");
+    }
+    struct idle s = {0, 0};
+    while (atomic_load_explicit(rel, memory_order_acquire) == gen) {
+        if ((st = shmemu__aborted(me)))
+            return shmemu__fail(me, st, call, "job aborted while waiting");
+        int p = departed_member(me, &g);
+        if (p >= 0 && atomic_load(rel) == gen)
+            return shmemu__fail(me, SHMEMU_EABORTED, call,
+                                "PE %d left the job while this PE waits for it (team "
+                                "slot %d)",
+                                p, slot);
+        idle(me, &s, rel, gen);
+    }
+    *mixed = atomic_load(&t->mixed_gen) != mix0;
+    return SHMEMU_OK;
+}
