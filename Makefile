@@ -61,7 +61,7 @@ endif
 DEPS_LIB  := $(BUILD)/.deps-lib
 DEPS_TEST := $(BUILD)/.deps-test
 
-.PHONY: all lib ucx-plugin test-ucx check-tree test asan tsan valgrind run demo bench install clean stress
+.PHONY: test-multinode all lib ucx-plugin test-ucx check-tree test asan tsan valgrind run demo bench install clean stress
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -207,6 +207,12 @@ test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_L
 # fabric (shared memory here) and again forced onto TCP; then mpirun.
 test-ucx: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd ucx-plugin
 	@BUILD=$(BUILD) scripts/test-ucx.sh $(TEST_BIN)
+
+# The ucx transport across two hosts: two network namespaces joined by a
+# veth pair, PEs split across them by mpirun, UCX over TCP.  Root only
+# (skipped with the reason otherwise); CI runs it.
+test-multinode: $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd ucx-plugin
+	@BUILD=$(BUILD) scripts/test-multinode.sh
 
 # The architecture's rules, checked on every test run: no include cycle
 # among the library's modules; the control area's layout used by the

@@ -4,7 +4,10 @@
  * started by Open MPI's mpirun join one job through PMIx, on 1 to 4 PEs
  * (more PEs than cores), over UCX's choice of fabric and over TCP; a PE that
  * crashes under mpirun ends the job instead of hanging it; OpenSHMEM
- * programs run under mpirun unchanged.  Skipped, with the reason, where the
+ * programs run under mpirun unchanged; the control plane of jobs over
+ * several nodes gives the same answers, here on one node
+ * (SHMEMU_UCX_CONTROL=network; scripts/test-multinode.sh runs it across
+ * two network namespaces).  Skipped, with the reason, where the
  * transport or mpirun is missing.
  */
 #include <limits.h>
@@ -169,6 +172,56 @@ static void test_crash_ends_job(void **state)
     }
 }
 
+/* The control plane over the network (what a job over several nodes
+ * runs), tested here on one node: the same programs, the same answers. */
+static const char *const net_env[] = {"SHMEMU_UCX_CONTROL=network", NULL};
+
+static void test_network_control(void **state)
+{
+    (void)state;
+    need_mpirun();
+    for (int n = 1; n <= 4; n++) {
+        struct th_outcome o;
+        run_mpi(n, net_env, "examples/hello_spmd", NULL, NULL, &o);
+        check_hello(n, &o, "SHMEMU_UCX_CONTROL=network");
+    }
+    const char *const tcp_env[] = {"SHMEMU_UCX_CONTROL=network", "UCX_TLS=tcp", NULL};
+    for (int n = 3; n <= 4; n++) {
+        struct th_outcome o;
+        char want[24];
+        snprintf(want, sizeof(want), "ok %d\n", n);
+        run_mpi(n, n == 3 ? net_env : tcp_env, "tests/progs/osh_features", NULL, NULL, &o);
+        if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0 || !strstr(o.out, want) ||
+            strstr(o.out, "FAIL"))
+            fail_msg("network control, %d PEs: status %#x, output:\n%s", n, o.status, o.out);
+    }
+}
+
+static void test_network_control_crash(void **state)
+{
+    (void)state;
+    need_mpirun();
+    struct th_outcome o;
+    run_mpi(3, net_env, "tests/progs/crashy", "kill", "barrier", &o);
+    if (WIFSIGNALED(o.status) || (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) ||
+        o.secs > 60)
+        fail_msg("crashy kill barrier, network control: status %#x after %.1f s:\n%s",
+                 o.status, o.secs, o.out);
+}
+
+/* A value the control plane does not know is refused with the reason. */
+static void test_network_control_bad_value(void **state)
+{
+    (void)state;
+    need_mpirun();
+    const char *const env[] = {"SHMEMU_UCX_CONTROL=telepathy", NULL};
+    struct th_outcome o;
+    run_mpi(2, env, "examples/hello_spmd", NULL, NULL, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) == 0 ||
+        !strstr(o.out, "SHMEMU_UCX_CONTROL=telepathy: expected auto, shared or network"))
+        fail_msg("status %#x, output:\n%s", o.status, o.out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +229,9 @@ int main(void)
         cmocka_unit_test(test_hello_tcp),
         cmocka_unit_test(test_openshmem),
         cmocka_unit_test(test_crash_ends_job),
+        cmocka_unit_test(test_network_control),
+        cmocka_unit_test(test_network_control_crash),
+        cmocka_unit_test(test_network_control_bad_value),
     };
     return cmocka_run_group_tests_name("ucx", tests, NULL, NULL);
 }

@@ -660,7 +660,7 @@ static int pmix_fence(const char *key, const char *value, char *why, size_t len)
     if (key) {
         pmix_value_t v;
         PMIX_VALUE_LOAD(&v, value, PMIX_STRING);
-        rc = PMIx_Put(PMIX_LOCAL, key, &v);
+        rc = PMIx_Put(PMIX_GLOBAL, key, &v); /* every node: peers may be anywhere */
         PMIX_VALUE_DESTRUCT(&v);
         if (rc != PMIX_SUCCESS)
             return pmix_fail(why, len, "PMIx_Put", rc);

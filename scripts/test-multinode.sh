@@ -1,0 +1,115 @@
+#!/bin/sh
+# test-multinode.sh - the ucx transport with its PEs on two hosts: two
+# network namespaces joined by a veth pair stand for two nodes, and mpirun
+# (started in the first) starts the PEs of the second through a launch agent
+# that enters its namespace, as ssh would enter another machine.  UCX runs
+# over TCP across the pair, PMIx tells every PE that the job spans two
+# nodes, and the control plane runs over the network (src/ctl/net.c).
+#
+# Root only (it creates namespaces and links): skipped, with the reason,
+# otherwise, and where the ucx transport, mpirun or namespaces are missing.
+set -u
+BUILD=${BUILD:-build}
+LIMIT=120 # seconds any one mpirun may take before it is killed
+
+skip() {
+    echo "test-multinode: skipped: $*"
+    exit 0
+}
+[ "$(id -u)" -eq 0 ] || skip "needs root, to create network namespaces (run it as root, as CI does)"
+[ -f "$BUILD/libshmemu-ucx.so" ] || skip "the ucx transport is not built here"
+command -v mpirun >/dev/null 2>&1 || skip "no mpirun on the PATH (Debian's openmpi-bin)"
+if ! command -v ip >/dev/null 2>&1; then
+    echo "test-multinode: installing Debian's iproute2 (the ip command)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends iproute2 \
+        >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends iproute2 >/dev/null 2>&1; }
+    command -v ip >/dev/null 2>&1 || skip "no ip command, and iproute2 could not be installed"
+fi
+
+# Names unique to this run; a subnet derived from the pid (10.199.X.0/30).
+A=shmemu-a$$ B=shmemu-b$$ VA=shua$$ VB=shub$$
+NET=10.199.$(($$ % 250))
+HA=$NET.1 HB=$NET.2
+TMP=$(mktemp -d)
+cleanup() {
+    ip netns del "$A" 2>/dev/null
+    ip netns del "$B" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+if ! ip netns add "$A" 2>"$TMP/err"; then
+    skip "this machine refuses network namespaces: $(cat "$TMP/err")"
+fi
+ip netns add "$B" && ip link add "$VA" type veth peer name "$VB" &&
+    ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" &&
+    ip -n "$A" addr add "$HA/30" dev "$VA" && ip -n "$B" addr add "$HB/30" dev "$VB" &&
+    ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
+    ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || {
+    echo "test-multinode: FAIL: could not set up the two namespaces"
+    exit 1
+}
+
+# mpirun's launch agent, called as an ssh would be: AGENT HOST COMMAND.
+cat >"$TMP/agent" <<EOF
+#!/bin/sh
+host=\$1
+shift
+case \$host in
+$HA) ns=$A ;;
+$HB) ns=$B ;;
+*) echo "agent: no namespace for host \$host" >&2; exit 1 ;;
+esac
+echo "\$ns" >>"$TMP/launched"
+exec ip netns exec "\$ns" /bin/sh -c "\$*"
+EOF
+chmod +x "$TMP/agent"
+
+PLUGIN=$(cd "$BUILD" && pwd)/libshmemu-ucx.so
+fails=0 runs=0
+# run NAME HOSTS NP WANT PROG ARGS...: WANT is "ok" (exit 0 and, if set,
+# $EXPECT in the output) or "ends" (a nonzero exit well before the limit).
+run() {
+    name=$1 hosts=$2 np=$3 want=$4
+    shift 4
+    runs=$((runs + 1))
+    start=$(date +%s)
+    timeout -s KILL $LIMIT ip netns exec "$A" mpirun --allow-run-as-root \
+        --mca plm_rsh_agent "$TMP/agent" --host "$hosts" -np "$np" --oversubscribe \
+        -x UCX_TLS=tcp -x SHMEMU_UCX_PLUGIN="$PLUGIN" "$@" >"$TMP/out" 2>&1
+    rc=$? secs=$(($(date +%s) - start))
+    ok=1
+    case $want in
+    ok) [ $rc -eq 0 ] && { [ -z "$EXPECT" ] || grep -q "$EXPECT" "$TMP/out"; } || ok=0 ;;
+    ends) [ $rc -ne 0 ] && [ $secs -lt 60 ] || ok=0 ;; # any status: 137 is a killed rank
+    esac
+    if [ $ok -eq 1 ]; then
+        echo "ok: $name ($np PEs on $hosts, ${secs}s)"
+    else
+        fails=$((fails + 1))
+        echo "FAIL: $name ($np PEs on $hosts): exit $rc after ${secs}s, output:"
+        sed 's/^/    /' "$TMP/out" | head -40
+    fi
+}
+
+echo "=== ucx over TCP between namespaces $A ($HA) and $B ($HB)"
+TWO=$HA:2,$HB:2
+ODD=$HA:1,$HB:2
+EXPECT="PE 3/4 on ucx got 1002 from PE 2" run "hello_spmd" "$TWO" 4 ok "$BUILD/examples/hello_spmd"
+EXPECT="PE 0/3 on ucx got 1002 from PE 2" run "hello_spmd" "$ODD" 3 ok "$BUILD/examples/hello_spmd"
+if ! grep -q "$B" "$TMP/launched" 2>/dev/null; then
+    fails=$((fails + 1))
+    echo "FAIL: mpirun never started a PE in $B: the job did not span the two hosts"
+fi
+EXPECT="ok 4" run "osh_features (every feature area)" "$TWO" 4 ok "$BUILD/tests/progs/osh_features"
+EXPECT="ok 3" run "osh_features (every feature area)" "$ODD" 3 ok "$BUILD/tests/progs/osh_features"
+EXPECT="ok 4" run "osh_ctx team" "$TWO" 4 ok "$BUILD/tests/progs/osh_ctx" team
+EXPECT="ok 4" run "osh_ctx good" "$TWO" 4 ok "$BUILD/tests/progs/osh_ctx" good
+EXPECT="ok 4" run "osh_generic" "$TWO" 4 ok "$BUILD/tests/progs/osh_generic"
+EXPECT="ok 3" run "osh_threads" "$ODD" 3 ok "$BUILD/tests/progs/osh_threads"
+EXPECT="" run "a PE killed in a barrier ends the job" "$TWO" 4 ends "$BUILD/tests/progs/crashy" kill barrier
+EXPECT="" run "a PE crashing in a wait ends the job" "$ODD" 3 ends "$BUILD/tests/progs/crashy" segv wait
+EXPECT="" run "a PE exiting while others compute ends the job" "$TWO" 4 ends "$BUILD/tests/progs/crashy" exit3 compute
+echo "test-multinode: $((runs - fails)) of $runs passed"
+[ $fails -eq 0 ]
