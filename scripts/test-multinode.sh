@@ -82,7 +82,8 @@ run() {
     ok=1
     case $want in
     ok) [ $rc -eq 0 ] && { [ -z "$EXPECT" ] || grep -q "$EXPECT" "$TMP/out"; } || ok=0 ;;
-    ends) [ $rc -ne 0 ] && [ $secs -lt 60 ] || ok=0 ;; # any status: 137 is a killed rank
+    ends) [ $rc -ne 0 ] && [ $secs -lt 60 ] && { [ -z "$EXPECT" ] || grep -q "$EXPECT" "$TMP/out"; } ||
+        ok=0 ;; # any status: 137 is a killed rank
     esac
     if [ $ok -eq 1 ]; then
         echo "ok: $name ($np PEs on $hosts, ${secs}s)"
@@ -111,5 +112,11 @@ EXPECT="ok 3" run "osh_threads" "$ODD" 3 ok "$BUILD/tests/progs/osh_threads"
 EXPECT="" run "a PE killed in a barrier ends the job" "$TWO" 4 ends "$BUILD/tests/progs/crashy" kill barrier
 EXPECT="" run "a PE crashing in a wait ends the job" "$ODD" 3 ends "$BUILD/tests/progs/crashy" segv wait
 EXPECT="" run "a PE exiting while others compute ends the job" "$TWO" 4 ends "$BUILD/tests/progs/crashy" exit3 compute
+EXPECT="deadlock: all 4 PEs are blocked" run "a deadlock is reported and ends the job" "$TWO" 4 ends "$BUILD/tests/progs/crashy" none wait
+grep -q "PE 3/4 in shmemu_int_wait_until" "$TMP/out" || {
+    fails=$((fails + 1))
+    echo "FAIL: the deadlock report names no wait of PE 3:"
+    sed 's/^/    /' "$TMP/out" | head -20
+}
 echo "test-multinode: $((runs - fails)) of $runs passed"
 [ $fails -eq 0 ]

@@ -209,6 +209,30 @@ static void test_network_control_crash(void **state)
                  o.status, o.secs, o.out);
 }
 
+/* Every PE waits for a flag nobody sets: the deadlock is proven from the
+ * PEs' blocks, reported once with a line per PE, and ends the job. */
+static void test_network_control_deadlock(void **state)
+{
+    (void)state;
+    need_mpirun();
+    const char *const tcp_env[] = {"SHMEMU_UCX_CONTROL=network", "UCX_TLS=tcp", NULL};
+    for (int k = 0; k < 2; k++) {
+        struct th_outcome o;
+        run_mpi(3, k ? tcp_env : net_env, "tests/progs/crashy", "none", "wait", &o);
+        const char *rep = strstr(o.out, "deadlock: all 3 PEs are blocked");
+        if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) == 0 || o.secs > 60 || !rep ||
+            strstr(rep + 1, "deadlock: all 3 PEs are blocked"))
+            fail_msg("%s: status %#x after %.1f s, output:\n%s", k ? "tcp" : "shm", o.status,
+                     o.secs, o.out);
+        for (int p = 0; p < 3; p++) {
+            char want[80];
+            snprintf(want, sizeof(want), "PE %d/3 in shmemu_int_wait_until(ivar=heap+0x", p);
+            if (!strstr(o.out, want))
+                fail_msg("no \"%s\" in:\n%s", want, o.out);
+        }
+    }
+}
+
 /* A value the control plane does not know is refused with the reason. */
 static void test_network_control_bad_value(void **state)
 {
@@ -231,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_crash_ends_job),
         cmocka_unit_test(test_network_control),
         cmocka_unit_test(test_network_control_crash),
+        cmocka_unit_test(test_network_control_deadlock),
         cmocka_unit_test(test_network_control_bad_value),
     };
     return cmocka_run_group_tests_name("ucx", tests, NULL, NULL);

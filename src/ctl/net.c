@@ -3,7 +3,9 @@
 #include "net.h"
 
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/dispatch.h"
@@ -100,14 +102,211 @@ int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
     return won;
 }
 
+/* ------------------------------------------------------ deadlock detection */
+
+/*
+ * A PE that naps counts itself in PE 0's nconfirmed, with its wait state
+ * (token, kind) in its block, after completing every operation it issued
+ * (so nothing it sent is still on its way).  Each look at its condition
+ * that finds it false bumps its wake_seq.  When the count reaches the live
+ * PEs, the PE that saw it takes a snapshot of every PE's block, then
+ * waits until every PE has looked twice more without leaving its sleep
+ * (the second look began after the snapshot): each condition was then
+ * false at a time when no PE ran and nothing was in flight, so none can
+ * ever come true.  A PE the scheduler keeps from looking makes the check
+ * inconclusive (no verdict), and the check runs again later.
+ */
+#define NET_CHECK_EVERY_NS 100000000LL
+#define NET_CHECK_FOR_NS 3000000000LL
+
+/* What the check reads of a PE's block: the fields before `wait`. */
+#define HEAD_BYTES offsetof(struct shmemu__ctl_pe, wait)
+
+static uint32_t nlive(shmemu__pe *me)
+{
+    return (uint32_t)me->npes - atomic_load(&me->ctl->ndeparted);
+}
+
+static int gone(uint32_t life)
+{
+    return life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED;
+}
+
+/* PE p's block as it is now, into ours (nobody else writes there). */
+static struct shmemu__ctl_pe *peek(shmemu__pe *me, int p, size_t bytes)
+{
+    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(me->ctl, p);
+    if (p != me->pe && rma(me->job, SHMEMU_TL_GET, p, cp, cp, bytes))
+        return NULL;
+    return cp;
+}
+
+/* A PE asleep in a sync whose release has come: about to run. */
+static int released(shmemu__pe *me, int p, const struct shmemu__ctl_pe *cp)
+{
+    uint32_t state = shmemu__ws_state(atomic_load(&cp->wstate));
+    if (state != SHMEMU__WS_SYNC_CONF)
+        return 0;
+    int slot = atomic_load(&cp->sync_team);
+    if (slot < 0 || slot >= SHMEMU__TEAMS_MAX)
+        return 1;
+    _Atomic uint32_t *rel =
+        (_Atomic uint32_t *)shmemu__team_gen_word(shmemu__ctl_team(me->ctl, slot));
+    uint64_t now = 0;
+    if (p == me->pe)
+        now = atomic_load(rel);
+    else if (amo(me->job, p, SHMEMU_TL_AMO_FETCH, 4, rel, 0, 0, &now))
+        return 1;
+    return (uint32_t)now != atomic_load(&cp->sync_gen);
+}
+
+/* ready(me, arg): this PE's own condition, looked at once more after the
+ * snapshot (it may have come true after our last look, before the others
+ * slept). */
+static int all_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
+{
+    int n = me->npes, waiting = 0;
+    uint64_t *ws = calloc((size_t)n, 2 * sizeof(*ws));
+    if (!ws)
+        return 0;
+    uint64_t *looks = ws + n;
+    int stuck = 1;
+    for (int p = 0; p < n && stuck; p++) { /* the snapshot */
+        struct shmemu__ctl_pe *cp = peek(me, p, HEAD_BYTES);
+        uint32_t life = cp ? atomic_load(&cp->life) : SHMEMU__LIFE_NEW;
+        if (cp && gone(life)) {
+            ws[p] = UINT64_MAX;
+            continue;
+        }
+        uint32_t state = cp ? shmemu__ws_state(atomic_load(&cp->wstate)) : 0;
+        if (life != SHMEMU__LIFE_RUNNING ||
+            (state != SHMEMU__WS_DATA_CONF && state != SHMEMU__WS_SYNC_CONF) ||
+            released(me, p, cp)) {
+            stuck = 0;
+            break;
+        }
+        ws[p] = atomic_load(&cp->wstate);
+        looks[p] = atomic_load(&cp->wake_seq);
+        waiting++;
+    }
+    if (stuck && ready(me, arg))
+        stuck = 0;
+    int64_t until = shmemu__now_ns() + NET_CHECK_FOR_NS;
+    for (int p = 0; p < n && stuck;) { /* two more looks each, same sleep */
+        if (ws[p] == UINT64_MAX || p == me->pe) {
+            p++;
+            continue;
+        }
+        struct shmemu__ctl_pe *cp = peek(me, p, HEAD_BYTES);
+        if (!cp || atomic_load(&cp->wstate) != ws[p] || released(me, p, cp) ||
+            shmemu__aborted(me) || shmemu__now_ns() > until) {
+            stuck = 0;
+        } else if ((uint32_t)(atomic_load(&cp->wake_seq) - (uint32_t)looks[p]) >= 2) {
+            p++;
+        } else {
+            shmemu__drive(me);
+            shmemu__nap(NET_NAP_MAX_NS / 4);
+        }
+    }
+    free(ws);
+    return stuck && waiting > 0;
+}
+
+static void describe(shmemu__pe *me, int p, char *buf, size_t len)
+{
+    struct shmemu__ctl_pe *cp = peek(me, p, sizeof(struct shmemu__ctl_pe));
+    uint32_t life = cp ? atomic_load(&cp->life) : SHMEMU__LIFE_NEW;
+    if (!cp)
+        snprintf(buf, len, "did not answer");
+    else if (life == SHMEMU__LIFE_DEPARTED)
+        snprintf(buf, len, "left the job (finalized)");
+    else if (gone(life))
+        snprintf(buf, len, "failed");
+    else if (cp->wait.kind == SHMEMU__WAIT_SYNC)
+        snprintf(buf, len, "in %s (team slot %d)", cp->wait.call, cp->wait.team);
+    else
+        shmemu__format_value_wait(me->job, p, &cp->wait, buf, len);
+}
+
+static void check_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
+{
+    if (!all_stuck(me, ready, arg))
+        return;
+    uint32_t departed = atomic_load(&me->ctl->ndeparted);
+    int status = departed ? SHMEMU_EABORTED : SHMEMU_EDEADLOCK;
+    size_t len = 256 + (size_t)me->npes * 256, used = 0;
+    char *buf = malloc(len), first[200];
+    if (departed)
+        snprintf(first, sizeof(first),
+                 "job aborted: %u of %d PEs left the job and every PE still in it waits "
+                 "for something only they could do",
+                 departed, me->npes);
+    else
+        snprintf(first, sizeof(first),
+                 "deadlock: all %d PEs are blocked and nothing in flight can wake any of "
+                 "them",
+                 me->npes);
+    if (buf) {
+        used += (size_t)snprintf(buf, len, "shmemu: %s:\n", first);
+        for (int p = 0; p < me->npes && used < len; p++) {
+            char line[224];
+            describe(me, p, line, sizeof(line));
+            used += (size_t)snprintf(buf + used, len - used, "shmemu:   PE %d/%d %s\n", p,
+                                     me->npes, line);
+        }
+    }
+    shmemu__net_abort_job(me->job, status, -1, status, first, buf);
+    free(buf);
+}
+
 /* ---------------------------------------------------------------- waiting */
 
 struct idle {
     int64_t start, ns;
+    const struct shmemu__wait_desc *d; /* what is awaited; NULL: never counted */
+    shmemu__ready_fn ready;            /* ... and whether it came */
+    void *arg;
+    int conf;                          /* counted asleep */
+    int64_t next_check;
 };
 
-/* Wait a little for *word to leave v: spin (driving progress) while the
- * job's spin budget lasts, then yield, then nap. */
+/* Count ourselves asleep (see above); run the check if we made the count. */
+static void confirm(shmemu__pe *me, struct idle *s)
+{
+    struct shmemu__ctl_pe *mine = me->ctl_me;
+    if (shmemu__tl_complete(me, 1) != SHMEMU_OK) /* nothing of ours in flight */
+        return;
+    mine->wait = *s->d;
+    if (s->d->kind == SHMEMU__WAIT_SYNC) {
+        atomic_store(&mine->sync_team, s->d->team);
+        atomic_store(&mine->sync_gen, s->d->gen);
+    }
+    uint32_t state = s->d->kind == SHMEMU__WAIT_SYNC ? SHMEMU__WS_SYNC_CONF : SHMEMU__WS_DATA_CONF;
+    atomic_store(&mine->wstate, shmemu__ws_pack(++me->wtoken, state));
+    uint64_t old = 0;
+    if (amo(me->job, 0, SHMEMU_TL_AMO_ADD, 4, &me->ctl->nconfirmed, 1, 0, &old)) {
+        atomic_store(&mine->wstate, shmemu__ws_pack(me->wtoken, SHMEMU__WS_RUNNING));
+        return;
+    }
+    s->conf = 1;
+    s->next_check = shmemu__now_ns() + NET_CHECK_EVERY_NS;
+    if ((uint32_t)old + 1 >= nlive(me))
+        check_stuck(me, s->ready, s->arg);
+}
+
+/* Leave the count: the condition came true, or the job ended. */
+static void unconfirm(shmemu__pe *me, struct idle *s)
+{
+    if (!s->conf)
+        return;
+    atomic_store(&me->ctl_me->wstate, shmemu__ws_pack(me->wtoken, SHMEMU__WS_RUNNING));
+    (void)amo(me->job, 0, SHMEMU_TL_AMO_ADD, 4, &me->ctl->nconfirmed, (uint32_t)-1, 0, NULL);
+    s->conf = 0;
+}
+
+/* Wait a little for *word to leave v, after a look that found the
+ * condition false: spin (driving progress) while the job's spin budget
+ * lasts, then yield, then nap, counted asleep. */
 static void idle(shmemu__pe *me, struct idle *s, _Atomic uint32_t *word, uint32_t v)
 {
     struct shmemu__job *job = me->job;
@@ -117,26 +316,46 @@ static void idle(shmemu__pe *me, struct idle *s, _Atomic uint32_t *word, uint32_
         s->start = now;
     if (now - s->start < job->spin_ns) {
         shmemu__cpu_relax();
-    } else if (now - s->start < job->spin_ns + job->yield_ns) {
-        sched_yield();
-    } else {
-        s->ns = s->ns ? (s->ns * 2 < NET_NAP_MAX_NS ? s->ns * 2 : NET_NAP_MAX_NS)
-                      : NET_NAP_MIN_NS;
-        shmemu__tl_ctl_wait(job, (void *)word, v, s->ns);
+        return;
     }
+    if (now - s->start < job->spin_ns + job->yield_ns) {
+        sched_yield();
+        return;
+    }
+    if (s->d && !shmemu__mt(me)) {
+        atomic_fetch_add(&me->ctl_me->wake_seq, 1); /* one more look */
+        if (!s->conf) {
+            confirm(me, s);
+        } else if (now >= s->next_check) {
+            s->next_check = now + NET_CHECK_EVERY_NS;
+            uint64_t n = 0;
+            if (!amo(job, 0, SHMEMU_TL_AMO_FETCH, 4, &me->ctl->nconfirmed, 0, 0, &n) &&
+                (uint32_t)n >= nlive(me))
+                check_stuck(me, s->ready, s->arg);
+        }
+        if (word == &me->ctl_me->wake_seq)
+            v = atomic_load(word);
+    }
+    s->ns = s->ns ? (s->ns * 2 < NET_NAP_MAX_NS ? s->ns * 2 : NET_NAP_MAX_NS) : NET_NAP_MIN_NS;
+    shmemu__tl_ctl_wait(job, (void *)word, v, s->ns);
 }
 
-int shmemu__net_wait(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
+int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__ready_fn ready,
+                     void *arg)
 {
-    struct idle s = {0, 0};
+    struct idle s = {.d = d, .ready = ready, .arg = arg};
+    int st;
     for (;;) {
-        if (ready(me, arg))
-            return SHMEMU_OK;
-        int st = shmemu__aborted(me);
-        if (st)
-            return st;
+        if (ready(me, arg)) {
+            st = SHMEMU_OK;
+            break;
+        }
+        if ((st = shmemu__aborted(me)))
+            break;
         idle(me, &s, &me->ctl_me->wake_seq, atomic_load(&me->ctl_me->wake_seq));
     }
+    unconfirm(me, &s);
+    return st;
 }
 
 /* ---------------------------------------------------------------- PE life */
@@ -155,7 +374,7 @@ void shmemu__net_depart(shmemu__pe *me)
     }
     atomic_fetch_add(&c->ndeparted, 1);
     /* Peers reach our heap until they leave too (SHMEMU_TL_CAP_OWN_HEAPS). */
-    struct idle s = {0, 0};
+    struct idle s = {0};
     uint32_t nd;
     while ((nd = atomic_load(&c->ndeparted)) < (uint32_t)me->npes && !shmemu__aborted(me))
         idle(me, &s, &c->ndeparted, nd);
@@ -297,6 +516,18 @@ int32_t shmemu__net_out(shmemu__pe *me, int pe, int k)
 
 /* -------------------------------------------------------------- team sync */
 
+struct released_arg {
+    _Atomic uint32_t *rel;
+    uint32_t gen;
+};
+
+static int rel_moved(shmemu__pe *me, void *arg)
+{
+    (void)me;
+    const struct released_arg *a = arg;
+    return atomic_load(a->rel) != a->gen;
+}
+
 /* A member of g that left the job (its departure was written here). */
 static int departed_member(shmemu__pe *me, const struct shmemu__team_geom *g)
 {
@@ -314,13 +545,20 @@ static int departed_member(shmemu__pe *me, const struct shmemu__team_geom *g)
 }
 
 /*
- * The first member's copy counts arrivals (low half) and arrivals in a
- * control call (high half); the last arrival resets it, then bumps each
- * member's mismatch count (if kinds differed) and release count in their
- * own copies, where they wait.  Each reset and bump is complete at its
- * target before the next is issued, so no member can arrive for the next
- * sync before the counter was reset.
+ * The first member's copy counts, in one word, arrivals (ARR_MASK),
+ * arrivals in a control call (<< ARR_CTL) and syncs completed
+ * (<< ARR_DONE).  The last arrival clears both counts and adds a completed
+ * sync, then bumps each member's mismatch count (if kinds differed) and
+ * release count in their own copies, where they wait.  Each is complete at
+ * its target before the next is issued, so no member arrives for the next
+ * sync before the word was reset.  Members are released one by one: a
+ * waiter that sees a member departed asks the word whether its sync
+ * completed (that member passed it, and our release is on its way) before
+ * it calls the sync hopeless.
  */
+#define ARR_MASK 0xfffffu
+#define ARR_CTL 20
+#define ARR_DONE 40
 int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed)
 {
     struct shmemu__job *job = me->job;
@@ -338,12 +576,14 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
     _Atomic uint32_t *rel = (_Atomic uint32_t *)shmemu__team_gen_word(t);
     uint32_t gen = atomic_load(rel), mix0 = atomic_load(&t->mixed_gen);
     uint64_t old = 0;
-    int st = amo(job, g.start, SHMEMU_TL_AMO_ADD, 8, &t->arrived, 1 + ((uint64_t)ctl << 32), 0,
-                 &old);
-    if (st == SHMEMU_OK && (uint32_t)old == (uint32_t)g.size - 1) {
-        uint32_t nctl = (uint32_t)(old >> 32) + (uint32_t)ctl;
+    int st = amo(job, g.start, SHMEMU_TL_AMO_ADD, 8, &t->arrived, 1 + ((uint64_t)ctl << ARR_CTL),
+                 0, &old);
+    uint64_t done = old >> ARR_DONE;
+    if (st == SHMEMU_OK && (old & ARR_MASK) == (uint64_t)g.size - 1) {
+        uint32_t nctl = (uint32_t)(old >> ARR_CTL & ARR_MASK) + (uint32_t)ctl;
         int mx = nctl != 0 && nctl != (uint32_t)g.size;
-        st = amo(job, g.start, SHMEMU_TL_AMO_SET, 8, &t->arrived, 0, 0, NULL);
+        st = amo(job, g.start, SHMEMU_TL_AMO_SET, 8, &t->arrived, (done + 1) << ARR_DONE, 0,
+                 NULL);
         for (int i = 0; i < g.size && st == SHMEMU_OK; i++) {
             int p = g.start + i * g.stride;
             if (mx)
@@ -356,18 +596,35 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
         lost(job, st, g.start);
         return shmemu__fail(me, shmemu__aborted(me), call, "job aborted while waiting");
     }
-    struct idle s = {0, 0};
+    struct shmemu__wait_desc d = {.kind = SHMEMU__WAIT_SYNC, .team = slot, .gen = gen};
+    shmemu__strlcpy(d.call, call, sizeof(d.call));
+    struct released_arg ra = {rel, gen};
+    struct idle s = {.d = &d, .ready = rel_moved, .arg = &ra};
+    int p = -1, completed = 0;
     while (atomic_load_explicit(rel, memory_order_acquire) == gen) {
         if ((st = shmemu__aborted(me)))
-            return shmemu__fail(me, st, call, "job aborted while waiting");
-        int p = departed_member(me, &g);
-        if (p >= 0 && atomic_load(rel) == gen)
-            return shmemu__fail(me, SHMEMU_EABORTED, call,
-                                "PE %d left the job while this PE waits for it (team "
-                                "slot %d)",
-                                p, slot);
+            break;
+        if (!completed && (p = departed_member(me, &g)) >= 0 &&
+            atomic_load(rel) == gen) {
+            uint64_t now = 0;
+            if ((st = amo(job, g.start, SHMEMU_TL_AMO_FETCH, 8, &t->arrived, 0, 0, &now))) {
+                lost(job, st, g.start);
+                break;
+            }
+            if ((now >> ARR_DONE) == done)
+                break; /* it left before this sync could complete */
+            completed = 1;
+            p = -1;
+        }
         idle(me, &s, rel, gen);
     }
+    unconfirm(me, &s);
+    if (st)
+        return shmemu__fail(me, st, call, "job aborted while waiting");
+    if (p >= 0 && atomic_load(rel) == gen)
+        return shmemu__fail(me, SHMEMU_EABORTED, call,
+                            "PE %d left the job while this PE waits for it (team slot %d)", p,
+                            slot);
     *mixed = atomic_load(&t->mixed_gen) != mix0;
     return SHMEMU_OK;
 }

@@ -16,7 +16,8 @@
  *
  * Nobody can wake a process across a network: a PE that waits here spins,
  * yields, then naps on its own word for at most NET_NAP_MAX_NS at a time,
- * driving the transport's progress in between.
+ * driving the transport's progress in between.  Deadlock detection counts
+ * napping PEs at PE 0 and proves a deadlock from their blocks (net.c).
  */
 #ifndef SHMEMU_NET_H
 #define SHMEMU_NET_H
@@ -42,7 +43,8 @@ const struct shmemu__rec *shmemu__net_record(shmemu__pe *me, int pe) SHMEMU__HID
 int32_t shmemu__net_out(shmemu__pe *me, int pe, int k) SHMEMU__HIDDEN;
 
 /* A value wait once spinning is over: poll, nap, drive progress. */
-int shmemu__net_wait(shmemu__pe *me, shmemu__ready_fn ready, void *arg) SHMEMU__HIDDEN;
+int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__ready_fn ready,
+                     void *arg) SHMEMU__HIDDEN;
 /* One sync of team slot's members (arrival only).  *mixed: members
  * differed in kind of call (see shmemu__team_sync_as). */
 int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed)

@@ -275,7 +275,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     if (st)
         return st > 0 ? SHMEMU_OK : st;
     if (shmemu__net(me->job))
-        return shmemu__net_wait(me, ready, arg);
+        return shmemu__net_wait(me, d, ready, arg);
     if (shmemu__mt(me)) {
         for (int64_t ns = 1000;; mt_nap(&ns)) {
             shmemu__drive(me);
