@@ -559,14 +559,16 @@ static int departed_member(shmemu__pe *me, const struct shmemu__team_geom *g)
 #define ARR_MASK 0xfffffu
 #define ARR_CTL 20
 #define ARR_DONE 40
-int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed)
+int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed,
+                          int *first)
 {
     struct shmemu__job *job = me->job;
     struct shmemu__team_geom g;
-    *mixed = 0;
+    *mixed = *first = 0;
     if (shmemu__net_team(me, slot, &g))
         return shmemu__fail(me, shmemu__aborted(me) ? shmemu__aborted(me) : SHMEMU_EINVAL,
                             call, "team slot %d is not in use", slot);
+    *first = me->pe == g.start;
     if (g.size <= 1) {
         shmemu__full_fence();
         return SHMEMU_OK;

@@ -22,32 +22,9 @@
 #ifndef SHMEMU_NET_H
 #define SHMEMU_NET_H
 
+/* Its entry points are declared with the calls they serve (plane.h,
+ * wait.h), so that plane.c and wait.c need not include this header. */
 #include "plane.h"
 #include "wait.h"
-
-static inline int shmemu__net(const struct shmemu__job *job)
-{
-    return job->tl.ctl_remote;
-}
-
-int shmemu__net_claim_report(struct shmemu__job *job) SHMEMU__HIDDEN;
-int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
-                          const char *msg, const char *report) SHMEMU__HIDDEN;
-void shmemu__net_depart(shmemu__pe *me) SHMEMU__HIDDEN;
-
-int shmemu__net_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g) SHMEMU__HIDDEN;
-int shmemu__net_team_claim(shmemu__pe *me, struct shmemu__team_geom *g) SHMEMU__HIDDEN;
-void shmemu__net_team_leave(shmemu__pe *me, int slot) SHMEMU__HIDDEN;
-
-const struct shmemu__rec *shmemu__net_record(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
-int32_t shmemu__net_out(shmemu__pe *me, int pe, int k) SHMEMU__HIDDEN;
-
-/* A value wait once spinning is over: poll, nap, drive progress. */
-int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__ready_fn ready,
-                     void *arg) SHMEMU__HIDDEN;
-/* One sync of team slot's members (arrival only).  *mixed: members
- * differed in kind of call (see shmemu__team_sync_as). */
-int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed)
-    SHMEMU__HIDDEN;
 
 #endif /* SHMEMU_NET_H */

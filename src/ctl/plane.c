@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "plane.h"
-#include "net.h"
 #include "runtime/dispatch.h"
 #include "wait.h"
 

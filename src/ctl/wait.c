@@ -4,7 +4,6 @@
 #include <limits.h>
 
 #include "livelock.h"
-#include "net.h"
 #include "runtime/dispatch.h"
 #include <sched.h>
 #include <stdio.h>
@@ -489,14 +488,13 @@ int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
 {
     shmemu__poll_progress(me);
     if (shmemu__net(me->job)) {
-        int mixed, st = shmemu__net_team_sync(me, slot, call, ctl, &mixed);
-        struct shmemu__team_geom g;
-        if (st || !mixed || shmemu__plane_team(me, slot, &g))
+        int mixed, first, st = shmemu__net_team_sync(me, slot, call, ctl, &mixed, &first);
+        if (st || !mixed)
             return st;
         if (ctl)
             return mismatch(me, slot, call, ctl, 0);
-        (void)mismatch(me, slot, call, ctl, me->pe == g.start);
-        (void)shmemu__net_team_sync(me, slot, call, 0, &mixed); /* as below */
+        (void)mismatch(me, slot, call, ctl, first);
+        (void)shmemu__net_team_sync(me, slot, call, 0, &mixed, &first); /* as below */
         return shmemu__last_status = SHMEMU_EMISMATCH;
     }
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);

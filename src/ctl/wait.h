@@ -103,4 +103,14 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
                                const struct shmemu__wait_desc *d, char *buf,
                                size_t len) SHMEMU__HIDDEN;
 
+/* The waits of the plane over a network (net.c; plane.h's shmemu__net):
+ * a value wait once spinning is over (poll, nap, drive progress), and one
+ * sync of team slot's members, *mixed set when members differed in kind of
+ * call (see shmemu__team_sync_as), *first when this PE is the team's first
+ * member. */
+int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__ready_fn ready,
+                     void *arg) SHMEMU__HIDDEN;
+int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed,
+                          int *first) SHMEMU__HIDDEN;
+
 #endif /* SHMEMU_WAIT_H */

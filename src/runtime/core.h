@@ -156,6 +156,13 @@ extern shmemu__pe *_Atomic shmemu__proc_pe SHMEMU__HIDDEN;
 /* The calling thread's PE: shmemu__self, else the process's PE, which the
  * thread then joins; NULL when the thread has none. */
 shmemu__pe *shmemu__adopt(void) SHMEMU__HIDDEN;
+/* The job's processes share no memory (tl.ctl_remote): the control plane
+ * runs over the transport (src/ctl/net.c). */
+static inline int shmemu__net(const struct shmemu__job *job)
+{
+    return job->tl.ctl_remote;
+}
+
 static inline int shmemu__mt(const shmemu__pe *me)
 {
     return __atomic_load_n(&me->thread_level, __ATOMIC_RELAXED) >= SHMEMU_THREAD_SERIALIZED;
