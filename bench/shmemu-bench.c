@@ -19,6 +19,11 @@
  * (default 7) with the min and max; A-vs-B comparisons (put vs memcpy) are
  * interleaved within each repetition so that placement changes of the VM's
  * vCPUs hit both alike.
+ *
+ * Under mpirun (or any PMIx launcher) it joins the launcher's job and runs
+ * the tests that want as many PEs as the job has: `mpirun -np 2
+ * shmemu-bench lat sync bw`, `mpirun -np 4 shmemu-bench -n 4 barrier`;
+ * across hosts, that is how the figures against OSHMEM are taken.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -437,8 +442,23 @@ static int pe_dev(void *arg)
 
 /* ---------------------------------------------------------------- main */
 
+/* Started by a launcher (mpirun: PMIx in the environment, no shmemu-run
+ * above): the job is the launcher's, each test runs in it when it wants
+ * as many PEs as the job has, and is skipped otherwise (a heap large
+ * enough for bw comes from SHMEMU_HEAP_SIZE).  This is how figures across
+ * hosts are taken. */
+static int spmd;
+
 static int launch(int npes, size_t heap, int (*fn)(void *), void *arg)
 {
+    if (spmd) {
+        if (npes != shmemu_n_pes())
+            return 0;
+        shmemu_barrier_all();
+        int rc = fn(arg);
+        shmemu_barrier_all();
+        return rc;
+    }
     shmemu_opts o = {.npes = npes, .transport = transport, .heap_size = heap};
     int rc = shmemu_launch(&o, fn, arg);
     if (rc)
@@ -507,7 +527,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "shmemu-bench: -r takes 1..%d\n", MAX_REPS);
         return 2;
     }
-    machine();
+    spmd = getenv("PMIX_RANK") && !getenv("SHMEMU_RUN_NPES");
+    if (spmd && shmemu_init() != SHMEMU_OK)
+        return 1;
+    if (spmd)
+        transport = shmemu_transport_name();
+    if (!spmd || shmemu_my_pe() == 0)
+        machine();
     int rc = 0;
     /* Device heaps: the host-side tests load and store heap bytes; the
      * default is dev and barriers of 2-8 PEs. */
@@ -543,5 +569,7 @@ int main(int argc, char **argv)
             rc |= launch(barrier_npes[k], (size_t)2 << 20, pe_barrier, &iters);
         }
     }
+    if (spmd)
+        shmemu_finalize();
     return rc ? 1 : 0;
 }

@@ -19,52 +19,12 @@ skip() {
 [ "$(id -u)" -eq 0 ] || skip "needs root, to create network namespaces (run it as root, as CI does)"
 [ -f "$BUILD/libshmemu-ucx.so" ] || skip "the ucx transport is not built here"
 command -v mpirun >/dev/null 2>&1 || skip "no mpirun on the PATH (Debian's openmpi-bin)"
-if ! command -v ip >/dev/null 2>&1; then
-    echo "test-multinode: installing Debian's iproute2 (the ip command)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends iproute2 \
-        >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y --no-install-recommends iproute2 >/dev/null 2>&1; }
-    command -v ip >/dev/null 2>&1 || skip "no ip command, and iproute2 could not be installed"
-fi
-
-# Names unique to this run; a subnet derived from the pid (10.199.X.0/30).
-A=shmemu-a$$ B=shmemu-b$$ VA=shua$$ VB=shub$$
-NET=10.199.$(($$ % 250))
-HA=$NET.1 HB=$NET.2
 TMP=$(mktemp -d)
-cleanup() {
-    ip netns del "$A" 2>/dev/null
-    ip netns del "$B" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/netns-pair.sh"
+trap 'netns_pair_down; rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM
-if ! ip netns add "$A" 2>"$TMP/err"; then
-    skip "this machine refuses network namespaces: $(cat "$TMP/err")"
-fi
-ip netns add "$B" && ip link add "$VA" type veth peer name "$VB" &&
-    ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" &&
-    ip -n "$A" addr add "$HA/30" dev "$VA" && ip -n "$B" addr add "$HB/30" dev "$VB" &&
-    ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
-    ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || {
-    echo "test-multinode: FAIL: could not set up the two namespaces"
-    exit 1
-}
-
-# mpirun's launch agent, called as an ssh would be: AGENT HOST COMMAND.
-cat >"$TMP/agent" <<EOF
-#!/bin/sh
-host=\$1
-shift
-case \$host in
-$HA) ns=$A ;;
-$HB) ns=$B ;;
-*) echo "agent: no namespace for host \$host" >&2; exit 1 ;;
-esac
-echo "\$ns" >>"$TMP/launched"
-exec ip netns exec "\$ns" /bin/sh -c "\$*"
-EOF
-chmod +x "$TMP/agent"
+netns_pair_up "$TMP" || skip "$NS_WHY"
+A=$NS_A B=$NS_B HA=$HOST_A HB=$HOST_B
 
 PLUGIN=$(cd "$BUILD" && pwd)/libshmemu-ucx.so
 fails=0 runs=0
@@ -76,7 +36,7 @@ run() {
     runs=$((runs + 1))
     start=$(date +%s)
     timeout -s KILL $LIMIT ip netns exec "$A" mpirun --allow-run-as-root \
-        --mca plm_rsh_agent "$TMP/agent" --host "$hosts" -np "$np" --oversubscribe \
+        --mca plm_rsh_agent "$NS_AGENT" --host "$hosts" -np "$np" --oversubscribe \
         -x UCX_TLS=tcp -x SHMEMU_UCX_PLUGIN="$PLUGIN" "$@" >"$TMP/out" 2>&1
     rc=$? secs=$(($(date +%s) - start))
     ok=1

@@ -22,7 +22,7 @@
 #include "shmemu.h"
 
 #define SHMEMU__CTL_MAGIC 0x73686d75u /* "shmu" */
-#define SHMEMU__CTL_LAYOUT 1u
+#define SHMEMU__CTL_LAYOUT 2u
 #define SHMEMU__TEAMS_MAX 64 /* team slots per job, world included */
 #define SHMEMU__CALL_LEN 48
 /* Every heap ends with one SHMEMU_TEAM_WORKSPACE_BYTES area per team slot. */
@@ -144,6 +144,7 @@ struct shmemu__ctl {
     _Atomic uint32_t ndeparted;   /* PEs departed or failed */
     _Atomic uint32_t nconfirmed;  /* PEs asleep (deadlock trigger) */
     _Atomic uint32_t reported;    /* the abort reason has been printed */
+    _Atomic int32_t abort_won;    /* network plane (net.c), at PE 0: an abort won */
     int32_t notify_light;         /* updaters skip fences: waiters membarrier */
     _Atomic uint64_t team_used[(SHMEMU__TEAMS_MAX + 63) / 64];
     char abort_msg[256];

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/dispatch.h"
 
@@ -75,12 +76,17 @@ int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
     shmemu__strlcpy(c->abort_msg, msg ? msg : "", sizeof(c->abort_msg));
     /* Waits on the network still wait, for a while, for what follows. */
     atomic_store(&job->net_grace_ns, shmemu__now_ns() + NET_GRACE_NS);
+    /* PE 0 decides, on a word of its own: its abort word is set by the
+     * winner only after the report is out. */
     uint64_t old = 0;
-    int won = job->net_pe == 0 ||
-              (amo(job, 0, SHMEMU_TL_AMO_CSWAP, 4, &c->abort_status, (uint32_t)status, 0,
-                   &old) == SHMEMU_OK &&
-               old == 0);
+    int won = amo(job, 0, SHMEMU_TL_AMO_CSWAP, 4, &c->abort_won, (uint32_t)status, 0, &old) ==
+                  SHMEMU_OK &&
+              old == 0;
     if (won) {
+        /* The report first: peers that learn of the abort may exit, and
+         * their launcher then ends this process too. */
+        if (report && shmemu__net_claim_report(job))
+            shmemu__emit(report);
         for (int p = 0; p < job->tl.npes; p++) {
             if (p == job->net_pe)
                 continue;
@@ -93,8 +99,6 @@ int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
                 (void)amo(job, p, SHMEMU_TL_AMO_SET, 4, &c->abort_status, (uint32_t)status, 0,
                           NULL);
         }
-        if (report && shmemu__net_claim_report(job))
-            shmemu__emit(report);
     } else if (old) {
         atomic_store(&c->abort_status, (int32_t)old); /* the winner's status */
     }
@@ -204,7 +208,12 @@ static int all_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
         } else if ((uint32_t)(atomic_load(&cp->wake_seq) - (uint32_t)looks[p]) >= 2) {
             p++;
         } else {
+            /* We look too meanwhile: a PE checking at the same time waits
+             * for our looks as we wait for its. */
             shmemu__drive(me);
+            if (ready(me, arg))
+                stuck = 0;
+            atomic_fetch_add(&me->ctl_me->wake_seq, 1);
             shmemu__nap(NET_NAP_MAX_NS / 4);
         }
     }
@@ -270,6 +279,21 @@ struct idle {
     int64_t next_check;
 };
 
+/* The launcher (mpirun) that started this process died without ending it:
+ * nobody will, and peers may be gone with it. */
+static void launcher_gone(shmemu__pe *me)
+{
+    struct shmemu__job *job = me->job;
+    if (job->net_ppid == 0 || getppid() == job->net_ppid || shmemu__aborted(me))
+        return;
+    char msg[160];
+    snprintf(msg, sizeof(msg), "PE %d: the process that launched it (pid %d) is gone", me->pe,
+             job->net_ppid);
+    char line[200];
+    snprintf(line, sizeof(line), "shmemu: %s\n", msg);
+    shmemu__net_abort_job(job, SHMEMU_EABORTED, me->pe, SHMEMU_EABORTED, msg, line);
+}
+
 /* Count ourselves asleep (see above); run the check if we made the count. */
 static void confirm(shmemu__pe *me, struct idle *s)
 {
@@ -328,6 +352,7 @@ static void idle(shmemu__pe *me, struct idle *s, _Atomic uint32_t *word, uint32_
             confirm(me, s);
         } else if (now >= s->next_check) {
             s->next_check = now + NET_CHECK_EVERY_NS;
+            launcher_gone(me);
             uint64_t n = 0;
             if (!amo(job, 0, SHMEMU_TL_AMO_FETCH, 4, &me->ctl->nconfirmed, 0, 0, &n) &&
                 (uint32_t)n >= nlive(me))

@@ -63,6 +63,7 @@ struct shmemu__job {
      * this process's PE, and until when a wait on the network still waits
      * while this process broadcasts an abort (0: not broadcasting). */
     int net_pe;
+    int net_ppid; /* the launcher's process (its death ends the job) */
     _Atomic int64_t net_grace_ns;
 };
 
