@@ -58,35 +58,40 @@ int shmemu__net_claim_report(struct shmemu__job *job)
 {
     struct shmemu__ctl *c = job->tl.ctl;
     uint64_t old = 1;
+    /* PE 0 out of reach (the job is ending): the winner of the abort has
+     * claimed already, or is speaking for itself. */
     if (amo(job, 0, SHMEMU_TL_AMO_SWAP, 4, &c->reported, 1, 0, &old))
-        return atomic_exchange(&c->reported, 1) == 0; /* PE 0 is gone: say it here */
+        return 0;
     return old == 0;
 }
 
+/*
+ * PE 0 decides which abort wins, on a word of its own.  The winner says
+ * its report, then writes its reason and status into every copy; a loser
+ * waits (a while) for them to arrive.  Nobody learns of the abort before
+ * the report is out: PEs that learn of it may exit, and their launcher
+ * then ends the reporter's process too.  With PE 0 out of reach, a PE
+ * goes on alone.
+ */
 int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
                           const char *msg, const char *report)
 {
     struct shmemu__ctl *c = job->tl.ctl;
-    int expected = 0;
-    /* Here first: this process's calls stop at once. */
-    if (!atomic_compare_exchange_strong(&c->abort_status, &expected, status))
+    if (atomic_load(&c->abort_status) || atomic_exchange(&job->net_aborting, 1))
         return 0;
-    atomic_store(&c->abort_pe, pe);
-    atomic_store(&c->abort_rc, rc);
-    shmemu__strlcpy(c->abort_msg, msg ? msg : "", sizeof(c->abort_msg));
     /* Waits on the network still wait, for a while, for what follows. */
     atomic_store(&job->net_grace_ns, shmemu__now_ns() + NET_GRACE_NS);
-    /* PE 0 decides, on a word of its own: its abort word is set by the
-     * winner only after the report is out. */
     uint64_t old = 0;
-    int won = amo(job, 0, SHMEMU_TL_AMO_CSWAP, 4, &c->abort_won, (uint32_t)status, 0, &old) ==
-                  SHMEMU_OK &&
-              old == 0;
+    int st = amo(job, 0, SHMEMU_TL_AMO_CSWAP, 4, &c->abort_won, (uint32_t)status, 0, &old);
+    int won = st != SHMEMU_OK || old == 0;
     if (won) {
-        /* The report first: peers that learn of the abort may exit, and
-         * their launcher then ends this process too. */
-        if (report && shmemu__net_claim_report(job))
+        atomic_store(&c->abort_pe, pe);
+        atomic_store(&c->abort_rc, rc);
+        shmemu__strlcpy(c->abort_msg, msg ? msg : "", sizeof(c->abort_msg));
+        if (report && (st != SHMEMU_OK || shmemu__net_claim_report(job)))
             shmemu__emit(report);
+        int32_t zero = 0;
+        atomic_compare_exchange_strong(&c->abort_status, &zero, status);
         for (int p = 0; p < job->tl.npes; p++) {
             if (p == job->net_pe)
                 continue;
@@ -99,8 +104,12 @@ int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
                 (void)amo(job, p, SHMEMU_TL_AMO_SET, 4, &c->abort_status, (uint32_t)status, 0,
                           NULL);
         }
-    } else if (old) {
-        atomic_store(&c->abort_status, (int32_t)old); /* the winner's status */
+    } else {
+        int64_t until = shmemu__now_ns() + NET_GRACE_NS;
+        while (!atomic_load(&c->abort_status) && shmemu__now_ns() < until)
+            shmemu__nap(NET_NAP_MAX_NS);
+        int32_t zero = 0; /* the winner fell silent: its status, here at least */
+        atomic_compare_exchange_strong(&c->abort_status, &zero, (int32_t)old);
     }
     atomic_store(&job->net_grace_ns, 0);
     return won;

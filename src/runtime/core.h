@@ -64,6 +64,7 @@ struct shmemu__job {
      * while this process broadcasts an abort (0: not broadcasting). */
     int net_pe;
     int net_ppid; /* the launcher's process (its death ends the job) */
+    _Atomic int net_aborting; /* this process has begun an abort */
     _Atomic int64_t net_grace_ns;
 };
 
