@@ -233,6 +233,19 @@ static void test_network_control_deadlock(void **state)
     }
 }
 
+/* Checker mode needs the shared control area: refused, with the reason. */
+static void test_network_control_no_checker(void **state)
+{
+    (void)state;
+    need_mpirun();
+    const char *const env[] = {"SHMEMU_UCX_CONTROL=network", "SHMEMU_CHECK=race", NULL};
+    struct th_outcome o;
+    run_mpi(2, env, "examples/hello_spmd", NULL, NULL, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) == 0 ||
+        !strstr(o.out, "checker mode needs a control area every PE shares"))
+        fail_msg("status %#x, output:\n%s", o.status, o.out);
+}
+
 /* A value the control plane does not know is refused with the reason. */
 static void test_network_control_bad_value(void **state)
 {
@@ -256,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_network_control),
         cmocka_unit_test(test_network_control_crash),
         cmocka_unit_test(test_network_control_deadlock),
+        cmocka_unit_test(test_network_control_no_checker),
         cmocka_unit_test(test_network_control_bad_value),
     };
     return cmocka_run_group_tests_name("ucx", tests, NULL, NULL);

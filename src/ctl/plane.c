@@ -113,8 +113,10 @@ int shmemu__plane_pe_start(shmemu__pe *me)
     me->ctl = me->job->tl.ctl;
     me->ctl_me = shmemu__ctl_pe(me->ctl, me->pe);
     me->abort_word = &me->ctl->abort_status;
-    me->job->net_pe = me->pe;
-    me->job->net_ppid = shmemu__net(me->job) ? (int)getppid() : 0;
+    if (shmemu__net(me->job)) { /* one PE per process there */
+        me->job->net_pe = me->pe;
+        me->job->net_ppid = (int)getppid();
+    }
     /* A PE process forked or exec'd from the creator registers anew; if it
      * cannot, the job's fence-free updates would be unsafe: refuse. */
     me->notify_light = me->ctl->notify_light;

@@ -173,6 +173,7 @@ static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_p
     int st = blob && hex ? SHMEMU_OK : SHMEMU_ENOMEM, fst;
     uj->net = 1;
     uj->pe = pe;
+    uj->pl = pl;
     if (st == SHMEMU_OK)
         st = pl->pe_open(pe, job->npes, job->heap_size + ctl_bytes, job_gone, job, &uj->self,
                          &heap, why, sizeof(why));

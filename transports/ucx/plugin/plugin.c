@@ -28,7 +28,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +89,10 @@ struct shmemu_ucx_pe {
     int pending;
     int (*gone)(void *arg);
     void *gone_arg;
+    /* Bumped (and futex-woken) by the serving thread each time its progress
+     * moved something: what a thread waiting for its own request sleeps
+     * on, since the server, not it, drains the worker's event descriptor. */
+    _Atomic uint32_t arrivals;
     /* The serving thread. */
     pthread_t server;
     int server_up;
@@ -108,6 +117,17 @@ static int ucs_fail(char *why, size_t len, const char *call, ucs_status_t s)
     }
 }
 
+/* A round trip over TCP is tens of microseconds, a sleeping thread's
+ * wake-up as much again: a requester polls that long before it sleeps. */
+#define SPIN_NS 50000
+
+static int spinning(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec) < SPIN_NS;
+}
+
 /* Wait for a request (NULL: done at once) by driving the worker; give up
  * (UCS_ERR_CANCELED) once the job has ended, as a dead peer never answers. */
 static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
@@ -123,13 +143,23 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
      * flag must not look busy to livelock detection (its CPU time is what
      * tells work from polling). */
     struct pollfd pfd = {.fd = p->efd, .events = POLLIN};
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (unsigned i = 1, idle = 0; (s = ucp_request_check_status(r)) == UCS_INPROGRESS; i++) {
+        uint32_t seen = atomic_load(&p->arrivals);
         if (ucp_worker_progress(p->worker)) {
             idle = 0;
             continue;
         }
-        if (++idle > 16 && ucp_worker_arm(p->worker) == UCS_OK)
-            (void)poll(&pfd, 1, 1);
+        if (++idle <= 16 || (idle % 8 && spinning(&t0)))
+            continue;
+        if (!p->server_up) {
+            if (ucp_worker_arm(p->worker) == UCS_OK)
+                (void)poll(&pfd, 1, 1);
+        } else if (ucp_request_check_status(r) == UCS_INPROGRESS) {
+            struct timespec ms = {0, 1000000};
+            syscall(SYS_futex, &p->arrivals, FUTEX_WAIT_PRIVATE, seen, &ms, NULL, 0);
+        }
         if (i % 64 == 0 && p->gone(p->gone_arg)) {
             s = UCS_ERR_CANCELED;
             break;
@@ -144,8 +174,13 @@ static void *serve(void *arg)
     struct shmemu_ucx_pe *p = arg;
     struct pollfd fds[2] = {{.fd = p->efd, .events = POLLIN}, {.fd = p->stop, .events = POLLIN}};
     for (;;) {
+        unsigned moved = 0;
         while (ucp_worker_progress(p->worker))
-            ;
+            moved++;
+        if (moved) {
+            atomic_fetch_add(&p->arrivals, 1);
+            syscall(SYS_futex, &p->arrivals, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        }
         ucs_status_t s = ucp_worker_arm(p->worker);
         if (s == UCS_ERR_BUSY)
             continue;
