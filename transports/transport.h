@@ -148,6 +148,12 @@ struct shmemu_tl_job {
      * shared atomics and futexes. */
     int ctl_remote;
     size_t ctl_off;
+    /* Set by the core under ctl_remote, before pe_enter: a word of this
+     * process's copy that the core naps on (a shared futex).  A transport
+     * whose own thread progresses the network adds 1 to it and wakes it
+     * whenever that progress moved something (a peer's update may have
+     * landed), so that the core need not look every millisecond. */
+    uint32_t *arrival_word;
 };
 
 enum shmemu_tl_rma_op { SHMEMU_TL_PUT, SHMEMU_TL_GET };

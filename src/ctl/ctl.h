@@ -89,6 +89,7 @@ struct shmemu__ctl_pe {
     _Atomic uint32_t life;     /* shmemu__life */
     _Atomic int32_t pid;
     int32_t rc; /* pe_main's return value, once departed */
+    _Atomic uint32_t looks; /* network plane: looks at a condition found false */
     _Atomic int32_t rc_set;
     /* While asleep in a team sync: which slot and generation.  Atomic because
      * a deadlock snapshot reads them while the PE may be waking. */

@@ -2,6 +2,7 @@
  * whose processes share no memory (net.h says where each word lives). */
 #include "net.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -41,6 +42,20 @@ static int rma(struct shmemu__job *job, int op, int pe, const volatile void *fie
                void *local, size_t n)
 {
     return shmemu__tl_ctl_rma(job, op, pe, off_of(job, field), local, n);
+}
+
+/* Wake PE pe if it naps (idle): where its copy is mapped here (a peer on
+ * this node), bump its wake_seq and wake it; a remote one is woken by its
+ * own progress thread when our update arrives. */
+static void poke(struct shmemu__job *job, int pe)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    _Atomic uint32_t *w = &shmemu__ctl_pe(c, pe)->wake_seq;
+    if (pe != job->net_pe &&
+        !(w = shmemu__tl_ptr_direct(job, pe, job->tl.ctl_off + off_of(job, w))))
+        return;
+    atomic_fetch_add(w, 1);
+    shmemu__tl_ctl_wake(job, (void *)w, INT_MAX);
 }
 
 /* A peer did not answer: the job cannot go on coherently. */
@@ -103,6 +118,7 @@ int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
                     2 * sizeof(int32_t)) == SHMEMU_OK)
                 (void)amo(job, p, SHMEMU_TL_AMO_SET, 4, &c->abort_status, (uint32_t)status, 0,
                           NULL);
+            poke(job, p);
         }
     } else {
         int64_t until = shmemu__now_ns() + NET_GRACE_NS;
@@ -121,7 +137,7 @@ int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
  * A PE that naps counts itself in PE 0's nconfirmed, with its wait state
  * (token, kind) in its block, after completing every operation it issued
  * (so nothing it sent is still on its way).  Each look at its condition
- * that finds it false bumps its wake_seq.  When the count reaches the live
+ * that finds it false bumps its `looks`.  When the count reaches the live
  * PEs, the PE that saw it takes a snapshot of every PE's block, then
  * waits until every PE has looked twice more without leaving its sleep
  * (the second look began after the snapshot): each condition was then
@@ -199,7 +215,7 @@ static int all_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
             break;
         }
         ws[p] = atomic_load(&cp->wstate);
-        looks[p] = atomic_load(&cp->wake_seq);
+        looks[p] = atomic_load(&cp->looks);
         waiting++;
     }
     if (stuck && ready(me, arg))
@@ -214,7 +230,7 @@ static int all_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
         if (!cp || atomic_load(&cp->wstate) != ws[p] || released(me, p, cp) ||
             shmemu__aborted(me) || shmemu__now_ns() > until) {
             stuck = 0;
-        } else if ((uint32_t)(atomic_load(&cp->wake_seq) - (uint32_t)looks[p]) >= 2) {
+        } else if ((uint32_t)(atomic_load(&cp->looks) - (uint32_t)looks[p]) >= 2) {
             p++;
         } else {
             /* We look too meanwhile: a PE checking at the same time waits
@@ -222,7 +238,7 @@ static int all_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
             shmemu__drive(me);
             if (ready(me, arg))
                 stuck = 0;
-            atomic_fetch_add(&me->ctl_me->wake_seq, 1);
+            atomic_fetch_add(&me->ctl_me->looks, 1);
             shmemu__nap(NET_NAP_MAX_NS / 4);
         }
     }
@@ -337,10 +353,13 @@ static void unconfirm(shmemu__pe *me, struct idle *s)
     s->conf = 0;
 }
 
-/* Wait a little for *word to leave v, after a look that found the
- * condition false: spin (driving progress) while the job's spin budget
- * lasts, then yield, then nap, counted asleep. */
-static void idle(shmemu__pe *me, struct idle *s, _Atomic uint32_t *word, uint32_t v)
+/* Wait a little, after a look that found the condition false: spin
+ * (driving progress) while the job's spin budget lasts, then yield, then
+ * nap on our wake_seq until it leaves seq (read before the look): bumped
+ * and woken by a same-node peer after its update here (poke), or by the
+ * transport's progress thread when something arrived from the network
+ * (tl.arrival_word), and at most NET_NAP_MAX_NS in any case. */
+static void idle(shmemu__pe *me, struct idle *s, uint32_t seq)
 {
     struct shmemu__job *job = me->job;
     shmemu__drive(me);
@@ -356,7 +375,7 @@ static void idle(shmemu__pe *me, struct idle *s, _Atomic uint32_t *word, uint32_
         return;
     }
     if (s->d && !shmemu__mt(me)) {
-        atomic_fetch_add(&me->ctl_me->wake_seq, 1); /* one more look */
+        atomic_fetch_add(&me->ctl_me->looks, 1); /* one more look */
         if (!s->conf) {
             confirm(me, s);
         } else if (now >= s->next_check) {
@@ -367,11 +386,9 @@ static void idle(shmemu__pe *me, struct idle *s, _Atomic uint32_t *word, uint32_
                 (uint32_t)n >= nlive(me))
                 check_stuck(me, s->ready, s->arg);
         }
-        if (word == &me->ctl_me->wake_seq)
-            v = atomic_load(word);
     }
     s->ns = s->ns ? (s->ns * 2 < NET_NAP_MAX_NS ? s->ns * 2 : NET_NAP_MAX_NS) : NET_NAP_MIN_NS;
-    shmemu__tl_ctl_wait(job, (void *)word, v, s->ns);
+    shmemu__tl_ctl_wait(job, (void *)&me->ctl_me->wake_seq, seq, s->ns);
 }
 
 int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__ready_fn ready,
@@ -380,13 +397,14 @@ int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__
     struct idle s = {.d = d, .ready = ready, .arg = arg};
     int st;
     for (;;) {
+        uint32_t seq = atomic_load(&me->ctl_me->wake_seq);
         if (ready(me, arg)) {
             st = SHMEMU_OK;
             break;
         }
         if ((st = shmemu__aborted(me)))
             break;
-        idle(me, &s, &me->ctl_me->wake_seq, atomic_load(&me->ctl_me->wake_seq));
+        idle(me, &s, seq);
     }
     unconfirm(me, &s);
     return st;
@@ -405,13 +423,18 @@ void shmemu__net_depart(shmemu__pe *me)
         if (amo(job, p, SHMEMU_TL_AMO_SET, 4, &me->ctl_me->life, life, 0, NULL) ||
             amo(job, p, SHMEMU_TL_AMO_ADD, 4, &c->ndeparted, 1, 0, NULL))
             break; /* the job ended */
+        poke(job, p);
     }
     atomic_fetch_add(&c->ndeparted, 1);
     /* Peers reach our heap until they leave too (SHMEMU_TL_CAP_OWN_HEAPS). */
     struct idle s = {0};
     uint32_t nd;
-    while ((nd = atomic_load(&c->ndeparted)) < (uint32_t)me->npes && !shmemu__aborted(me))
-        idle(me, &s, &c->ndeparted, nd);
+    for (;;) {
+        uint32_t seq = atomic_load(&me->ctl_me->wake_seq);
+        if ((nd = atomic_load(&c->ndeparted)) >= (uint32_t)me->npes || shmemu__aborted(me))
+            break;
+        idle(me, &s, seq);
+    }
 }
 
 /* ------------------------------------------------------------------ teams */
@@ -626,6 +649,8 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
                 st = amo(job, p, SHMEMU_TL_AMO_ADD, 4, &t->mixed_gen, 1, 0, NULL);
             if (st == SHMEMU_OK)
                 st = amo(job, p, SHMEMU_TL_AMO_ADD, 4, rel, 1, 0, NULL);
+            if (st == SHMEMU_OK)
+                poke(job, p);
         }
     }
     if (st) {
@@ -637,7 +662,10 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
     struct released_arg ra = {rel, gen};
     struct idle s = {.d = &d, .ready = rel_moved, .arg = &ra};
     int p = -1, completed = 0;
-    while (atomic_load_explicit(rel, memory_order_acquire) == gen) {
+    for (;;) {
+        uint32_t seq = atomic_load(&me->ctl_me->wake_seq);
+        if (atomic_load_explicit(rel, memory_order_acquire) != gen)
+            break;
         if ((st = shmemu__aborted(me)))
             break;
         if (!completed && (p = departed_member(me, &g)) >= 0 &&
@@ -652,7 +680,7 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
             completed = 1;
             p = -1;
         }
-        idle(me, &s, rel, gen);
+        idle(me, &s, seq);
     }
     unconfirm(me, &s);
     if (st)

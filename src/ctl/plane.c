@@ -116,6 +116,7 @@ int shmemu__plane_pe_start(shmemu__pe *me)
     if (shmemu__net(me->job)) { /* one PE per process there */
         me->job->net_pe = me->pe;
         me->job->net_ppid = (int)getppid();
+        me->job->tl.arrival_word = (uint32_t *)(void *)&me->ctl_me->wake_seq;
     }
     /* A PE process forked or exec'd from the creator registers anew; if it
      * cannot, the job's fence-free updates would be unsafe: refuse. */

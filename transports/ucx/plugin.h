@@ -91,6 +91,10 @@ struct shmemu_ucx_plugin {
      * table's alias: the program's global variables become heap bytes). */
     int (*alias)(struct shmemu_ucx_pe *pe, size_t off, void *addr, size_t len, char *why,
                  size_t wlen);
+    /* From now on, add 1 to *word and wake it (a shared futex) whenever the
+     * serving thread's progress moved something (the transport table's
+     * tl.arrival_word). */
+    void (*set_arrival)(struct shmemu_ucx_pe *pe, uint32_t *word);
 };
 
 #endif /* SHMEMU_UCX_PLUGIN_H */

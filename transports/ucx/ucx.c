@@ -294,7 +294,8 @@ static int ucx_pe_enter(struct shmemu_tl_job *job, int pe)
     char why[200] = "";
     uj->pe = pe;
     if (uj->net) { /* opened and connected in net_join */
-        uj->pl = load_plugin(why, sizeof(why));
+        if (job->arrival_word && uj->self)
+            uj->pl->set_arrival(uj->self, job->arrival_word);
         return SHMEMU_OK;
     }
     if (!(uj->pl = load_plugin(why, sizeof(why)))) {

@@ -93,6 +93,7 @@ struct shmemu_ucx_pe {
      * moved something: what a thread waiting for its own request sleeps
      * on, since the server, not it, drains the worker's event descriptor. */
     _Atomic uint32_t arrivals;
+    _Atomic(_Atomic uint32_t *) arrival_word; /* set_arrival's, or NULL */
     /* The serving thread. */
     pthread_t server;
     int server_up;
@@ -180,6 +181,11 @@ static void *serve(void *arg)
         if (moved) {
             atomic_fetch_add(&p->arrivals, 1);
             syscall(SYS_futex, &p->arrivals, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+            _Atomic uint32_t *w = atomic_load(&p->arrival_word);
+            if (w) {
+                atomic_fetch_add(w, 1);
+                syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+            }
         }
         ucs_status_t s = ucp_worker_arm(p->worker);
         if (s == UCS_ERR_BUSY)
@@ -760,6 +766,11 @@ static void pmix_fini(void) {}
 
 static const char *version(void) { return ucp_get_version_string(); }
 
+static void set_arrival(struct shmemu_ucx_pe *p, uint32_t *word)
+{
+    atomic_store(&p->arrival_word, (_Atomic uint32_t *)word);
+}
+
 static const struct shmemu_ucx_plugin plugin = {
     .size = sizeof(struct shmemu_ucx_plugin),
     .abi = SHMEMU_UCX_PLUGIN_ABI,
@@ -780,6 +791,7 @@ static const struct shmemu_ucx_plugin plugin = {
     .pmix_get = pmix_get,
     .pmix_fini = pmix_fini,
     .alias = alias,
+    .set_arrival = set_arrival,
 };
 
 const struct shmemu_ucx_plugin *shmemu_ucx_plugin(void) __attribute__((visibility("default")));
