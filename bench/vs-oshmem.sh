@@ -63,7 +63,7 @@ oshmem_run() {
         # Open MPI 4.1.4's OSHMEM can hang here (a put+quiet whose target
         # sits in a barrier that does not progress UCX): bounded, a hung run
         # gives no figure.
-        NS_RUN=oshrun timeout -s KILL 120 sh -c '. scripts/netns-pair.sh; ns_mpirun "$@"' sh \
+        NS_RUN=oshrun timeout -s KILL 30 sh -c '. scripts/netns-pair.sh; ns_mpirun "$@"' sh \
             --host "$(on_hosts "$n")" -np "$n" --oversubscribe --mca btl ^openib \
             -x UCX_TLS=tcp "$build/oshmem-bench" "$@" || true
         pkill -KILL -f "$build/oshmem-bench" 2>/dev/null || true

@@ -156,20 +156,23 @@ static void test_openshmem(void **state)
 
 /* A PE killed while the others wait in a barrier, a wait, or compute:
  * mpirun ends the job (status nonzero) well before the time limit. */
+static void crash_ends_job(const char *const env[], const char *how, const char *where)
+{
+    struct th_outcome o;
+    run_mpi(3, env, "tests/progs/crashy", how, where, &o);
+    if (WIFSIGNALED(o.status) || (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) ||
+        o.secs > 60)
+        fail_msg("crashy %s %s under mpirun (%s): status %#x after %.1f s, output:\n%s", how,
+                 where, env ? env[0] : "", o.status, o.secs, o.out);
+}
+
 static void test_crash_ends_job(void **state)
 {
     (void)state;
     need_mpirun();
-    static const char *const cases[][2] = {{"kill", "barrier"}, {"segv", "wait"},
-                                            {"exit3", "compute"}};
-    for (int i = 0; i < 3; i++) {
-        struct th_outcome o;
-        run_mpi(3, NULL, "tests/progs/crashy", cases[i][0], cases[i][1], &o);
-        if (WIFSIGNALED(o.status) || (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) ||
-            o.secs > 60)
-            fail_msg("crashy %s %s under mpirun: status %#x after %.1f s, output:\n%s",
-                     cases[i][0], cases[i][1], o.status, o.secs, o.out);
-    }
+    crash_ends_job(NULL, "kill", "barrier");
+    crash_ends_job(NULL, "segv", "wait");
+    crash_ends_job(NULL, "exit3", "compute");
 }
 
 /* The control plane over the network (what a job over several nodes
@@ -201,12 +204,8 @@ static void test_network_control_crash(void **state)
 {
     (void)state;
     need_mpirun();
-    struct th_outcome o;
-    run_mpi(3, net_env, "tests/progs/crashy", "kill", "barrier", &o);
-    if (WIFSIGNALED(o.status) || (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) ||
-        o.secs > 60)
-        fail_msg("crashy kill barrier, network control: status %#x after %.1f s:\n%s",
-                 o.status, o.secs, o.out);
+    crash_ends_job(net_env, "kill", "barrier");
+    crash_ends_job(net_env, "segv", "wait");
 }
 
 /* Every PE waits for a flag nobody sets: the deadlock is proven from the

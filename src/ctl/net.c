@@ -490,11 +490,7 @@ int shmemu__net_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
         }
         return 0;
     }
-    g->epoch = atomic_load(&t->epoch);
-    g->start = t->start;
-    g->stride = t->stride;
-    g->size = t->size;
-    g->num_contexts = t->num_contexts;
+    shmemu__plane_geom(t, g);
     return 0;
 }
 
@@ -573,18 +569,6 @@ int32_t shmemu__net_out(shmemu__pe *me, int pe, int k)
 
 /* -------------------------------------------------------------- team sync */
 
-struct released_arg {
-    _Atomic uint32_t *rel;
-    uint32_t gen;
-};
-
-static int rel_moved(shmemu__pe *me, void *arg)
-{
-    (void)me;
-    const struct released_arg *a = arg;
-    return atomic_load(a->rel) != a->gen;
-}
-
 /* A member of g that left the job (its departure was written here). */
 static int departed_member(shmemu__pe *me, const struct shmemu__team_geom *g)
 {
@@ -659,8 +643,8 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
     }
     struct shmemu__wait_desc d = {.kind = SHMEMU__WAIT_SYNC, .team = slot, .gen = gen};
     shmemu__strlcpy(d.call, call, sizeof(d.call));
-    struct released_arg ra = {rel, gen};
-    struct idle s = {.d = &d, .ready = rel_moved, .arg = &ra};
+    struct shmemu__gen_moved moved = {t, gen};
+    struct idle s = {.d = &d, .ready = shmemu__gen_moved, .arg = &moved};
     int p = -1, completed = 0;
     for (;;) {
         uint32_t seq = atomic_load(&me->ctl_me->wake_seq);

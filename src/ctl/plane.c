@@ -202,12 +202,7 @@ int shmemu__plane_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
         return shmemu__net_team(me, slot, g);
     if (slot < 0 || slot >= SHMEMU__TEAMS_MAX || !slot_used(me->ctl, slot))
         return -1;
-    const struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
-    g->epoch = atomic_load(&t->epoch);
-    g->start = t->start;
-    g->stride = t->stride;
-    g->size = t->size;
-    g->num_contexts = t->num_contexts;
+    shmemu__plane_geom(shmemu__ctl_team(me->ctl, slot), g);
     return 0;
 }
 

@@ -80,6 +80,17 @@ struct shmemu__team_geom {
     uint32_t epoch; /* changes each time the slot is taken again */
 };
 
+/* g as slot t of a control area describes it. */
+static inline void shmemu__plane_geom(const struct shmemu__ctl_team *t,
+                                      struct shmemu__team_geom *g)
+{
+    g->epoch = atomic_load(&t->epoch);
+    g->start = t->start;
+    g->stride = t->stride;
+    g->size = t->size;
+    g->num_contexts = t->num_contexts;
+}
+
 /* Fill g for slot: 0, or -1 when no team holds it. */
 int shmemu__plane_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
     SHMEMU__HIDDEN;

@@ -392,15 +392,10 @@ static int sync_spin(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen)
     return 0;
 }
 
-struct gen_moved {
-    struct shmemu__ctl_team *t;
-    uint32_t gen;
-};
-
-static int gen_moved(shmemu__pe *me, void *arg)
+int shmemu__gen_moved(shmemu__pe *me, void *arg)
 {
     (void)me;
-    const struct gen_moved *g = arg;
+    const struct shmemu__gen_moved *g = arg;
     return (uint32_t)atomic_load_explicit(&g->t->sleep, memory_order_acquire) != g->gen;
 }
 
@@ -409,8 +404,8 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
 {
     int st;
     if (SHMEMU__CHECKED(me)) { /* deliver what the checker holds while the others arrive */
-        struct gen_moved g = {t, gen};
-        if ((st = shmemu__check_progress(me, gen_moved, &g)) < 0)
+        struct shmemu__gen_moved g = {t, gen};
+        if ((st = shmemu__check_progress(me, shmemu__gen_moved, &g)) < 0)
             return sync_blocked(me, t, gen, call, slot);
         if (st > 0)
             return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;

@@ -103,6 +103,13 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
                                const struct shmemu__wait_desc *d, char *buf,
                                size_t len) SHMEMU__HIDDEN;
 
+/* Ready when the generation gen of team slot t's syncs has ended. */
+struct shmemu__gen_moved {
+    struct shmemu__ctl_team *t;
+    uint32_t gen;
+};
+int shmemu__gen_moved(shmemu__pe *me, void *arg) SHMEMU__HIDDEN;
+
 /* The waits of the plane over a network (net.c; plane.h's shmemu__net):
  * a value wait once spinning is over (poll, nap, drive progress), and one
  * sync of team slot's members, *mixed set when members differed in kind of
