@@ -6,8 +6,9 @@
 #                       takes), NS_AGENT (the agent: called as ssh would be,
 #                       AGENT HOST COMMAND, it runs COMMAND in HOST's
 #                       namespace and notes the namespace in DIR/launched).
-#                       Returns nonzero, with the reason in NS_WHY, when
-#                       this machine refuses.
+#                       Returns 1 when this machine refuses (no ip, no
+#                       namespaces), 2 when setting them up failed midway;
+#                       the reason in NS_WHY.
 #   netns_pair_down     delete them (and the pair with them).
 #   ns_mpirun ARGS...   mpirun (or oshrun: NS_RUN) started in NS_A with the
 #                       agent, as root.
@@ -40,9 +41,9 @@ netns_pair_up() {
         ip -n "$NS_B" addr add "$HOST_B/30" dev "$ns_vb" &&
         ip -n "$NS_A" link set lo up && ip -n "$NS_B" link set lo up &&
         ip -n "$NS_A" link set "$ns_va" up && ip -n "$NS_B" link set "$ns_vb" up || {
-        NS_WHY="could not set up the two namespaces"
+        NS_WHY="could not set up the two namespaces (veth pair, addresses, links)"
         netns_pair_down
-        return 1
+        return 2
     }
     NS_AGENT=$dir/agent
     cat >"$NS_AGENT" <<EOF

@@ -23,7 +23,12 @@ TMP=$(mktemp -d)
 . "$(dirname "$0")/netns-pair.sh"
 trap 'netns_pair_down; rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM
-netns_pair_up "$TMP" || skip "$NS_WHY"
+netns_pair_up "$TMP"
+case $? in
+0) ;;
+1) skip "$NS_WHY" ;;
+*) echo "test-multinode: FAIL: $NS_WHY"; exit 1 ;;
+esac
 A=$NS_A B=$NS_B HA=$HOST_A HB=$HOST_B
 
 PLUGIN=$(cd "$BUILD" && pwd)/libshmemu-ucx.so

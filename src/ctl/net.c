@@ -309,7 +309,7 @@ struct idle {
 static void launcher_gone(shmemu__pe *me)
 {
     struct shmemu__job *job = me->job;
-    if (job->net_ppid == 0 || getppid() == job->net_ppid || shmemu__aborted(me))
+    if (!shmemu__net_orphaned(job) || shmemu__aborted(me))
         return;
     char msg[160];
     snprintf(msg, sizeof(msg), "PE %d: the process that launched it (pid %d) is gone", me->pe,
@@ -463,23 +463,18 @@ int shmemu__net_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
     struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
     if (!slot_cached(c, slot)) {
         uint64_t used = 0;
-        int32_t f[3];
-        uint64_t epoch = 0, nctx = 0;
+        struct shmemu__ctl_team f; /* start .. num_contexts, in one get */
+        size_t from = offsetof(struct shmemu__ctl_team, start);
+        size_t n = offsetof(struct shmemu__ctl_team, num_contexts) + sizeof(f.num_contexts) - from;
         int st;
         if ((st = amo(job, 0, SHMEMU_TL_AMO_FETCH, 8, &c->team_used[slot / 64], 0, 0, &used)) ||
             !(used >> (slot % 64) & 1) ||
-            (st = rma(job, SHMEMU_TL_GET, 0, &t->start, f, sizeof(f))) ||
-            (st = amo(job, 0, SHMEMU_TL_AMO_FETCH, 4, &t->epoch, 0, 0, &epoch)) ||
-            (st = amo(job, 0, SHMEMU_TL_AMO_FETCH, 4, &t->num_contexts, 0, 0, &nctx))) {
+            (st = rma(job, SHMEMU_TL_GET, 0, &t->start, (char *)&f + from, n))) {
             if (st)
                 lost(job, st, 0);
             return -1;
         }
-        g->start = f[0];
-        g->stride = f[1];
-        g->size = f[2];
-        g->num_contexts = (int)(int32_t)nctx;
-        g->epoch = (uint32_t)epoch;
+        shmemu__plane_geom(&f, g);
         if (member(g, me->pe)) {
             t->start = g->start;
             t->stride = g->stride;
@@ -569,22 +564,6 @@ int32_t shmemu__net_out(shmemu__pe *me, int pe, int k)
 
 /* -------------------------------------------------------------- team sync */
 
-/* A member of g that left the job (its departure was written here). */
-static int departed_member(shmemu__pe *me, const struct shmemu__team_geom *g)
-{
-    uint32_t nd = atomic_load(&me->ctl->ndeparted);
-    if (nd == me->seen_departed)
-        return -1;
-    for (int i = 0; i < g->size; i++) {
-        int p = g->start + i * g->stride;
-        uint32_t life = atomic_load(&shmemu__ctl_pe(me->ctl, p)->life);
-        if (life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED)
-            return p;
-    }
-    me->seen_departed = nd;
-    return -1;
-}
-
 /*
  * The first member's copy counts, in one word, arrivals (ARR_MASK),
  * arrivals in a control call (<< ARR_CTL) and syncs completed
@@ -652,7 +631,7 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
             break;
         if ((st = shmemu__aborted(me)))
             break;
-        if (!completed && (p = departed_member(me, &g)) >= 0 &&
+        if (!completed && (p = shmemu__departed_member(me, g.start, g.stride, g.size)) >= 0 &&
             atomic_load(rel) == gen) {
             uint64_t now = 0;
             if ((st = amo(job, g.start, SHMEMU_TL_AMO_FETCH, 8, &t->arrived, 0, 0, &now))) {

@@ -335,13 +335,13 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
 /* -------------------------------------------------------------- team sync */
 
 /* A member of the team left: the sync can never complete. */
-static int departed_member(shmemu__pe *me, const struct shmemu__ctl_team *t)
+int shmemu__departed_member(shmemu__pe *me, int start, int stride, int size)
 {
     uint32_t nd = atomic_load(&me->ctl->ndeparted);
     if (nd == me->seen_departed)
         return -1;
-    for (int i = 0; i < t->size; i++) {
-        int p = t->start + i * t->stride;
+    for (int i = 0; i < size; i++) {
+        int p = start + i * stride;
         if (gone(atomic_load(&ctl_pe(me, p)->life)))
             return p;
     }
@@ -358,7 +358,7 @@ static int sync_blocked(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen
     int st = shmemu__aborted(me);
     if (st)
         return shmemu__fail(me, st, call, "job aborted while waiting");
-    int p = departed_member(me, t);
+    int p = shmemu__departed_member(me, t->start, t->stride, t->size);
     if (p < 0 || (uint32_t)atomic_load(&t->sleep) != gen)
         return SHMEMU_OK;
     return shmemu__fail(me, SHMEMU_EABORTED, call,

@@ -103,6 +103,11 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
                                const struct shmemu__wait_desc *d, char *buf,
                                size_t len) SHMEMU__HIDDEN;
 
+/* A member of the team (world PEs start + i * stride, i < size) that left
+ * the job, as this PE's control area records departures, or -1.  Scans
+ * only when the departure count moved since it last found none. */
+int shmemu__departed_member(shmemu__pe *me, int start, int stride, int size) SHMEMU__HIDDEN;
+
 /* Ready when the generation gen of team slot t's syncs has ended. */
 struct shmemu__gen_moved {
     struct shmemu__ctl_team *t;

@@ -15,8 +15,10 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "config.h"
+
 #include "ctl/ctl.h"
 #include "heap.h"
 #include "platform.h"
@@ -163,6 +165,13 @@ shmemu__pe *shmemu__adopt(void) SHMEMU__HIDDEN;
 static inline int shmemu__net(const struct shmemu__job *job)
 {
     return job->tl.ctl_remote;
+}
+
+/* Over a network, the launcher (mpirun) that started this process died:
+ * it takes the job with it, and nobody else will end this process. */
+static inline int shmemu__net_orphaned(const struct shmemu__job *job)
+{
+    return job->net_ppid && getppid() != job->net_ppid;
 }
 
 static inline int shmemu__mt(const shmemu__pe *me)

@@ -52,9 +52,7 @@ static void pick_wait_policy(struct shmemu__job *job)
 static int tl_aborted(struct shmemu_tl_job *tl)
 {
     struct shmemu__job *job = tl->core;
-    /* Over a network, a launcher that died takes the job with it: a peer
-     * it started may be gone, and nobody else will end this process. */
-    if (job->net_ppid && getppid() != job->net_ppid)
+    if (shmemu__net_orphaned(job)) /* a peer it started may be gone */
         return 1;
     return job->tl.ctl && shmemu__plane_abort_status(job) != 0 &&
            shmemu__now_ns() >= atomic_load(&job->net_grace_ns);
