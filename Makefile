@@ -205,7 +205,7 @@ test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_L
 
 # The suite's quick variant on the ucx transport, over UCX's own choice of
 # fabric (shared memory here) and again forced onto TCP; then mpirun.
-test-ucx: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd ucx-plugin
+test-ucx: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) ucx-plugin
 	@BUILD=$(BUILD) scripts/test-ucx.sh $(TEST_BIN)
 
 # The ucx transport across two hosts: two network namespaces joined by a

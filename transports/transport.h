@@ -173,7 +173,18 @@ struct shmemu_tl_rma {
     int sig_op;    /* shmemu_tl_sig_op */
     size_t sig_off;
     uint64_t sig_value;
+    /* ---- added with the ucx transport ---- */
+    /* A blocking put (nbi = 0, no signal) whose caller also accepts
+     * delivery at the next quiet, as OpenSHMEM's blocking put allows: it
+     * needs only the local buffer reusable on return.  A transport for
+     * which delivery costs a round trip (a network) may then leave the put
+     * outstanding and return SHMEMU_TL_DEFERRED; the core wakes the target
+     * again once a quiet or progress delivered it, as for nbi. */
+    int lazy;
 };
+
+/* rma's answer to a lazy put it left outstanding until the next quiet. */
+#define SHMEMU_TL_DEFERRED 1
 
 enum shmemu_tl_amo_op {
     SHMEMU_TL_AMO_FETCH, /* result = *p */
@@ -311,9 +322,9 @@ struct shmemu_transport_ops {
     int (*pe_enter)(struct shmemu_tl_job *job, int pe);
 
     /* ---- rma ---------------------------------------------------------- */
-    /* Perform one RMA.  Blocking unless d->nbi; either way the local buffer
-     * is reusable (put) or filled (get) by the next quiet.  Returns a
-     * status. */
+    /* Perform one RMA.  Blocking unless d->nbi (or d->lazy); either way
+     * the local buffer is reusable (put) or filled (get) by the next quiet.
+     * Returns a status, or SHMEMU_TL_DEFERRED (see lazy). */
     int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
 
     /* ---- atomics ------------------------------------------------------ */
@@ -359,7 +370,10 @@ struct shmemu_transport_ops {
     /* blobs[p] is PE p's blob (blobs[pe] this PE's own). */
     int (*wireup_connect)(struct shmemu_tl_job *job, int pe, const void *const *blobs);
     /* Advance the calling PE's outstanding operations (see
-     * SHMEMU_TL_CAP_PROGRESS).  NULL: nothing to drive. */
+     * SHMEMU_TL_CAP_PROGRESS).  Returns SHMEMU_OK when nothing it issued is
+     * left in flight (the core then wakes the targets of its nonblocking
+     * puts), SHMEMU_TL_DEFERRED while some may be (they are woken after the
+     * quiet that completes them).  NULL: nothing to drive. */
     int (*progress)(struct shmemu_tl_job *job, int pe);
     /* Local compute where host code cannot touch heap bytes
      * (SHMEMU_TL_CAP_LOAD_STORE clear), so that the reference collectives

@@ -26,16 +26,20 @@ static SHMEMU__ALWAYS_INLINE int rma_op(const char *call, int op, int nbi, const
     struct shmemu_tl_rma d;
     if ((st = shmemu__rma_prepare(me, call, op, nbi, sym, local, nbytes, pe, &d)))
         return st;
+    /* Where the transport may hold puts, a blocking one may wait for the
+     * next quiet too (OpenSHMEM asks only that src be reusable). */
+    d.lazy = op == SHMEMU_TL_PUT && me->nbi_dirty != NULL;
     int64_t t0 = poll ? shmemu__poll_tl_enter(me) : 0;
     st = shmemu__tl_rma(me, &d);
     if (poll)
         shmemu__poll_tl_leave(me, t0);
-    if (SHMEMU__UNLIKELY(st))
+    if (SHMEMU__UNLIKELY(st < 0))
         return shmemu__tl_failed(me, st, call, "a %zu-byte %s", nbytes,
                                  op == SHMEMU_TL_PUT ? "put" : "get");
     if (op == SHMEMU_TL_PUT) {
-        shmemu__notify(me, pe);
-        if (d.nbi)
+        if (st != SHMEMU_TL_DEFERRED) /* else woken once it is delivered */
+            shmemu__notify(me, pe);
+        if (d.nbi || st == SHMEMU_TL_DEFERRED)
             shmemu__nbi_issued(me, pe);
     } else if (poll) { /* a _g: the way a flag is polled (livelock.h) */
         if (shmemu__poll_due(me)) {

@@ -250,6 +250,17 @@ static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
     return 0;
 }
 
+/* Before a PE counts itself asleep, what it left outstanding (nbi or lazy
+ * puts a transport holds) must have reached its targets and woken them:
+ * else the count could call a put still on the wire a deadlock. */
+static void settle(shmemu__pe *me)
+{
+    if (me->nbi_dirty) {
+        (void)shmemu__tl_complete(me, 1); /* a failure shows at the next quiet */
+        shmemu__notify_delivered(me);
+    }
+}
+
 /* Sleep a little longer each time (1 us doubling to 256 us): how a thread
  * of a PE that several threads drive waits once spinning is over.  Such a
  * PE never sleeps counted in deadlock detection: that one of its threads
@@ -277,7 +288,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
         return shmemu__net_wait(me, d, ready, arg);
     if (shmemu__mt(me)) {
         for (int64_t ns = 1000;; mt_nap(&ns)) {
-            shmemu__drive(me);
+            settle(me); /* nobody else delivers what this PE holds */
             if (ready(me, arg))
                 return SHMEMU_OK;
             if ((st = shmemu__aborted(me)))
@@ -289,6 +300,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     for (;;) {
         if ((st = shmemu__aborted(me)))
             return st;
+        settle(me);
         uint32_t seq = atomic_load_explicit(&mine->wake_seq, memory_order_acquire);
         uint32_t tok = ++me->wtoken;
         mine->wait = *d;
@@ -414,6 +426,7 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
         return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
     if (shmemu__mt(me)) {
         for (int64_t ns = 1000;; mt_nap(&ns)) {
+            settle(me);
             if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
                 return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot)
                                            : SHMEMU_OK;
@@ -422,6 +435,7 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
         }
     }
 
+    settle(me);
     struct shmemu__ctl_pe *mine = me->ctl_me;
     uint32_t tok = ++me->wtoken;
     shmemu__strlcpy(mine->wait.call, call, sizeof(mine->wait.call));

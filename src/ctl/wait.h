@@ -73,13 +73,12 @@ static inline void shmemu__notify_delivered(shmemu__pe *me)
 }
 
 /* Let the transport move what this PE has outstanding, then wake the PEs
- * whose puts that delivered: what a PE does before it polls or sleeps. */
+ * whose puts that delivered: what a PE does before it polls or sleeps.
+ * Puts still in flight keep their targets marked for the quiet. */
 static inline void shmemu__drive(shmemu__pe *me)
 {
-    if (SHMEMU__UNLIKELY(me->progress)) {
-        shmemu__tl_progress(me);
+    if (SHMEMU__UNLIKELY(me->progress) && shmemu__tl_progress(me) == SHMEMU_OK)
         shmemu__notify_delivered(me);
-    }
 }
 
 /* Barrier over the members of team slot (arrival only; no quiet).  Returns

@@ -125,10 +125,11 @@ static inline int shmemu__tl_device_writes(const struct shmemu__job *job)
 
 /* Let the transport move what this PE has outstanding (a PE that waits
  * drives progress where the transport needs it). */
-static inline void shmemu__tl_progress(shmemu__pe *me)
+static inline int shmemu__tl_progress(shmemu__pe *me)
 {
     if (SHMEMU__UNLIKELY(me->progress))
-        (void)me->job->ops->progress(me->tlj, me->pe);
+        return me->job->ops->progress(me->tlj, me->pe);
+    return SHMEMU_OK;
 }
 
 /* The address of [off] in pe's heap for the user (shmemu_ptr): a host

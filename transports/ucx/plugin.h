@@ -18,7 +18,7 @@
 
 #include "../transport.h"
 
-#define SHMEMU_UCX_PLUGIN_ABI 1
+#define SHMEMU_UCX_PLUGIN_ABI 2
 #define SHMEMU_UCX_PLUGIN_SYMBOL "shmemu_ucx_plugin"
 #define SHMEMU_UCX_PLUGIN_FILE "libshmemu-ucx.so"
 
@@ -61,7 +61,8 @@ struct shmemu_ucx_plugin {
     int (*start)(struct shmemu_ucx_pe *pe, char *why, size_t len);
 
     /* One RMA as the contract states it; offsets are heap offsets.  A
-     * blocking put is complete at its target on return. */
+     * blocking put is complete at its target on return, unless it is lazy
+     * and was left to the next quiet (SHMEMU_TL_DEFERRED). */
     int (*rma)(struct shmemu_ucx_pe *pe, const struct shmemu_tl_rma *d, char *why,
                size_t len);
     /* One atomic, complete at its target on return. */
@@ -71,8 +72,9 @@ struct shmemu_ucx_plugin {
     int (*quiet)(struct shmemu_ucx_pe *pe, char *why, size_t len);
     /* Order earlier puts and atomics before later ones (a worker fence). */
     int (*fence)(struct shmemu_ucx_pe *pe, char *why, size_t len);
-    /* Drive UCX's progress once. */
-    void (*progress)(struct shmemu_ucx_pe *pe);
+    /* Drive UCX's progress once: SHMEMU_TL_DEFERRED while operations that
+     * only a flush completes are outstanding, else SHMEMU_OK. */
+    int (*progress)(struct shmemu_ucx_pe *pe);
     /* A load/store address of [off] in peer's heap where UCX maps it here
      * (the PE's own, a same-node peer over shared memory), else NULL. */
     void *(*peer_ptr)(struct shmemu_ucx_pe *pe, int peer, size_t off);
@@ -95,6 +97,9 @@ struct shmemu_ucx_plugin {
      * serving thread's progress moved something (the transport table's
      * tl.arrival_word). */
     void (*set_arrival)(struct shmemu_ucx_pe *pe, uint32_t *word);
+    /* The PE's thread stops driving the worker (it is about to sleep): the
+     * serving thread, which keeps off while the PE drives, takes over. */
+    void (*idle)(struct shmemu_ucx_pe *pe);
 };
 
 #endif /* SHMEMU_UCX_PLUGIN_H */

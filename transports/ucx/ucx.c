@@ -320,7 +320,7 @@ static int ucx_publish(struct shmemu_tl_job *job, int pe, void *out)
     if (uj->net) /* wired up through PMIx in net_join */
         return SHMEMU_OK;
     int st = uj->pl->publish(uj->self, out, BLOB_BYTES, why, sizeof(why));
-    if (st != SHMEMU_OK)
+    if (st < 0)
         shmemu_tl_say(job, "PE %d: %s", pe, why);
     return st;
 }
@@ -339,7 +339,7 @@ static int ucx_connect(struct shmemu_tl_job *job, int pe, const void *const *blo
         }
     }
     int st = uj->pl->start(uj->self, why, sizeof(why));
-    if (st != SHMEMU_OK)
+    if (st < 0)
         shmemu_tl_say(job, "PE %d: %s", pe, why);
     return st;
 }
@@ -349,7 +349,7 @@ static int ucx_connect(struct shmemu_tl_job *job, int pe, const void *const *blo
 /* A plugin call's status, its reason said when it failed. */
 static int failed(struct shmemu_tl_job *job, int st, const char *why)
 {
-    if (st != SHMEMU_OK)
+    if (st < 0)
         shmemu_tl_say(job, "on PE %d: %s", ((struct ucx_job *)job->priv)->pe, why);
     return st;
 }
@@ -392,12 +392,22 @@ static int ucx_fence(struct shmemu_tl_job *job, int pe)
     return failed(job, uj->pl->fence(uj->self, why, sizeof(why)), why);
 }
 
+/* The core's sleep: the serving thread takes over the worker first (it
+ * keeps off while this PE drives it). */
+static void ucx_ctl_wait(struct shmemu_tl_job *job, uint32_t *word, uint32_t expected,
+                         int64_t timeout_ns)
+{
+    struct ucx_job *uj = job->priv;
+    if (uj->self)
+        uj->pl->idle(uj->self);
+    shmemu_mapped_wait_shared(job, word, expected, timeout_ns);
+}
+
 static int ucx_progress(struct shmemu_tl_job *job, int pe)
 {
     (void)pe;
     struct ucx_job *uj = job->priv;
-    uj->pl->progress(uj->self);
-    return SHMEMU_OK;
+    return uj->pl->progress(uj->self);
 }
 
 static int ucx_alias(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len)
@@ -428,7 +438,7 @@ const struct shmemu_transport_ops shmemu_ucx_ops = {
     .ptr = ucx_ptr,
     .quiet = ucx_quiet,
     .fence = ucx_fence,
-    .ctl_wait = shmemu_mapped_wait_shared,
+    .ctl_wait = ucx_ctl_wait,
     .ctl_wake = shmemu_mapped_wake_shared,
     .pe_export = ucx_pe_export,
     .blob_size = BLOB_BYTES,

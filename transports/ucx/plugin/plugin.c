@@ -22,9 +22,10 @@
  *
  * Networks such as TCP move a peer's put into this heap only when this
  * worker is progressed.  A PE computing, or asleep in a barrier, would stall
- * its peers' blocking puts, so a thread per PE serves the worker while the
- * PE is away: it sleeps on the worker's event descriptor (ucp_worker_arm),
- * never spins.  The worker is created thread-safe for that reason.
+ * its peers' puts, so a thread per PE serves the worker while the PE is
+ * away: it polls a little after traffic, then sleeps on the worker's event
+ * descriptor (ucp_worker_arm), and keeps off while the PE drives the worker
+ * itself.  The worker is created thread-safe for that reason.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,7 @@
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,9 +86,15 @@ struct shmemu_ucx_pe {
     ucp_worker_h worker;
     ucp_mem_h memh;
     struct peer *peers;
-    /* Nonblocking UCX operations issued since the last flush (threads of
-     * the PE may issue at once): quiet skips the worker flush without. */
-    int pending;
+    /* Puts left to a flush (nbi, lazy): issued counts them, done is the
+     * count a completed flush covered (threads of the PE may issue at
+     * once).  quiet skips the worker flush when they agree; progress keeps
+     * one nonblocking flush in flight (flush_req, covering flush_upto) so
+     * that a PE that only polls still delivers what it issued. */
+    _Atomic uint64_t issued, done;
+    atomic_flag flush_lock;
+    ucs_status_ptr_t flush_req;
+    uint64_t flush_upto;
     int (*gone)(void *arg);
     void *gone_arg;
     /* Bumped (and futex-woken) by the serving thread each time its progress
@@ -99,7 +107,49 @@ struct shmemu_ucx_pe {
     int server_up;
     int efd;  /* the worker's event descriptor */
     int stop; /* eventfd that ends the server */
+    _Atomic int stopping; /* set before stop is written */
+    /* 1 once a thread of the PE drove the worker since the server last
+     * cleared it: the PE serves itself, and the server keeps off the worker
+     * (and off its event descriptor, whose every message would wake it for
+     * nothing) until the PE stops driving or goes to sleep (idle). */
+    _Atomic uint32_t driving;
+    _Atomic int parked;          /* the server sleeps on park_seq */
+    _Atomic uint32_t park_seq;   /* bumped by idle */
+    int local;          /* PEs on this machine, this one included */
+    int64_t serve_spin; /* how long the server polls after traffic, ns */
 };
+
+/* While the PE drives the worker, the server looks again this often. */
+#define PARK_NS 200000
+/* After it moved something, the server polls this long before it sleeps
+ * on the event descriptor (a wake-up costs 20-50 us on a small VM, a
+ * round trip over TCP loopback as much): unless the machine's PEs
+ * outnumber its CPUs, where that time is another PE's. */
+#define SERVE_SPIN_NS 100000
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* A thread of the PE drives the worker itself. */
+static unsigned drive(struct shmemu_ucx_pe *p)
+{
+    if (!atomic_load_explicit(&p->driving, memory_order_relaxed))
+        atomic_store_explicit(&p->driving, 1, memory_order_relaxed);
+    return ucp_worker_progress(p->worker);
+}
+
+/* The PE stops driving (it is about to sleep): the server takes over now. */
+static void idle_pe(struct shmemu_ucx_pe *p)
+{
+    atomic_store(&p->driving, 0);
+    atomic_fetch_add(&p->park_seq, 1);
+    if (atomic_load(&p->parked))
+        syscall(SYS_futex, &p->park_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
 
 static int ucs_fail(char *why, size_t len, const char *call, ucs_status_t s)
 {
@@ -129,6 +179,16 @@ static int spinning(const struct timespec *t0)
     return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec) < SPIN_NS;
 }
 
+/* Before a get or an atomic: puts left to a flush land first (as they did
+ * when every blocking put was flushed at once), so that a PE reads back
+ * what it wrote. */
+static void after_puts(struct shmemu_ucx_pe *p)
+{
+    if (atomic_load_explicit(&p->done, memory_order_relaxed) <
+        atomic_load_explicit(&p->issued, memory_order_relaxed))
+        (void)ucp_worker_fence(p->worker);
+}
+
 /* Wait for a request (NULL: done at once) by driving the worker; give up
  * (UCS_ERR_CANCELED) once the job has ended, as a dead peer never answers. */
 static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
@@ -148,12 +208,13 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (unsigned i = 1, idle = 0; (s = ucp_request_check_status(r)) == UCS_INPROGRESS; i++) {
         uint32_t seen = atomic_load(&p->arrivals);
-        if (ucp_worker_progress(p->worker)) {
+        if (drive(p)) {
             idle = 0;
             continue;
         }
         if (++idle <= 16 || (idle % 8 && spinning(&t0)))
             continue;
+        idle_pe(p);
         if (!p->server_up) {
             if (ucp_worker_arm(p->worker) == UCS_OK)
                 (void)poll(&pfd, 1, 1);
@@ -174,11 +235,24 @@ static void *serve(void *arg)
 {
     struct shmemu_ucx_pe *p = arg;
     struct pollfd fds[2] = {{.fd = p->efd, .events = POLLIN}, {.fd = p->stop, .events = POLLIN}};
+    int64_t last = 0; /* when our progress last moved something */
     for (;;) {
+        uint32_t seq = atomic_load(&p->park_seq);
+        if (atomic_exchange(&p->driving, 0)) {
+            /* The PE drove since we last looked: it serves itself. */
+            atomic_store(&p->parked, 1);
+            struct timespec park = {0, PARK_NS};
+            syscall(SYS_futex, &p->park_seq, FUTEX_WAIT_PRIVATE, seq, &park, NULL, 0);
+            atomic_store(&p->parked, 0);
+            if (atomic_load(&p->stopping))
+                return NULL;
+            continue;
+        }
         unsigned moved = 0;
         while (ucp_worker_progress(p->worker))
             moved++;
         if (moved) {
+            last = now_ns();
             atomic_fetch_add(&p->arrivals, 1);
             syscall(SYS_futex, &p->arrivals, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
             _Atomic uint32_t *w = atomic_load(&p->arrival_word);
@@ -186,6 +260,12 @@ static void *serve(void *arg)
                 atomic_fetch_add(w, 1);
                 syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
             }
+        }
+        if (p->serve_spin && now_ns() - last < p->serve_spin) {
+            if (atomic_load(&p->stopping))
+                return NULL;
+            sched_yield(); /* a PE woken on this core runs first */
+            continue; /* more traffic is likely: answer it without a wake-up */
         }
         ucs_status_t s = ucp_worker_arm(p->worker);
         if (s == UCS_ERR_BUSY)
@@ -236,6 +316,8 @@ static void pe_close(struct shmemu_ucx_pe *p)
         return;
     if (p->server_up) {
         uint64_t one = 1;
+        atomic_store(&p->stopping, 1);
+        idle_pe(p); /* a parked server looks at once */
         if (write(p->stop, &one, sizeof(one)) < 0) {
             /* an eventfd write fails only on overflow: the server is woken */
         }
@@ -245,6 +327,8 @@ static void pe_close(struct shmemu_ucx_pe *p)
         close(p->stop);
     if (p->peers) {
         if (p->worker) {
+            if (p->flush_req)
+                (void)wait_req(p, p->flush_req);
             ucs_status_ptr_t r = ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0});
             (void)wait_req(p, r);
         }
@@ -473,6 +557,7 @@ static int connect_peer(struct shmemu_ucx_pe *p, int peer, const void *blob, siz
         return ucs_fail(why, len, "ucp_ep_rkey_unpack", s);
     }
     q->heap = h.heap;
+    p->local += h.machine == machine_id();
     if (shared_memory_allowed() && h.machine == machine_id())
         map_peer(p, q, &h);
     void *m;
@@ -483,6 +568,8 @@ static int connect_peer(struct shmemu_ucx_pe *p, int peer, const void *blob, siz
 
 static int start(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    p->serve_spin = p->local + 1 <= ncpu ? SERVE_SPIN_NS : 0;
     int e = p->server_up ? 0 : pthread_create(&p->server, NULL, serve, p);
     if (e) {
         snprintf(why, len, "pthread_create: %s", strerror(e));
@@ -534,17 +621,25 @@ static int rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d, char *why
     ucs_status_t s = UCS_OK;
     const char *call = d->op == SHMEMU_TL_PUT ? "ucp_put_nbx" : "ucp_get_nbx";
     if (d->nbytes) {
+        if (d->op == SHMEMU_TL_GET)
+            after_puts(p);
         ucs_status_ptr_t r =
             d->op == SHMEMU_TL_PUT
                 ? ucp_put_nbx(q->ep, d->local, d->nbytes, q->heap + d->off, q->rkey, &prm)
                 : ucp_get_nbx(q->ep, d->local, d->nbytes, q->heap + d->off, q->rkey, &prm);
         if (d->nbi && !UCS_PTR_IS_ERR(r)) {
             /* Completed by the next flush; the request is not wanted. */
-            __atomic_store_n(&p->pending, 1, __ATOMIC_RELAXED);
+            atomic_fetch_add(&p->issued, 1);
             if (r)
                 ucp_request_free(r);
         } else {
-            s = wait_req(p, r);
+            s = wait_req(p, r); /* a lazy put: its source is free after */
+            if (s == UCS_OK && d->lazy && d->sig_op == SHMEMU_TL_SIG_NONE) {
+                /* Delivered by the next flush, as OpenSHMEM allows: a
+                 * round trip a put (and the target's wake-up) saved. */
+                atomic_fetch_add(&p->issued, 1);
+                return SHMEMU_TL_DEFERRED;
+            }
         }
     }
     if (s == UCS_OK && d->op == SHMEMU_TL_PUT && d->sig_op != SHMEMU_TL_SIG_NONE) {
@@ -608,6 +703,7 @@ static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why
         return SHMEMU_EINVAL;
     }
     int w8 = d->width == 8;
+    after_puts(p);
     /* Always with a reply: its arrival is the operation's completion. */
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
                                                UCP_OP_ATTR_FIELD_REPLY_BUFFER,
@@ -622,14 +718,28 @@ static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why
     return SHMEMU_OK;
 }
 
+/* A flush that started once issued was upto completed: so is everything
+ * counted up to there. */
+static void flushed(struct shmemu_ucx_pe *p, uint64_t upto)
+{
+    uint64_t d = atomic_load(&p->done);
+    while (d < upto && !atomic_compare_exchange_weak(&p->done, &d, upto))
+        ;
+}
+
 static int quiet(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* stores into mapped heaps */
-    if (!__atomic_exchange_n(&p->pending, 0, __ATOMIC_ACQ_REL))
+    uint64_t upto = atomic_load(&p->issued);
+    if (atomic_load(&p->done) >= upto)
         return SHMEMU_OK; /* everything else completes before it returns */
     ucs_status_t s = wait_req(p, ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0}));
-    return s == UCS_OK ? SHMEMU_OK : ucs_fail(why, len, "ucp_worker_flush_nbx", s);
+    if (s != UCS_OK)
+        return ucs_fail(why, len, "ucp_worker_flush_nbx", s);
+    flushed(p, upto);
+    return SHMEMU_OK;
 }
+
 
 static int fence(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
@@ -638,7 +748,35 @@ static int fence(struct shmemu_ucx_pe *p, char *why, size_t len)
     return s == UCS_OK ? SHMEMU_OK : ucs_fail(why, len, "ucp_worker_fence", s);
 }
 
-static void progress(struct shmemu_ucx_pe *p) { ucp_worker_progress(p->worker); }
+static int progress(struct shmemu_ucx_pe *p)
+{
+    drive(p);
+    uint64_t upto = atomic_load(&p->issued);
+    if (atomic_load(&p->done) >= upto)
+        return SHMEMU_OK;
+    if (!atomic_flag_test_and_set(&p->flush_lock)) { /* else another thread sees to it */
+        if (p->flush_req) {
+            ucs_status_t s = ucp_request_check_status(p->flush_req);
+            if (s != UCS_INPROGRESS) {
+                ucp_request_free(p->flush_req);
+                p->flush_req = NULL;
+                if (s == UCS_OK) /* a failure is quiet's to report */
+                    flushed(p, p->flush_upto);
+            }
+        }
+        if (!p->flush_req && atomic_load(&p->done) < upto) {
+            ucs_status_ptr_t r = ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0});
+            if (r == NULL)
+                flushed(p, upto);
+            else if (!UCS_PTR_IS_ERR(r)) {
+                p->flush_req = r;
+                p->flush_upto = upto;
+            }
+        }
+        atomic_flag_clear(&p->flush_lock);
+    }
+    return atomic_load(&p->done) >= upto ? SHMEMU_OK : SHMEMU_TL_DEFERRED;
+}
 
 static void *peer_ptr(struct shmemu_ucx_pe *p, int peer, size_t off)
 {
@@ -792,6 +930,7 @@ static const struct shmemu_ucx_plugin plugin = {
     .pmix_fini = pmix_fini,
     .alias = alias,
     .set_arrival = set_arrival,
+    .idle = idle_pe,
 };
 
 const struct shmemu_ucx_plugin *shmemu_ucx_plugin(void) __attribute__((visibility("default")));
