@@ -134,11 +134,19 @@ static int64_t now_ns(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* A thread of the PE drives the worker itself. */
-static unsigned drive(struct shmemu_ucx_pe *p)
+/* A thread of the PE uses the worker: the server keeps off (a PE that
+ * streams puts must not share its core, nor the worker's lock, with a
+ * server polling for nothing). */
+static void busy(struct shmemu_ucx_pe *p)
 {
     if (!atomic_load_explicit(&p->driving, memory_order_relaxed))
         atomic_store_explicit(&p->driving, 1, memory_order_relaxed);
+}
+
+/* A thread of the PE drives the worker itself. */
+static unsigned drive(struct shmemu_ucx_pe *p)
+{
+    busy(p);
     return ucp_worker_progress(p->worker);
 }
 
@@ -208,8 +216,9 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (unsigned i = 1, idle = 0; (s = ucp_request_check_status(r)) == UCS_INPROGRESS; i++) {
         uint32_t seen = atomic_load(&p->arrivals);
-        if (drive(p)) {
+        if (drive(p)) { /* moving: a large transfer keeps us polling */
             idle = 0;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
             continue;
         }
         if (++idle <= 16 || (idle % 8 && spinning(&t0)))
@@ -387,9 +396,23 @@ static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), v
         st = ucs_fail(why, len, "ucp_config_read", s);
         goto fail;
     }
-    /* Unless the user chose otherwise (see the header comment). */
-    if (!getenv("UCX_ATOMIC_MODE"))
-        (void)ucp_config_modify(cfg, "ATOMIC_MODE", "cpu");
+    /* Unless the user chose otherwise: CPU atomics (see the header
+     * comment); a mutex, not a spinlock, around the worker, which the
+     * serving thread shares with the PE (two threads on few cores: a
+     * preempted holder left the other spinning, and puts over TCP ran at
+     * 0.47 GB/s against 0.8 with the mutex); TCP segments of 64 KiB, not
+     * 8 (a large put then costs an eighth of the sends and wake-ups:
+     * 1.2-3 GB/s against 0.8). */
+    static const char *const defaults[][3] = {
+        /* the name ucp_config_modify takes, its value, the user's variable */
+        {"ATOMIC_MODE", "cpu", "UCX_ATOMIC_MODE"},
+        {"USE_MT_MUTEX", "y", "UCX_USE_MT_MUTEX"},
+        {"TX_SEG_SIZE", "64k", "UCX_TCP_TX_SEG_SIZE"}, /* only TCP reads it */
+        {"RX_SEG_SIZE", "64k", "UCX_TCP_RX_SEG_SIZE"},
+    };
+    for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+        if (!getenv(defaults[i][2]))
+            (void)ucp_config_modify(cfg, defaults[i][0], defaults[i][1]);
     ucp_params_t cp = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
                       UCP_PARAM_FIELD_MT_WORKERS_SHARED,
@@ -570,6 +593,7 @@ static int start(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     p->serve_spin = p->local + 1 <= ncpu ? SERVE_SPIN_NS : 0;
+    if (getenv("XSPIN")) p->serve_spin = atoll(getenv("XSPIN"));
     int e = p->server_up ? 0 : pthread_create(&p->server, NULL, serve, p);
     if (e) {
         snprintf(why, len, "pthread_create: %s", strerror(e));
@@ -617,6 +641,7 @@ static int rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d, char *why
         mapped_rma(q->mapped, d);
         return SHMEMU_OK;
     }
+    busy(p);
     ucp_request_param_t prm = {0};
     ucs_status_t s = UCS_OK;
     const char *call = d->op == SHMEMU_TL_PUT ? "ucp_put_nbx" : "ucp_get_nbx";
