@@ -207,6 +207,12 @@ struct shmemu_tl_amo {
     uint64_t value;
     uint64_t cond;
     uint64_t *result; /* NULL: the old value is not wanted */
+    /* ---- added with the ucx transport ---- */
+    /* With result NULL: the caller accepts completion at the next quiet
+     * (OpenSHMEM orders a non-fetching AMO like a put), so a transport may
+     * leave it outstanding and answer SHMEMU_TL_DEFERRED, as for a lazy
+     * put. */
+    int lazy;
 };
 
 /* Apply d to the word at p with the CPU's atomics (sequentially consistent).

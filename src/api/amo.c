@@ -43,14 +43,17 @@ static SHMEMU__ALWAYS_INLINE int amo_call(const char *call, int op, const void *
     if ((st = shmemu__check_sym(me, call, "dest", dest, width, &off)))
         return st;
     struct shmemu_tl_amo d = {.op = op, .pe = pe, .width = (unsigned)width, .off = off,
-                              .value = value, .cond = cond, .result = result};
+                              .value = value, .cond = cond, .result = result,
+                              .lazy = !result && me->nbi_dirty != NULL};
     int64_t t0 = op == SHMEMU_TL_AMO_FETCH ? shmemu__poll_tl_enter(me) : 0;
     st = shmemu__tl_amo(me, &d);
     if (op == SHMEMU_TL_AMO_FETCH)
         shmemu__poll_tl_leave(me, t0);
-    if (SHMEMU__UNLIKELY(st))
+    if (SHMEMU__UNLIKELY(st < 0))
         return shmemu__tl_failed(me, st, call, "an atomic");
-    if (op != SHMEMU_TL_AMO_FETCH)
+    if (st == SHMEMU_TL_DEFERRED)
+        shmemu__nbi_issued(me, pe); /* woken once it is delivered */
+    else if (op != SHMEMU_TL_AMO_FETCH)
         shmemu__notify(me, pe);
     else
         shmemu__polled(me, call, __builtin_return_address(0), pe, off, width, *result);

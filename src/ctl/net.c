@@ -38,6 +38,16 @@ static int amo(struct shmemu__job *job, int pe, int op, unsigned width, const vo
     return st;
 }
 
+/* A non-fetching atomic (add, and, or, xor) that may complete only at the
+ * next quiet: SHMEMU_OK, SHMEMU_TL_DEFERRED, or a failure. */
+static int post(struct shmemu__job *job, int pe, int op, unsigned width,
+                const volatile void *field, uint64_t value)
+{
+    struct shmemu_tl_amo d = {.op = op, .pe = pe, .width = width, .off = off_of(job, field),
+                              .value = value, .lazy = 1};
+    return shmemu__tl_ctl_amo(job, &d);
+}
+
 static int rma(struct shmemu__job *job, int op, int pe, const volatile void *field,
                void *local, size_t n)
 {
@@ -569,9 +579,10 @@ int32_t shmemu__net_out(shmemu__pe *me, int pe, int k)
  * arrivals in a control call (<< ARR_CTL) and syncs completed
  * (<< ARR_DONE).  The last arrival clears both counts and adds a completed
  * sync, then bumps each member's mismatch count (if kinds differed) and
- * release count in their own copies, where they wait.  Each is complete at
- * its target before the next is issued, so no member arrives for the next
- * sync before the word was reset.  Members are released one by one: a
+ * release count in their own copies, where they wait.  The reset is
+ * complete before any release is issued, so no member arrives for the next
+ * sync before the word was reset; the releases go out together and are
+ * complete before the last arrival returns.  Members are released one by one: a
  * waiter that sees a member departed asks the word whether its sync
  * completed (that member passed it, and our release is on its way) before
  * it calls the sync hopeless.
@@ -606,15 +617,20 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
         int mx = nctl != 0 && nctl != (uint32_t)g.size;
         st = amo(job, g.start, SHMEMU_TL_AMO_SET, 8, &t->arrived, (done + 1) << ARR_DONE, 0,
                  NULL);
-        for (int i = 0; i < g.size && st == SHMEMU_OK; i++) {
+        /* The releases go out together (one round trip, not one each),
+         * each mismatch count before its member's release. */
+        for (int i = 0; i < g.size && st >= 0; i++) {
             int p = g.start + i * g.stride;
-            if (mx)
-                st = amo(job, p, SHMEMU_TL_AMO_ADD, 4, &t->mixed_gen, 1, 0, NULL);
-            if (st == SHMEMU_OK)
-                st = amo(job, p, SHMEMU_TL_AMO_ADD, 4, rel, 1, 0, NULL);
-            if (st == SHMEMU_OK)
+            if (mx && (st = post(job, p, SHMEMU_TL_AMO_ADD, 4, &t->mixed_gen, 1)) >= 0 &&
+                st == SHMEMU_TL_DEFERRED)
+                st = shmemu__tl_complete(me, 0); /* a fence */
+            if (st >= 0)
+                st = post(job, p, SHMEMU_TL_AMO_ADD, 4, rel, 1);
+            if (st >= 0)
                 poke(job, p);
         }
+        if (st >= 0) /* complete before we could arrive for the next sync */
+            st = shmemu__tl_complete(me, 1);
     }
     if (st) {
         lost(job, st, g.start);

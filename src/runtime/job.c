@@ -37,8 +37,12 @@ static void pick_wait_policy(struct shmemu__job *job)
         return;
     }
     int oversubscribed = job->tl.npes > shmemu__topo_ncpus();
+    /* Where a network's round trip (tens of us over TCP) is what a PE
+     * waits for, it spins that long: a nap would turn every round trip
+     * into two wake-ups. */
+    int64_t spin = job->transport->caps & SHMEMU_TL_CAP_PROGRESS ? 100000 : 20000;
     job->spin_ns = job->params.SPIN_NS >= 0 ? job->params.SPIN_NS
-                                            : (oversubscribed ? 0 : 20000);
+                                            : (oversubscribed ? 0 : spin);
     /* Oversubscribed, a waiter first hands its core to PEs that still have
      * work (those it waits for, most likely); a full turn of the others
      * takes longer the more there are, so the budget grows with them

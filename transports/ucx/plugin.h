@@ -65,7 +65,8 @@ struct shmemu_ucx_plugin {
      * and was left to the next quiet (SHMEMU_TL_DEFERRED). */
     int (*rma)(struct shmemu_ucx_pe *pe, const struct shmemu_tl_rma *d, char *why,
                size_t len);
-    /* One atomic, complete at its target on return. */
+    /* One atomic, complete at its target on return unless it is lazy and
+     * was left to the next quiet (SHMEMU_TL_DEFERRED). */
     int (*amo)(struct shmemu_ucx_pe *pe, const struct shmemu_tl_amo *d, char *why,
                size_t len);
     /* Complete every operation this PE issued (a worker flush). */

@@ -92,6 +92,7 @@ struct shmemu_ucx_pe {
      * one nonblocking flush in flight (flush_req, covering flush_upto) so
      * that a PE that only polls still delivers what it issued. */
     _Atomic uint64_t issued, done;
+    _Atomic int64_t issued_ns; /* when the last of them was issued */
     atomic_flag flush_lock;
     ucs_status_ptr_t flush_req;
     uint64_t flush_upto;
@@ -119,8 +120,16 @@ struct shmemu_ucx_pe {
     int64_t serve_spin; /* how long the server polls after traffic, ns */
 };
 
-/* While the PE drives the worker, the server looks again this often. */
-#define PARK_NS 200000
+/* Progress starts a flush of what was left to one once the last such put
+ * is this old (a peer asleep on it is woken after the flush). */
+#define FLUSH_AFTER_NS 50000
+
+/* While the PE drives the worker, the server looks again this often: a
+ * request that reaches a PE which used the worker and then went off to
+ * compute waits at most this long (without the server: until the PE's next
+ * call).  Shorter looks cost the PEs that poll a CPU they need: 200 us made
+ * a ping-pong over TCP 30% slower. */
+#define PARK_NS 1000000
 /* After it moved something, the server polls this long before it sleeps
  * on the event descriptor (a wake-up costs 20-50 us on a small VM, a
  * round trip over TCP loopback as much): unless the machine's PEs
@@ -187,6 +196,13 @@ static int spinning(const struct timespec *t0)
     return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec) < SPIN_NS;
 }
 
+/* A put is left to a flush. */
+static void left_to_flush(struct shmemu_ucx_pe *p)
+{
+    atomic_store_explicit(&p->issued_ns, now_ns(), memory_order_relaxed);
+    atomic_fetch_add(&p->issued, 1);
+}
+
 /* Before a get or an atomic: puts left to a flush land first (as they did
  * when every blocking put was flushed at once), so that a PE reads back
  * what it wrote. */
@@ -250,7 +266,7 @@ static void *serve(void *arg)
         if (atomic_exchange(&p->driving, 0)) {
             /* The PE drove since we last looked: it serves itself. */
             atomic_store(&p->parked, 1);
-            struct timespec park = {0, PARK_NS};
+            struct timespec park = {PARK_NS / 1000000000, PARK_NS % 1000000000};
             syscall(SYS_futex, &p->park_seq, FUTEX_WAIT_PRIVATE, seq, &park, NULL, 0);
             atomic_store(&p->parked, 0);
             if (atomic_load(&p->stopping))
@@ -593,7 +609,6 @@ static int start(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     p->serve_spin = p->local + 1 <= ncpu ? SERVE_SPIN_NS : 0;
-    if (getenv("XSPIN")) p->serve_spin = atoll(getenv("XSPIN"));
     int e = p->server_up ? 0 : pthread_create(&p->server, NULL, serve, p);
     if (e) {
         snprintf(why, len, "pthread_create: %s", strerror(e));
@@ -654,7 +669,7 @@ static int rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d, char *why
                 : ucp_get_nbx(q->ep, d->local, d->nbytes, q->heap + d->off, q->rkey, &prm);
         if (d->nbi && !UCS_PTR_IS_ERR(r)) {
             /* Completed by the next flush; the request is not wanted. */
-            atomic_fetch_add(&p->issued, 1);
+            left_to_flush(p);
             if (r)
                 ucp_request_free(r);
         } else {
@@ -662,7 +677,7 @@ static int rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d, char *why
             if (s == UCS_OK && d->lazy && d->sig_op == SHMEMU_TL_SIG_NONE) {
                 /* Delivered by the next flush, as OpenSHMEM allows: a
                  * round trip a put (and the target's wake-up) saved. */
-                atomic_fetch_add(&p->issued, 1);
+                left_to_flush(p);
                 return SHMEMU_TL_DEFERRED;
             }
         }
@@ -728,6 +743,21 @@ static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why
         return SHMEMU_EINVAL;
     }
     int w8 = d->width == 8;
+    busy(p);
+    if (d->lazy && !d->result &&
+        (op == UCP_ATOMIC_OP_ADD || op == UCP_ATOMIC_OP_AND || op == UCP_ATOMIC_OP_OR ||
+         op == UCP_ATOMIC_OP_XOR)) {
+        /* Posted (no reply) and left to the next flush, like a lazy put
+         * (a fence orders it, as it orders puts). */
+        ucp_request_param_t post = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                                    .datatype = ucp_dt_make_contig(w8 ? 8 : 4)};
+        ucs_status_t s = wait_req(p, ucp_atomic_op_nbx(q->ep, op, w8 ? (void *)&v : (void *)&v4,
+                                                       1, q->heap + d->off, q->rkey, &post));
+        if (s != UCS_OK)
+            return ucs_fail(why, len, "ucp_atomic_op_nbx", s);
+        left_to_flush(p);
+        return SHMEMU_TL_DEFERRED;
+    }
     after_puts(p);
     /* Always with a reply: its arrival is the operation's completion. */
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
@@ -789,7 +819,10 @@ static int progress(struct shmemu_ucx_pe *p)
                     flushed(p, p->flush_upto);
             }
         }
-        if (!p->flush_req && atomic_load(&p->done) < upto) {
+        /* Not at once: a peer that polls sees the data without it, and a
+         * flush is one more message it must answer per put. */
+        if (!p->flush_req && atomic_load(&p->done) < upto &&
+            now_ns() - atomic_load_explicit(&p->issued_ns, memory_order_relaxed) > FLUSH_AFTER_NS) {
             ucs_status_ptr_t r = ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0});
             if (r == NULL)
                 flushed(p, upto);
