@@ -102,6 +102,7 @@ struct shmemu_ucx_pe {
      * moved something: what a thread waiting for its own request sleeps
      * on, since the server, not it, drains the worker's event descriptor. */
     _Atomic uint32_t arrivals;
+    _Atomic int arrival_sleepers; /* threads asleep on arrivals: wake only then */
     _Atomic(_Atomic uint32_t *) arrival_word; /* set_arrival's, or NULL */
     /* The serving thread. */
     pthread_t server;
@@ -116,7 +117,7 @@ struct shmemu_ucx_pe {
     _Atomic uint32_t driving;
     _Atomic int parked;          /* the server sleeps on park_seq */
     _Atomic uint32_t park_seq;   /* bumped by idle */
-    int local;          /* PEs on this machine, this one included */
+    int local;          /* the other PEs on this machine */
     int64_t serve_spin; /* how long the server polls after traffic, ns */
 };
 
@@ -245,7 +246,9 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
                 (void)poll(&pfd, 1, 1);
         } else if (ucp_request_check_status(r) == UCS_INPROGRESS) {
             struct timespec ms = {0, 1000000};
+            atomic_fetch_add(&p->arrival_sleepers, 1);
             syscall(SYS_futex, &p->arrivals, FUTEX_WAIT_PRIVATE, seen, &ms, NULL, 0);
+            atomic_fetch_sub(&p->arrival_sleepers, 1);
         }
         if (i % 64 == 0 && p->gone(p->gone_arg)) {
             s = UCS_ERR_CANCELED;
@@ -278,8 +281,11 @@ static void *serve(void *arg)
             moved++;
         if (moved) {
             last = now_ns();
+            /* A sleeper counted after our bump sees it in the futex word;
+             * one counted before is woken. */
             atomic_fetch_add(&p->arrivals, 1);
-            syscall(SYS_futex, &p->arrivals, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+            if (atomic_load(&p->arrival_sleepers))
+                syscall(SYS_futex, &p->arrivals, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
             _Atomic uint32_t *w = atomic_load(&p->arrival_word);
             if (w) {
                 atomic_fetch_add(w, 1);
@@ -794,7 +800,6 @@ static int quiet(struct shmemu_ucx_pe *p, char *why, size_t len)
     flushed(p, upto);
     return SHMEMU_OK;
 }
-
 
 static int fence(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
