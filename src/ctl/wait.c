@@ -288,6 +288,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
         return shmemu__net_wait(me, d, ready, arg);
     if (shmemu__mt(me)) {
         for (int64_t ns = 1000;; mt_nap(&ns)) {
+            shmemu__drive(me);
             settle(me); /* nobody else delivers what this PE holds */
             if (ready(me, arg))
                 return SHMEMU_OK;
