@@ -582,8 +582,8 @@ int32_t shmemu__net_out(shmemu__pe *me, int pe, int k)
  * release count in their own copies, where they wait.  The reset is
  * complete before any release is issued, so no member arrives for the next
  * sync before the word was reset; the releases go out together and are
- * complete before the last arrival returns.  Members are released one by one: a
- * waiter that sees a member departed asks the word whether its sync
+ * complete before the last arrival returns.  Members are released one by
+ * one: a waiter that sees a member departed asks the word whether its sync
  * completed (that member passed it, and our release is on its way) before
  * it calls the sync hopeless.
  */
@@ -621,8 +621,8 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
          * each mismatch count before its member's release. */
         for (int i = 0; i < g.size && st >= 0; i++) {
             int p = g.start + i * g.stride;
-            if (mx && (st = post(job, p, SHMEMU_TL_AMO_ADD, 4, &t->mixed_gen, 1)) >= 0 &&
-                st == SHMEMU_TL_DEFERRED)
+            if (mx && (st = post(job, p, SHMEMU_TL_AMO_ADD, 4, &t->mixed_gen, 1)) ==
+                          SHMEMU_TL_DEFERRED)
                 st = shmemu__tl_complete(me, 0); /* a fence */
             if (st >= 0)
                 st = post(job, p, SHMEMU_TL_AMO_ADD, 4, rel, 1);

@@ -289,7 +289,6 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     if (shmemu__mt(me)) {
         for (int64_t ns = 1000;; mt_nap(&ns)) {
             shmemu__drive(me);
-            settle(me); /* nobody else delivers what this PE holds */
             if (ready(me, arg))
                 return SHMEMU_OK;
             if ((st = shmemu__aborted(me)))
@@ -427,7 +426,7 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
         return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
     if (shmemu__mt(me)) {
         for (int64_t ns = 1000;; mt_nap(&ns)) {
-            settle(me);
+            shmemu__drive(me); /* nobody else delivers what this PE holds */
             if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
                 return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot)
                                            : SHMEMU_OK;

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "config.h"
-
 #include "ctl/ctl.h"
 #include "heap.h"
 #include "platform.h"

@@ -320,7 +320,7 @@ static int ucx_publish(struct shmemu_tl_job *job, int pe, void *out)
     if (uj->net) /* wired up through PMIx in net_join */
         return SHMEMU_OK;
     int st = uj->pl->publish(uj->self, out, BLOB_BYTES, why, sizeof(why));
-    if (st < 0)
+    if (st != SHMEMU_OK)
         shmemu_tl_say(job, "PE %d: %s", pe, why);
     return st;
 }
@@ -339,7 +339,7 @@ static int ucx_connect(struct shmemu_tl_job *job, int pe, const void *const *blo
         }
     }
     int st = uj->pl->start(uj->self, why, sizeof(why));
-    if (st < 0)
+    if (st != SHMEMU_OK)
         shmemu_tl_say(job, "PE %d: %s", pe, why);
     return st;
 }

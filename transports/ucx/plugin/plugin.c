@@ -190,13 +190,6 @@ static int ucs_fail(char *why, size_t len, const char *call, ucs_status_t s)
  * wake-up as much again: a requester polls that long before it sleeps. */
 #define SPIN_NS 50000
 
-static int spinning(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec) < SPIN_NS;
-}
-
 /* A put is left to a flush. */
 static void left_to_flush(struct shmemu_ucx_pe *p)
 {
@@ -229,16 +222,15 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
      * flag must not look busy to livelock detection (its CPU time is what
      * tells work from polling). */
     struct pollfd pfd = {.fd = p->efd, .events = POLLIN};
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = now_ns();
     for (unsigned i = 1, idle = 0; (s = ucp_request_check_status(r)) == UCS_INPROGRESS; i++) {
         uint32_t seen = atomic_load(&p->arrivals);
         if (drive(p)) { /* moving: a large transfer keeps us polling */
             idle = 0;
-            clock_gettime(CLOCK_MONOTONIC, &t0);
+            t0 = now_ns();
             continue;
         }
-        if (++idle <= 16 || (idle % 8 && spinning(&t0)))
+        if (++idle <= 16 || (idle % 8 && now_ns() - t0 < SPIN_NS))
             continue;
         idle_pe(p);
         if (!p->server_up) {
