@@ -213,6 +213,29 @@ static inline void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_fence() : shmemu_ctx_fence(ctx ? ctx->id : -1));
 }
+/* OpenSHMEM 1.6: complete the operations to the PEs listed (numbered in the
+ * context's team).  Performed as a quiet of the whole context: stronger
+ * than required. */
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+static inline void shmem_pe_quiet(const int *target_pes, size_t npes)
+{
+    shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes);
+}
+/* OpenSHMEM 1.6 sessions: hints that a batch of operations follows.  Every
+ * operation already goes out as it is issued, so there is nothing to tune;
+ * accepted and ignored (a session changes no completion rule). */
+typedef struct {
+    size_t total_ops;
+} shmem_ctx_session_config_t;
+#define SHMEM_CTX_SESSION_BATCH (1L << 0)
+#define SHMEM_CTX_SESSION_TOTAL_OPS (1L << 0)
+static inline void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
+                                           const shmem_ctx_session_config_t *config,
+                                           long config_mask)
+{
+    (void)ctx, (void)options, (void)config, (void)config_mask;
+}
+static inline void shmem_ctx_session_stop(shmem_ctx_t ctx) { (void)ctx; }
 static inline void shmem_barrier_all(void) { (void)shmemu_barrier_all(); }
 static inline void shmem_sync_all(void) { (void)shmemu_sync_all(); }
 static inline int shmem_team_sync(shmem_team_t team) { return shmemu_team_sync(team); }
@@ -301,14 +324,30 @@ static inline void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
                                                ptrdiff_t sst, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        shmemu_compat_iput(dest, src, dst, sst, n, sizeof(TYPE), pe);          \
+        (void)shmemu_ibput(dest, src, dst, sst, 1, n, sizeof(TYPE), pe);       \
     }                                                                          \
     static inline void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE *dest,    \
                                                const TYPE *src, ptrdiff_t dst, \
                                                ptrdiff_t sst, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        shmemu_compat_iget(dest, src, dst, sst, n, sizeof(TYPE), pe);          \
+        (void)shmemu_ibget(dest, src, dst, sst, 1, n, sizeof(TYPE), pe);       \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_ibput(shmem_ctx_t ctx, TYPE *dest,   \
+                                                const TYPE *src, ptrdiff_t dst, \
+                                                ptrdiff_t sst, size_t bsize,   \
+                                                size_t nblocks, int pe)        \
+    {                                                                          \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
+        (void)shmemu_ibput(dest, src, dst, sst, bsize, nblocks, sizeof(TYPE), pe); \
+    }                                                                          \
+    static inline void shmem_ctx_##NAME##_ibget(shmem_ctx_t ctx, TYPE *dest,   \
+                                                const TYPE *src, ptrdiff_t dst, \
+                                                ptrdiff_t sst, size_t bsize,   \
+                                                size_t nblocks, int pe)        \
+    {                                                                          \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
+        (void)shmemu_ibget(dest, src, dst, sst, bsize, nblocks, sizeof(TYPE), pe); \
     }                                                                          \
     static inline void shmem_##NAME##_put(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                          \
@@ -343,13 +382,19 @@ static inline void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
                                            ptrdiff_t sst, size_t n, int pe)    \
     {                                                                          \
         shmem_ctx_##NAME##_iget(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);     \
+    }                                                                          \
+    static inline void shmem_##NAME##_ibput(TYPE *d, const TYPE *s, ptrdiff_t dst, \
+                                            ptrdiff_t sst, size_t bsize,       \
+                                            size_t nblocks, int pe)            \
+    {                                                                          \
+        shmem_ctx_##NAME##_ibput(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
+    }                                                                          \
+    static inline void shmem_##NAME##_ibget(TYPE *d, const TYPE *s, ptrdiff_t dst, \
+                                            ptrdiff_t sst, size_t bsize,       \
+                                            size_t nblocks, int pe)            \
+    {                                                                          \
+        shmem_ctx_##NAME##_ibget(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
     }
-
-/* Strided RMA of n elements of size bytes (src/compat/shmem.c). */
-void shmemu_compat_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t n,
-                        size_t size, int pe);
-void shmemu_compat_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t n,
-                        size_t size, int pe);
 
 SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
 
@@ -384,14 +429,40 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
                                             int pe)                            \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        shmemu_compat_iput(d, s, dst, sst, n, BITS / 8, pe);                   \
+        (void)shmemu_ibput(d, s, dst, sst, 1, n, BITS / 8, pe);                \
     }                                                                          \
     static inline void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                             ptrdiff_t dst, ptrdiff_t sst, size_t n, \
                                             int pe)                            \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        shmemu_compat_iget(d, s, dst, sst, n, BITS / 8, pe);                   \
+        (void)shmemu_ibget(d, s, dst, sst, 1, n, BITS / 8, pe);                \
+    }                                                                          \
+    static inline void shmem_ctx_ibput##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+                                             ptrdiff_t dst, ptrdiff_t sst,     \
+                                             size_t bsize, size_t nblocks, int pe) \
+    {                                                                          \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
+        (void)shmemu_ibput(d, s, dst, sst, bsize, nblocks, BITS / 8, pe);      \
+    }                                                                          \
+    static inline void shmem_ctx_ibget##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+                                             ptrdiff_t dst, ptrdiff_t sst,     \
+                                             size_t bsize, size_t nblocks, int pe) \
+    {                                                                          \
+        SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
+        (void)shmemu_ibget(d, s, dst, sst, bsize, nblocks, BITS / 8, pe);      \
+    }                                                                          \
+    static inline void shmem_ibput##BITS(void *d, const void *s, ptrdiff_t dst, \
+                                         ptrdiff_t sst, size_t bsize, size_t nblocks, \
+                                         int pe)                               \
+    {                                                                          \
+        shmem_ctx_ibput##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
+    }                                                                          \
+    static inline void shmem_ibget##BITS(void *d, const void *s, ptrdiff_t dst, \
+                                         ptrdiff_t sst, size_t bsize, size_t nblocks, \
+                                         int pe)                               \
+    {                                                                          \
+        shmem_ctx_ibget##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
     }                                                                          \
     static inline void shmem_put##BITS(void *d, const void *s, size_t n, int pe) \
     {                                                                          \
@@ -561,6 +632,25 @@ static inline uint64_t shmem_signal_fetch(const uint64_t *sig)
 static inline uint64_t shmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t v)
 {
     return shmemu_signal_wait_until(sig, cmp, v);
+}
+/* OpenSHMEM 1.6: a signal update with no data (no order with earlier puts). */
+static inline void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig, uint64_t v, int pe)
+{
+    SHMEMU_COMPAT_ON_CTX(ctx, pe);
+    (void)shmemu_signal_set(sig, v, pe);
+}
+static inline void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig, uint64_t v, int pe)
+{
+    SHMEMU_COMPAT_ON_CTX(ctx, pe);
+    (void)shmemu_signal_add(sig, v, pe);
+}
+static inline void shmem_signal_set(uint64_t *sig, uint64_t v, int pe)
+{
+    (void)shmemu_signal_set(sig, v, pe);
+}
+static inline void shmem_signal_add(uint64_t *sig, uint64_t v, int pe)
+{
+    (void)shmemu_signal_add(sig, v, pe);
 }
 
 /* ---------------------------------------------------------------- atomics */
@@ -997,6 +1087,21 @@ int shmem_complexd_prod_reduce(shmem_team_t t, double _Complex *d, const double 
                                size_t n);
 #endif
 
+/* OpenSHMEM 1.6 scans: dest on the i-th member of team gets the sum of
+ * src over members 0..i (inscan) or 0..i-1 (exscan; zero on member 0).
+ * src and dest symmetric, as for reductions (src/compat/). */
+#define SHMEMU_COMPAT_SCAN_DECL(NAME, TYPE)                                    \
+    int shmem_##NAME##_sum_inscan(shmem_team_t t, TYPE *d, const TYPE *s, size_t n); \
+    int shmem_##NAME##_sum_exscan(shmem_team_t t, TYPE *d, const TYPE *s, size_t n);
+#define SHMEMU_COMPAT_SCAN_DECL5(NAME, TYPE, DTYPE, ARITH, BIT)                \
+    SHMEMU_COMPAT_SCAN_DECL(NAME, TYPE)
+SHMEMU_REDUCE_TYPES(SHMEMU_COMPAT_SCAN_DECL5)
+SHMEMU_COMPAT_SCAN_DECL(longdouble, long double)
+#if !defined(__STDC_NO_COMPLEX__) && (!defined(__cplusplus) || defined(__GNUC__))
+SHMEMU_COMPAT_SCAN_DECL(complexf, float _Complex)
+SHMEMU_COMPAT_SCAN_DECL(complexd, double _Complex)
+#endif
+
 /* -------------------------------------------- active-set collectives */
 
 void shmem_broadcast32(void *dest, const void *src, size_t nelems, int PE_root, int PE_start,
@@ -1135,6 +1240,8 @@ SHMEMU_COMPAT_TOALL(complexd, double _Complex, prod)
 #define shmem_g(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, g, 2, __VA_ARGS__)
 #define shmem_iput(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, iput, 6, __VA_ARGS__)
 #define shmem_iget(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, iget, 6, __VA_ARGS__)
+#define shmem_ibput(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, ibput, 7, __VA_ARGS__)
+#define shmem_ibget(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, ibget, 7, __VA_ARGS__)
 #define shmem_put_signal(...) SHMEMU_COMPAT_CTX_OR_NOT(RMA, put_signal, 7, __VA_ARGS__)
 #define shmem_put_signal_nbi(...)                                              \
     SHMEMU_COMPAT_CTX_OR_NOT(RMA, put_signal_nbi, 7, __VA_ARGS__)
@@ -1248,8 +1355,24 @@ SHMEMU_COMPAT_TOALL(complexd, double _Complex, prod)
 #define shmem_xor_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED_INT(d, xor_reduce)(t, d, s, n)
 #define shmem_min_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED(d, min_reduce)(t, d, s, n)
 #define shmem_max_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED(d, max_reduce)(t, d, s, n)
-#define shmem_sum_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED(d, sum_reduce)(t, d, s, n)
-#define shmem_prod_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_RED(d, prod_reduce)(t, d, s, n)
+/* sum and prod take the complex types as well. */
+#if !defined(__STDC_NO_COMPLEX__)
+#define SHMEMU_COMPAT_GENERIC_ARITH(ptr, op)                                   \
+    _Generic(*(ptr),                                                           \
+        char: shmem_char_##op, signed char: shmem_schar_##op, short: shmem_short_##op, \
+        int: shmem_int_##op, long: shmem_long_##op, long long: shmem_longlong_##op, \
+        unsigned char: shmem_uchar_##op, unsigned short: shmem_ushort_##op,    \
+        unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op,        \
+        unsigned long long: shmem_ulonglong_##op, float: shmem_float_##op,     \
+        double: shmem_double_##op, long double: shmem_longdouble_##op,         \
+        float _Complex: shmem_complexf_##op, double _Complex: shmem_complexd_##op)
+#else
+#define SHMEMU_COMPAT_GENERIC_ARITH SHMEMU_COMPAT_GENERIC_RED
+#endif
+#define shmem_sum_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_ARITH(d, sum_reduce)(t, d, s, n)
+#define shmem_prod_reduce(t, d, s, n) SHMEMU_COMPAT_GENERIC_ARITH(d, prod_reduce)(t, d, s, n)
+#define shmem_sum_inscan(t, d, s, n) SHMEMU_COMPAT_GENERIC_ARITH(d, sum_inscan)(t, d, s, n)
+#define shmem_sum_exscan(t, d, s, n) SHMEMU_COMPAT_GENERIC_ARITH(d, sum_exscan)(t, d, s, n)
 
 #endif /* C11 */
 
@@ -1341,6 +1464,8 @@ SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, p, p)
 SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PR, g, g)
 SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, iput, iput)
 SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, iget, iget)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, ibput, ibput)
+SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, ibget, ibget)
 SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, put_signal, put_signal)
 SHMEMU_CXX_RMA_TYPES(SHMEMU_CXX_PW, put_signal_nbi, put_signal_nbi)
 
@@ -1424,6 +1549,8 @@ SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, min_reduce, min_reduce)
 SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, max_reduce, max_reduce)
 SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, sum_reduce, sum_reduce)
 SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, prod_reduce, prod_reduce)
+SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, sum_inscan, sum_inscan)
+SHMEMU_CXX_RED_TYPES(SHMEMU_CXX_TEAM, sum_exscan, sum_exscan)
 
 #endif /* C++11 */
 

@@ -319,6 +319,44 @@ int shmemu_getmem_nbi(void *dest, const void *src, size_t nbytes, int pe);
 SHMEMU_RMA_TYPES(SHMEMU_X_RMA_DECL)
 #undef SHMEMU_X_RMA_DECL
 
+/*
+ * Strided RMA (OpenSHMEM's iput/iget and ibput/ibget).  nblocks blocks of
+ * bsize elements of elsize bytes each: block i is read from src + i * sst
+ * elements and written to dest + i * dst elements (strides in elements, of
+ * either sign).  dest (put) / src (get) is symmetric, on PE pe.  The blocks
+ * written must not overlap (|dst| >= bsize when nblocks > 1); the blocks
+ * read may (sst 0 repeats one block).  Every address is checked before the
+ * first block moves: bad input moves nothing.  Blocking, as shmemu_putmem
+ * and shmemu_getmem are.
+ */
+int shmemu_ibput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
+                 size_t nblocks, size_t elsize, int pe);
+int shmemu_ibget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
+                 size_t nblocks, size_t elsize, int pe);
+/*
+ * Typed forms, for each RMA type: element strides (iput, iget: bsize 1)
+ * and block strides.
+ *   int shmemu_NAME_iput(TYPE *dest, const TYPE *src, ptrdiff_t dst,
+ *                        ptrdiff_t sst, size_t nelems, int pe);
+ *   int shmemu_NAME_iget(...same...);
+ *   int shmemu_NAME_ibput(TYPE *dest, const TYPE *src, ptrdiff_t dst,
+ *                         ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ *   int shmemu_NAME_ibget(...same...);
+ */
+#define SHMEMU_X_STRIDED_DECL(NAME, TYPE)                                      \
+    int shmemu_##NAME##_iput(TYPE *dest, const TYPE *src, ptrdiff_t dst,      \
+                             ptrdiff_t sst, size_t nelems, int pe);            \
+    int shmemu_##NAME##_iget(TYPE *dest, const TYPE *src, ptrdiff_t dst,      \
+                             ptrdiff_t sst, size_t nelems, int pe);            \
+    int shmemu_##NAME##_ibput(TYPE *dest, const TYPE *src, ptrdiff_t dst,     \
+                              ptrdiff_t sst, size_t bsize, size_t nblocks,     \
+                              int pe);                                         \
+    int shmemu_##NAME##_ibget(TYPE *dest, const TYPE *src, ptrdiff_t dst,     \
+                              ptrdiff_t sst, size_t bsize, size_t nblocks,     \
+                              int pe);
+SHMEMU_RMA_TYPES(SHMEMU_X_STRIDED_DECL)
+#undef SHMEMU_X_STRIDED_DECL
+
 /* ----------------------------------------------------------- order and sync */
 
 /** Order this PE's puts, AMOs and put-signals to each PE before later ones
@@ -530,6 +568,12 @@ int shmemu_putmem_signal_nbi(void *dest, const void *src, size_t nbytes,
 SHMEMU_RMA_TYPES(SHMEMU_X_SIG_DECL)
 #undef SHMEMU_X_SIG_DECL
 
+/** Update the signal word sig_addr on PE pe atomically, with no data: set
+ *  it to signal, or add signal to it (OpenSHMEM 1.6's shmem_signal_set and
+ *  shmem_signal_add).  No order with this PE's earlier puts: fence first
+ *  where that matters, or use a put with signal. */
+int shmemu_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+int shmemu_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
 /** Wait until *sig_addr (this PE's) cmp value holds; returns the value that
  *  satisfied it (status: shmemu_last_status). */
 uint64_t shmemu_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value);

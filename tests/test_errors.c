@@ -54,6 +54,26 @@ static int body_return_mode(void *arg)
     PE_CHECK_EQ(shmemu_double_g((double *)(void *)blk, np), 0);
     PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EPE);
 
+    /* strided: every block is checked before the first moves */
+    memset(priv, 0x5a, 64);
+    PE_CHECK_EQ(shmemu_ibput(blk, priv, 1, 2, 2, 2, 1, me), SHMEMU_EINVAL); /* overlap */
+    PE_CHECK_EQ(shmemu_ibput(blk, priv, 200, 1, 4, 6, 1, me), SHMEMU_ERANGE); /* last out */
+    PE_CHECK_EQ(shmemu_ibput(blk + 8, priv, -9, 1, 1, 2, 1, me), SHMEMU_ERANGE); /* first */
+    PE_CHECK_EQ(shmemu_long_iput((long *)(void *)blk, (long *)(void *)priv,
+                                 PTRDIFF_MAX / 2, 1, 3, me),
+                SHMEMU_EINVAL); /* the span overflows */
+    PE_CHECK_EQ(shmemu_ibput(blk, NULL, 1, 1, 1, 2, 4, me), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_ibput(blk, priv, 1, 1, 1, 2, 0, me), SHMEMU_EINVAL); /* elsize 0 */
+    PE_CHECK_EQ(shmemu_ibget(priv, blk, 1, 1, 1, 2, 4, np), SHMEMU_EPE);
+    PE_CHECK_EQ(shmemu_ibget(priv, blk, 0, 1, 1, 2, 4, me), SHMEMU_EINVAL); /* dest repeats */
+    for (int i = 0; i < 1024; i++)
+        PE_CHECK_EQ(blk[i], 0);
+    PE_CHECK_OK(shmemu_ibput(blk, priv, 1, 1, 0, 5, 1, me)); /* empty blocks: a no-op */
+    PE_CHECK_OK(shmemu_ibput(blk, NULL, 1, 1, 3, 0, 1, me));
+    PE_CHECK_OK(shmemu_ibput(blk + 1021, priv, 1, 1, 3, 1, 1, me)); /* exactly fits */
+    PE_CHECK_EQ(blk[1023], 0x5a);
+    blk[1021] = blk[1022] = blk[1023] = 0;
+
     /* after free, the block's addresses are no longer symmetric */
     shmemu_free(after);
     PE_CHECK_EQ(shmemu_putmem(after, priv, 1, me), SHMEMU_ERANGE);
@@ -77,6 +97,13 @@ static void test_return_mode(void **state)
     assert_non_null(strstr(err, "shmemu_int_put: dest 0x"));
     assert_non_null(strstr(err, "+1028 is outside the symmetric heap (block"));
     assert_non_null(strstr(err, "shmemu_putmem: src is NULL with 1 bytes\n"));
+    assert_non_null(strstr(err, "shmemu_ibput: dst 1 is shorter than a block (bsize 2): "
+                                "the blocks written would overlap\n"));
+    assert_non_null(strstr(err, "shmemu_long_iput: dst 4611686018427387903 over 3 blocks "
+                                "of 8-byte elements overflows the address space\n"));
+    assert_non_null(strstr(err, "shmemu_ibput: src is NULL with 2 blocks\n"));
+    assert_non_null(strstr(err, "shmemu_ibput: elsize is 0\n"));
+
     assert_non_null(strstr(err, "shmemu_putmem: dest is NULL with 1 bytes\n"));
     assert_non_null(strstr(err, "shmemu_long_put: nelems"));
     assert_non_null(strstr(err, "overflows size_t\n"));

@@ -1,4 +1,5 @@
 /* test_rma.c - put and get: sizes, offsets, every peer, every type, nbi. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,6 +193,141 @@ static void test_overlap(void **state)
     th_run(body_overlap, NULL, TH_NPES(1, 2), 0);
 }
 
+/* Strided RMA: shapes of blocks and strides (either sign, a repeated
+ * source block, contiguous, bulk), elements of 8 bytes (typed) and 3 bytes
+ * (shmemu_ibput with an odd elsize).  Each element's bytes name the PE and
+ * the element; what lies between the blocks written must stay untouched. */
+struct shape {
+    size_t bsize, nblocks;
+    ptrdiff_t dst, sst;
+};
+static const struct shape shapes[] = {
+    {1, 0, 1, 1},  {0, 4, 1, 1},  {1, 1, 9, 9},      {1, 7, 3, 2},      {3, 5, 4, 7},
+    {4, 3, 4, 4},  {5, 4, -6, 5}, {2, 6, 2, 0},      {3, 4, 3, -3},     {1, 9, -1, 1},
+    {250, 40, 257, 251},
+};
+
+static unsigned char elem_byte(int pe, ptrdiff_t e, size_t b)
+{
+    return (unsigned char)(pe * 61 + e * 7 + (ptrdiff_t)b * 3 + 1);
+}
+
+/* The lowest element index a side touches, and how many it spans. */
+static void extent(ptrdiff_t stride, const struct shape *sh, ptrdiff_t *lo, size_t *span)
+{
+    ptrdiff_t last = (ptrdiff_t)(sh->nblocks ? sh->nblocks - 1 : 0) * stride;
+    *lo = last < 0 ? last : 0;
+    *span = (size_t)((last < 0 ? -last : last)) + sh->bsize + 1;
+}
+
+static int strided_case(const struct shape *sh, size_t es, int get)
+{
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    int peer = get ? (me + 1) % np : (me + np - 1) % np; /* whose data lands here */
+    ptrdiff_t dlo, slo;
+    size_t dspan, sspan;
+    extent(sh->dst, sh, &dlo, &dspan);
+    extent(sh->sst, sh, &slo, &sspan);
+    size_t pad = 16;
+    unsigned char *dbuf = get ? malloc((dspan + 2 * pad) * es)
+                              : shmemu_malloc((dspan + 2 * pad) * es);
+    unsigned char *sbuf = get ? shmemu_malloc((sspan + 2 * pad) * es)
+                              : malloc((sspan + 2 * pad) * es);
+    PE_CHECK(dbuf && sbuf);
+    unsigned char *d0 = dbuf + (pad - (size_t)dlo) * es; /* element 0 of dest */
+    unsigned char *s0 = sbuf + (pad - (size_t)slo) * es;
+    memset(dbuf, 0xee, (dspan + 2 * pad) * es);
+    for (size_t e = 0; e < sspan; e++)
+        for (size_t b = 0; b < es; b++)
+            s0[((ptrdiff_t)e + slo) * (ptrdiff_t)es + (ptrdiff_t)b] =
+                elem_byte(me, (ptrdiff_t)e + slo, b);
+    PE_CHECK_OK(shmemu_barrier_all());
+    int st;
+    if (es == 8 && !get)
+        st = shmemu_long_ibput((long *)(void *)d0, (const long *)(void *)s0, sh->dst, sh->sst,
+                               sh->bsize, sh->nblocks, (me + 1) % np);
+    else if (es == 8)
+        st = shmemu_long_ibget((long *)(void *)d0, (const long *)(void *)s0, sh->dst, sh->sst,
+                               sh->bsize, sh->nblocks, peer);
+    else if (!get)
+        st = shmemu_ibput(d0, s0, sh->dst, sh->sst, sh->bsize, sh->nblocks, es, (me + 1) % np);
+    else
+        st = shmemu_ibget(d0, s0, sh->dst, sh->sst, sh->bsize, sh->nblocks, es, peer);
+    PE_CHECK_OK(st);
+    PE_CHECK_OK(shmemu_barrier_all());
+    /* walk every element of the dest extent and its padding */
+    for (ptrdiff_t e = dlo - (ptrdiff_t)pad; e < dlo + (ptrdiff_t)(dspan + pad); e++) {
+        ptrdiff_t from = 0; /* which source element lands at e, if any */
+        int hit = 0;
+        for (size_t i = 0; i < sh->nblocks && sh->bsize; i++) {
+            ptrdiff_t j = e - (ptrdiff_t)i * sh->dst;
+            if (j >= 0 && j < (ptrdiff_t)sh->bsize)
+                from = (ptrdiff_t)i * sh->sst + j, hit = 1;
+        }
+        for (size_t b = 0; b < es; b++) {
+            unsigned char want = hit ? elem_byte(peer, from, b) : 0xee;
+            unsigned char got = d0[e * (ptrdiff_t)es + (ptrdiff_t)b];
+            if (got != want) {
+                fprintf(stderr,
+                        "PE %d %s bsize %zu nblocks %zu dst %td sst %td es %zu: "
+                        "element %td byte %zu is %u, want %u\n",
+                        me, get ? "ibget" : "ibput", sh->bsize, sh->nblocks, sh->dst,
+                        sh->sst, es, e, b, got, want);
+                return 1;
+            }
+        }
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (get) {
+        free(dbuf);
+        shmemu_free(sbuf);
+    } else {
+        shmemu_free(dbuf);
+        free(sbuf);
+    }
+    return 0;
+}
+
+static int body_strided(void *arg)
+{
+    (void)arg;
+    int rc = 0;
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]) && !rc; i++)
+        for (int get = 0; get < 2 && !rc; get++) {
+            rc |= strided_case(&shapes[i], 8, get);
+            rc |= strided_case(&shapes[i], 3, get);
+        }
+    /* the element-strided typed forms are blocks of one */
+    int a[12], b[12];
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    for (int i = 0; i < 12; i++)
+        a[i] = me * 100 + i;
+    int *sa = shmemu_malloc(sizeof(a)), *sb = shmemu_calloc(12, sizeof(int));
+    PE_CHECK(sa && sb);
+    memcpy(sa, a, sizeof(a));
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_OK(shmemu_int_iput(sb, sa, 3, 2, 4, (me + 1) % np));
+    PE_CHECK_OK(shmemu_barrier_all());
+    int from = (me + np - 1) % np;
+    for (int i = 0; i < 12; i++) {
+        int want = i % 3 == 0 ? from * 100 + 2 * (i / 3) : 0;
+        PE_CHECK_EQ(sb[i], want);
+    }
+    PE_CHECK_OK(shmemu_int_iget(b, sa, 1, 4, 3, (me + 1) % np));
+    for (int i = 0; i < 3; i++)
+        PE_CHECK_EQ(b[i], ((me + 1) % np) * 100 + 4 * i);
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(sb);
+    shmemu_free(sa);
+    return rc;
+}
+
+static void test_strided(void **state)
+{
+    (void)state;
+    th_run(body_strided, NULL, TH_NPES(1, 2, 3, 5), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -199,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_typed),
         cmocka_unit_test(test_nbi),
         cmocka_unit_test(test_overlap),
+        cmocka_unit_test(test_strided),
     };
     return cmocka_run_group_tests_name("rma", tests, NULL, NULL);
 }

@@ -188,24 +188,29 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     return 0;
 }
 
-/* -------------------------------------------------------- strided RMA */
-
-void shmemu_compat_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t n,
-                        size_t size, int pe)
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
-    for (size_t i = 0; i < n; i++)
-        if (shmemu_putmem((char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
-                          (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)size, size, pe))
+    static const char call[] = "shmem_ctx_pe_quiet";
+    if (npes == 0)
+        return;
+    if (!ctx) {
+        (void)shmemu_error(SHMEMU_EINVAL, call, "ctx is SHMEM_CTX_INVALID");
+        return;
+    }
+    if (!target_pes) {
+        (void)shmemu_error(SHMEMU_EINVAL, call, "target_pes is NULL with npes %zu", npes);
+        return;
+    }
+    int n = shmemu_team_n_pes(ctx->team);
+    for (size_t i = 0; i < npes; i++)
+        if (target_pes[i] < 0 || target_pes[i] >= n) {
+            (void)shmemu_error(SHMEMU_EPE, call,
+                               "target_pes[%zu] = %d is not a PE of the context's team "
+                               "(%d PEs)",
+                               i, target_pes[i], n);
             return;
-}
-
-void shmemu_compat_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t n,
-                        size_t size, int pe)
-{
-    for (size_t i = 0; i < n; i++)
-        if (shmemu_getmem((char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
-                          (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)size, size, pe))
-            return;
+        }
+    shmem_ctx_quiet(ctx);
 }
 
 /* -------------------------------------------------------------- locks */
@@ -426,11 +431,11 @@ static void aset_alltoalls(const char *call, void *dest, const void *src, ptrdif
         return;
     for (int j = 0; j < size && !shmemu_last_status(); j++) {
         int i = (a.me + j) % size; /* spread the traffic */
-        shmemu_compat_iput((char *)dest + (ptrdiff_t)a.me * (ptrdiff_t)nelems * dst *
+        (void)shmemu_ibput((char *)dest + (ptrdiff_t)a.me * (ptrdiff_t)nelems * dst *
                                               (ptrdiff_t)esize,
                            (const char *)src +
                                (ptrdiff_t)i * (ptrdiff_t)nelems * sst * (ptrdiff_t)esize,
-                           dst, sst, nelems, esize, member(&a, i));
+                           dst, sst, 1, nelems, esize, member(&a, i));
     }
     (void)aset_barrier(&a, pSync);
 }
@@ -475,13 +480,12 @@ int shmemu_compat_alltoalls(shmem_team_t team, void *dest, const void *src, ptrd
         st = shmemu_team_sync(team); /* every dest is free */
     for (int j = 0; j < n && !st; j++) {
         int i = (me + j) % n;
-        shmemu_compat_iput((char *)dest + (ptrdiff_t)me * (ptrdiff_t)nelems * dst *
-                                              (ptrdiff_t)esize,
-                           (const char *)src +
-                               (ptrdiff_t)i * (ptrdiff_t)nelems * sst * (ptrdiff_t)esize,
-                           dst, sst, nelems, esize,
-                           shmemu_team_translate_pe(team, i, SHMEMU_TEAM_WORLD));
-        st = shmemu_last_status();
+        st = shmemu_ibput((char *)dest + (ptrdiff_t)me * (ptrdiff_t)nelems * dst *
+                                             (ptrdiff_t)esize,
+                          (const char *)src +
+                              (ptrdiff_t)i * (ptrdiff_t)nelems * sst * (ptrdiff_t)esize,
+                          dst, sst, 1, nelems, esize,
+                          shmemu_team_translate_pe(team, i, SHMEMU_TEAM_WORLD));
     }
     if (!st)
         st = shmemu_quiet();
@@ -596,6 +600,97 @@ FOLD_BITS(short, short)
 FOLD_BITS(int, int)
 FOLD_BITS(long, long)
 FOLD_BITS(longlong, long long)
+
+/* Scans: member me folds the src of members 0..me (0..me-1 for exscan)
+ * in member order; dest is written after a second sync, as it may be src. */
+static int team_scan(const char *call, shmem_team_t team, void *dest, const void *src,
+                     size_t count, size_t esize, int exclusive,
+                     void (*fold)(void *acc, const void *in, size_t count))
+{
+    int np = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    if (np <= 0 || me < 0)
+        return shmemu_error(SHMEMU_EINVAL, call, "team %d is not a team this PE belongs to",
+                            team);
+    if (count > SIZE_MAX / esize)
+        return shmemu_error(SHMEMU_EINVAL, call, "nelems %zu overflows size_t", count);
+    size_t bytes = count * esize;
+    char *acc = calloc(1, bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
+    int st = !acc || !in ? shmemu_error(SHMEMU_ENOMEM, call, "out of memory")
+                         : team_sync_of(&team);
+    int last = exclusive ? me - 1 : me;
+    for (int i = 0; i <= last && !st && bytes; i++) {
+        st = shmemu_getmem(i ? in : acc, src, bytes,
+                           shmemu_team_translate_pe(team, i, SHMEMU_TEAM_WORLD));
+        if (!st && i)
+            fold(acc, in, count);
+    }
+    if (!st)
+        st = shmemu_team_sync(team); /* every read done before dest (maybe src) changes */
+    if (!st && bytes)
+        memcpy(dest, acc, bytes);
+    free(acc);
+    free(in);
+    return st;
+}
+
+/* Integer sums wrap (two's complement), as a hardware add does. */
+#define FOLD_WRAP(NAME, TYPE)                                                  \
+    static void fold_##NAME##_wsum(void *acc_, const void *in_, size_t n)      \
+    {                                                                          \
+        TYPE *acc = acc_;                                                      \
+        const TYPE *in = in_;                                                  \
+        for (size_t i = 0; i < n; i++)                                         \
+            acc[i] = (TYPE)((unsigned long long)acc[i] + (unsigned long long)in[i]); \
+    }
+#define FOLD_PLAIN(NAME, TYPE)                                                 \
+    static void fold_##NAME##_wsum(void *acc_, const void *in_, size_t n)      \
+    {                                                                          \
+        TYPE *acc = acc_;                                                      \
+        const TYPE *in = in_;                                                  \
+        for (size_t i = 0; i < n; i++)                                         \
+            acc[i] += in[i];                                                   \
+    }
+#define SCAN(NAME, TYPE)                                                       \
+    int shmem_##NAME##_sum_inscan(shmem_team_t team, TYPE *dest, const TYPE *src, \
+                                  size_t n)                                    \
+    {                                                                          \
+        return team_scan("shmem_" #NAME "_sum_inscan", team, dest, src, n,     \
+                         sizeof(TYPE), 0, fold_##NAME##_wsum);                 \
+    }                                                                          \
+    int shmem_##NAME##_sum_exscan(shmem_team_t team, TYPE *dest, const TYPE *src, \
+                                  size_t n)                                    \
+    {                                                                          \
+        return team_scan("shmem_" #NAME "_sum_exscan", team, dest, src, n,     \
+                         sizeof(TYPE), 1, fold_##NAME##_wsum);                 \
+    }
+#define SCAN_INT(NAME, TYPE) FOLD_WRAP(NAME, TYPE) SCAN(NAME, TYPE)
+#define SCAN_FP(NAME, TYPE) FOLD_PLAIN(NAME, TYPE) SCAN(NAME, TYPE)
+SCAN_INT(char, char)
+SCAN_INT(schar, signed char)
+SCAN_INT(short, short)
+SCAN_INT(int, int)
+SCAN_INT(long, long)
+SCAN_INT(longlong, long long)
+SCAN_INT(ptrdiff, ptrdiff_t)
+SCAN_INT(uchar, unsigned char)
+SCAN_INT(ushort, unsigned short)
+SCAN_INT(uint, unsigned int)
+SCAN_INT(ulong, unsigned long)
+SCAN_INT(ulonglong, unsigned long long)
+SCAN_INT(int8, int8_t)
+SCAN_INT(int16, int16_t)
+SCAN_INT(int32, int32_t)
+SCAN_INT(int64, int64_t)
+SCAN_INT(uint8, uint8_t)
+SCAN_INT(uint16, uint16_t)
+SCAN_INT(uint32, uint32_t)
+SCAN_INT(uint64, uint64_t)
+SCAN_INT(size, size_t)
+SCAN_FP(float, float)
+SCAN_FP(double, double)
+SCAN_FP(longdouble, long double)
+SCAN_FP(complexf, float _Complex)
+SCAN_FP(complexd, double _Complex)
 
 /* The deprecated active-set reductions: pWrk is not needed here. */
 #define TO_ALL(NAME, TYPE, OP)                                                 \

@@ -3,7 +3,9 @@
  * specification, run by test_compat under oshrun: global and static
  * symmetric data, atomics (blocking and nbi), locks, strided RMA, the
  * active-set collectives with pSync, team collectives, long double and
- * complex reductions, contexts, the C11 generic forms.  Prints "ok N" on
+ * complex reductions, contexts, the C11 generic forms, and the OpenSHMEM
+ * 1.6 additions shmemu has (block-strided RMA, signal set/add, pe_quiet,
+ * sessions, scans).  Prints "ok N" on
  * PE 0, or one "FAIL" line per wrong value and exits 1.
  *
  *   osh_features            every check
@@ -208,6 +210,77 @@ static void contexts_and_p2p(int me, int n)
     shmem_barrier_all();
 }
 
+/* OpenSHMEM 1.6: ibput/ibget, signal_set/add, pe_quiet, sessions, scans. */
+static void openshmem_1_6(int me, int n)
+{
+    static long bs[32], bd[64];
+    static uint64_t sig;
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+    for (int i = 0; i < 32; i++)
+        bs[i] = me * 1000 + i;
+    memset(bd, 0, sizeof(bd));
+    sig = 0;
+    shmem_barrier_all();
+    /* 3 blocks of 2: from every 5th element to every 4th slot of next */
+    shmem_long_ibput(bd, bs, 4, 5, 2, 3, next);
+    shmem_barrier_all();
+    for (int b = 0; b < 3; b++)
+        for (int j = 0; j < 4; j++)
+            CHECK(bd[4 * b + j] == (j < 2 ? prev * 1000 + 5 * b + j : 0),
+                  "ibput bd[%d] = %ld", 4 * b + j, bd[4 * b + j]);
+    long got[9] = {0};
+    shmem_ibget(SHMEM_CTX_DEFAULT, got, bs, 3, 7, 2, 3, next); /* generic, ctx */
+    for (int b = 0; b < 3; b++)
+        for (int j = 0; j < 3; j++)
+            CHECK(got[3 * b + j] == (j < 2 ? next * 1000 + 7 * b + j : 0),
+                  "ibget got[%d] = %ld", 3 * b + j, got[3 * b + j]);
+    int32_t small[4] = {-1, -1, -1, -1};
+    shmem_ibget32(small, bs, 2, 4, 1, 2, next); /* low words of bs[0], bs[2] */
+    CHECK(small[0] == (int32_t)(next * 1000) && small[1] == -1 &&
+              small[2] == (int32_t)(next * 1000 + 2),
+          "ibget32 %d %d %d", small[0], small[1], small[2]);
+    shmem_barrier_all();
+    /* signals without data, and pe_quiet on the one PE written */
+    shmem_signal_add(&sig, (uint64_t)me + 1, 0);
+    shmem_ctx_signal_add(SHMEM_CTX_DEFAULT, &sig, 1, 0);
+    int target[1] = {0};
+    shmem_pe_quiet(target, 1);
+    shmem_pe_quiet(NULL, 0);
+    shmem_barrier_all();
+    if (me == 0)
+        CHECK(sig == (uint64_t)n * (n + 1) / 2 + (uint64_t)n, "signal_add: %llu",
+              (unsigned long long)sig);
+    shmem_barrier_all();
+    if (me == 0)
+        shmem_signal_set(&sig, 77, n - 1);
+    if (me == n - 1)
+        CHECK(shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 77) == 77, "signal_set");
+    shmem_barrier_all();
+    /* a session is a hint: nothing changes */
+    shmem_ctx_session_config_t cfg = {.total_ops = 4};
+    shmem_ctx_session_start(SHMEM_CTX_DEFAULT, SHMEM_CTX_SESSION_BATCH, &cfg,
+                            SHMEM_CTX_SESSION_TOTAL_OPS);
+    shmem_long_p(&bd[40], me, next);
+    shmem_ctx_session_stop(SHMEM_CTX_DEFAULT);
+    shmem_barrier_all();
+    CHECK(bd[40] == prev, "put in a session: %ld", bd[40]);
+    /* scans over 3 elements: element i of PE p's src is p + i */
+    static int is[3], id[3];
+    static double ds[3], dd[3];
+    for (int i = 0; i < 3; i++)
+        is[i] = me + i, ds[i] = 0.5 * (me + i);
+    shmem_int_sum_inscan(SHMEM_TEAM_WORLD, id, is, 3);
+    for (int i = 0; i < 3; i++)
+        CHECK(id[i] == me * (me + 1) / 2 + i * (me + 1), "int inscan id[%d] = %d", i, id[i]);
+    shmem_sum_exscan(SHMEM_TEAM_WORLD, dd, ds, 3); /* generic */
+    for (int i = 0; i < 3; i++)
+        CHECK(dd[i] == 0.5 * ((me - 1) * me / 2 + i * me), "double exscan dd[%d] = %g", i,
+              dd[i]);
+    shmem_sum_inscan(SHMEM_TEAM_WORLD, is, is, 3); /* in place */
+    CHECK(is[2] == me * (me + 1) / 2 + 2 * (me + 1), "in-place inscan %d", is[2]);
+    shmem_barrier_all();
+}
+
 int main(int argc, char **argv)
 {
     reset_psync();
@@ -246,6 +319,7 @@ int main(int argc, char **argv)
     active_set(me, n);
     team_collectives(me, n);
     contexts_and_p2p(me, n);
+    openshmem_1_6(me, n);
     shmem_barrier_all();
     if (me == 0 && !failures)
         printf("ok %d\n", n);
