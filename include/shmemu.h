@@ -7,7 +7,8 @@
  * SHMEMU_E* code); routines that return a value record their status for
  * shmemu_last_status().  In the default error mode (SHMEMU_ERRORS_ABORT) a
  * failing call prints one line naming the PE, the call and the argument and
- * ends the whole job instead of returning.
+ * ends the whole job instead of returning; an allocation that finds no room
+ * (SHMEMU_ENOMEM) prints its line and returns NULL in either mode.
  *
  * Threading: each PE is driven by one thread (the thread shmemu_launch started
  * for it, or the thread that called shmemu_init).

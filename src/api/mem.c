@@ -234,7 +234,7 @@ static void *alloc_common(const char *call, size_t size, size_t align, int zero)
     } else if (size && shmemu__heap_alloc(&me->alloc, size, align, &off) != 0) {
         size_t free_b, largest;
         shmemu__heap_stats(&me->alloc, &free_b, &largest);
-        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_ENOMEM, call,
+        st = shmemu__collective_refuse(me, me->pe == 0, SHMEMU_ENOMEM, call,
                              "no room for %zu bytes (heap %zu bytes, %zu free, largest "
                              "free block %zu); raise SHMEMU_HEAP_SIZE "
                              "(OpenSHMEM: SHMEM_SYMMETRIC_SIZE) or opts.heap_size",
@@ -356,7 +356,7 @@ void *shmemu_realloc(void *ptr, size_t size)
         shmemu__heap_free(&me->alloc, off);
         p = me->heap + noff;
     } else {
-        st = shmemu__collective_fail(me, me->pe == 0, SHMEMU_ENOMEM, call,
+        st = shmemu__collective_refuse(me, me->pe == 0, SHMEMU_ENOMEM, call,
                              "no room to grow the block to %zu bytes; raise "
                              "SHMEMU_HEAP_SIZE",
                              size);

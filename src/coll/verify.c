@@ -397,8 +397,13 @@ static int pe_main(void *arg)
      * aborts (a deadlock) never returns here to free it, and the heap goes
      * with the job.  (The host copy of a staged heap is the exception.) */
     unsigned char *block = shmemu_malloc(bytes), *at;
-    if (!block)
+    if (!block) { /* a setup fault, not the algorithm's: the case says so */
+        fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0,
+                     "no room on the symmetric heap for the case's buffers; raise its "
+                     "heap_size",
+                     NULL, NULL);
         return 1;
+    }
     struct view v = {block, block};
     if (!shmemu_heap_host_accessible() && !(v.host = malloc(bytes))) {
         fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, "out of memory for the host copy",

@@ -395,5 +395,9 @@ int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec
  * it (and in ABORT mode ends the job), the others only record the status. */
 int shmemu__collective_fail(shmemu__pe *me, int reporter, int status, const char *call,
                             const char *fmt, ...) SHMEMU__PRINTF(5, 6) SHMEMU__HIDDEN;
+/* The same for a condition the program may handle (an allocation that
+ * finds no room): reported alike, returned in every error mode. */
+int shmemu__collective_refuse(shmemu__pe *me, int reporter, int status, const char *call,
+                              const char *fmt, ...) SHMEMU__PRINTF(5, 6) SHMEMU__HIDDEN;
 
 #endif /* SHMEMU_CORE_H */

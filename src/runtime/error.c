@@ -105,6 +105,22 @@ int shmemu__collective_fail(shmemu__pe *me, int reporter, int status, const char
     return shmemu__fail(me, status, call, "%s", msg);
 }
 
+int shmemu__collective_refuse(shmemu__pe *me, int reporter, int status, const char *call,
+                              const char *fmt, ...)
+{
+    shmemu__last_status = status;
+    if (!reporter)
+        return status;
+    char msg[400], line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    snprintf(line, sizeof(line), "shmemu: PE %d/%d %s: %s\n", me->pe, me->npes, call, msg);
+    shmemu__emit(line);
+    return status;
+}
+
 int shmemu_error(int status, const char *call, const char *fmt, ...)
 {
     char msg[400];
