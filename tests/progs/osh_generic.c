@@ -192,6 +192,24 @@ static uint64_t sig;
             CHECK(got[i] == VAL(T, me, i) && got[3 + i] == VAL(T, me, 4 + i),  \
                   #T " iget [%d]", i);                                         \
         shmem_barrier_all();                                                   \
+        /* blocks of 2 from every 3rd element into slots 0-1 and 4-5 */        \
+        shmem_ibput(rma_##N, loc, 4, 3, 2, 2, right);                          \
+        shmem_ibput(ctx, rma_##N + 2, loc + 1, 4, 3, 1, 2, right);             \
+        shmem_quiet();                                                         \
+        shmem_ctx_quiet(ctx);                                                  \
+        shmem_barrier_all();                                                   \
+        for (int i = 0; i < 2; i++)                                            \
+            CHECK(rma_##N[4 * i] == VAL(T, left, 3 * i) &&                     \
+                      rma_##N[4 * i + 1] == VAL(T, left, 3 * i + 1) &&         \
+                      rma_##N[4 * i + 2] == VAL(T, left, 3 * i + 1),           \
+                  #T " ibput [%d]", i);                                        \
+        shmem_ibget(got, rma_##N, 2, 4, 2, 2, right);                          \
+        shmem_ibget(ctx, got + 4, rma_##N + 2, 1, 4, 1, 2, right);             \
+        CHECK(got[0] == VAL(T, me, 0) && got[1] == VAL(T, me, 1) &&            \
+                  got[2] == VAL(T, me, 3) && got[3] == VAL(T, me, 4) &&        \
+                  got[4] == VAL(T, me, 1) && got[5] == VAL(T, me, 4),          \
+              #T " ibget");                                                    \
+        shmem_barrier_all();                                                   \
         shmem_put_nbi(rma_##N, loc + 1, 3, right);                             \
         shmem_put_nbi(ctx, rma_##N + 3, loc + 4, 4, right);                    \
         shmem_quiet();                                                         \
@@ -329,6 +347,10 @@ FOR_COLL(COLL_TEST)
         for (int i = 2; i <= n; i++)                                           \
             fact *= i;                                                         \
         CHECK(rdst_##N[0] == (T)fact, #T " prod_reduce");                      \
+        shmem_sum_inscan(SHMEM_TEAM_WORLD, rdst_##N, rsrc_##N, 1);             \
+        CHECK(rdst_##N[0] == (T)((me + 1) * (me + 2) / 2), #T " sum_inscan");  \
+        shmem_sum_exscan(SHMEM_TEAM_WORLD, rdst_##N, rsrc_##N, 1);             \
+        CHECK(rdst_##N[0] == (T)(me * (me + 1) / 2), #T " sum_exscan");        \
         shmem_barrier_all();                                                   \
     }
 #define FOR_RED(X)                                                             \
