@@ -7,7 +7,8 @@
  * programs run under mpirun unchanged; the control plane of jobs over
  * several nodes gives the same answers, here on one node
  * (SHMEMU_UCX_CONTROL=network; scripts/test-multinode.sh runs it across
- * two network namespaces).  Skipped, with the reason, where the
+ * two network namespaces); PEs that compute outside the library end when
+ * mpirun is killed outright.  Skipped, with the reason, where the
  * transport or mpirun is missing.
  */
 #include <limits.h>
@@ -18,7 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -258,6 +263,113 @@ static void test_network_control_bad_value(void **state)
         fail_msg("status %#x, output:\n%s", o.status, o.out);
 }
 
+/* The children of ppid named comm (from /proc), up to max of them. */
+static int children_named(pid_t ppid, const char *comm, pid_t *out, int max)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    struct dirent *e;
+    while (d && n < max && (e = readdir(d))) {
+        char path[300], buf[512];
+        snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+        int pp;
+        if (!open || !close || sscanf(close + 2, "%*c %d", &pp) != 1 || pp != ppid)
+            continue;
+        *close = '\0';
+        if (!strcmp(open + 1, comm))
+            out[n++] = (pid_t)atoi(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Gone: no such process, or a zombie nobody has reaped yet. */
+static int gone(pid_t pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    char *close = strrchr(buf, ')');
+    return close && close[1] && close[2] == 'Z';
+}
+
+static void nap(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* mpirun killed with SIGKILL while its PEs compute (never entering the
+ * library): each PE process notices its launcher is gone and ends instead
+ * of running on as an orphan. */
+static void test_launcher_killed(void **state)
+{
+    (void)state;
+    need_mpirun();
+    char out[] = "/tmp/shmemu-launcher-XXXXXX";
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    char plugin[PATH_MAX + 32];
+    snprintf(plugin, sizeof(plugin), "%s", th_tool("libshmemu-ucx.so"));
+    char *prog = th_tool("tests/progs/crashy");
+    pid_t run = fork();
+    if (run == 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+        setenv("SHMEMU_UCX_PLUGIN", plugin, 1);
+        char *argv[] = {mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root", prog,
+                        "none", "compute", NULL};
+        if (getuid() != 0)
+            argv[4] = prog, argv[5] = "none", argv[6] = "compute", argv[7] = NULL;
+        execv(mpirun, argv);
+        _exit(127);
+    }
+    assert_true(run > 0);
+    pid_t pes[2];
+    int n = 0;
+    for (int i = 0; i < 600 && n < 2; i++) { /* up to 60 s to start */
+        nap(100);
+        n = children_named(run, "crashy", pes, 2);
+    }
+    nap(1500); /* past shmemu_init and the barrier: computing */
+    kill(run, SIGKILL);
+    int status;
+    waitpid(run, &status, 0);
+    int left = n;
+    for (int i = 0; i < 100 && left; i++) { /* a PE looks 4 times a second */
+        nap(100);
+        left = 0;
+        for (int k = 0; k < n; k++)
+            left += !gone(pes[k]);
+    }
+    for (int k = 0; k < n; k++)
+        if (!gone(pes[k]))
+            kill(pes[k], SIGKILL);
+    char text[4096] = "";
+    ssize_t len = pread(fd, text, sizeof(text) - 1, 0);
+    text[len > 0 ? len : 0] = '\0';
+    close(fd);
+    unlink(out);
+    if (n != 2)
+        fail_msg("mpirun started %d PE processes in 60 s; output:\n%s", n, text);
+    if (left)
+        fail_msg("%d PE(s) still ran 10 s after mpirun was killed; output:\n%s", left, text);
+    /* What a PE says then went to mpirun's pipes, which died with it. */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_network_control_deadlock),
         cmocka_unit_test(test_network_control_no_checker),
         cmocka_unit_test(test_network_control_bad_value),
+        cmocka_unit_test(test_launcher_killed),
     };
     return cmocka_run_group_tests_name("ucx", tests, NULL, NULL);
 }

@@ -67,6 +67,9 @@ struct shmemu__job {
     int net_ppid; /* the launcher's process (its death ends the job) */
     _Atomic int net_aborting; /* this process has begun an abort */
     _Atomic int64_t net_grace_ns;
+    /* A process an outside launcher (mpirun) started watches it: its PEs
+     * compute outside the library too, where no wait notices it die. */
+    struct shmemu__launcher_watch *launcher_watch;
 };
 
 typedef struct shmemu__pe {

@@ -19,10 +19,13 @@
 
 /* ------------------------------------------------------------------- jobs */
 
+static void launcher_watch_stop(struct shmemu__job *job);
+
 void shmemu__job_free(struct shmemu__job *job)
 {
     if (!job)
         return;
+    launcher_watch_stop(job);
     if (job->tl.ctl)
         shmemu__tl_job_destroy(job);
     free(job->tl.heap_base);
@@ -256,6 +259,91 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
     return SHMEMU_OK;
 }
 
+/* ----------------------------------------------------------- launcher watch */
+
+/*
+ * mpirun killed outright (SIGKILL, a lost node) ends nothing by itself: its
+ * PE processes are reparented and a PE computing outside the library runs
+ * on forever.  One thread a process looks at its parent four times a
+ * second and ends the process when it has changed.  (PR_SET_PDEATHSIG,
+ * which shmemu-run's PEs get, would fire on the exit of whichever thread
+ * of mpirun forked us, and can only be set before exec.)
+ */
+#define LAUNCHER_WATCH_NS 250000000LL
+
+struct shmemu__launcher_watch {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done, pe;
+    pid_t ppid;
+    pthread_t thread;
+};
+
+static void *launcher_watch_main(void *arg)
+{
+    struct shmemu__launcher_watch *w = arg;
+    pthread_mutex_lock(&w->lock);
+    while (!w->done) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + LAUNCHER_WATCH_NS;
+        ts.tv_sec = (time_t)(t / 1000000000);
+        ts.tv_nsec = (long)(t % 1000000000);
+        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+        if (!w->done && getppid() != w->ppid) {
+            /* Where the launcher carried our output, this line dies with
+             * it (and SIGPIPE ends us as surely as the exit). */
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "shmemu: PE %d: the launcher that started this process (pid %d) is "
+                     "gone; ending the process\n",
+                     w->pe, (int)w->ppid);
+            shmemu__emit(msg);
+            _exit(EXIT_FAILURE);
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+static void launcher_watch_start(struct shmemu__job *job, int pe)
+{
+    struct shmemu__launcher_watch *w = calloc(1, sizeof(*w));
+    if (!w)
+        return; /* a watch less: waits still notice the launcher's end */
+    w->pe = pe;
+    w->ppid = getppid();
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&w->lock, NULL);
+    if (w->ppid <= 1 || pthread_create(&w->thread, NULL, launcher_watch_main, w) != 0) {
+        pthread_cond_destroy(&w->cond);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        return;
+    }
+    job->launcher_watch = w;
+}
+
+static void launcher_watch_stop(struct shmemu__job *job)
+{
+    struct shmemu__launcher_watch *w = job->launcher_watch;
+    if (!w)
+        return;
+    job->launcher_watch = NULL;
+    pthread_mutex_lock(&w->lock);
+    w->done = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
 /* The control area of a job that its processes made themselves: laid out
  * as job_create's is. */
 static void ctl_init(struct shmemu_tl_job *tl)
@@ -313,6 +401,7 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
                                 "different SHMEMU_HEAP_SIZE?)");
         }
         job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
+        launcher_watch_start(job, pe);
         *job_p = job;
         *pe_p = pe;
         return 1;
