@@ -74,6 +74,7 @@ EXPECT="ok 4" run "osh_ctx team" "$TWO" 4 ok "$BUILD/tests/progs/osh_ctx" team
 EXPECT="ok 4" run "osh_ctx good" "$TWO" 4 ok "$BUILD/tests/progs/osh_ctx" good
 EXPECT="ok 4" run "osh_generic" "$TWO" 4 ok "$BUILD/tests/progs/osh_generic"
 EXPECT="ok 3" run "osh_threads" "$ODD" 3 ok "$BUILD/tests/progs/osh_threads"
+EXPECT=" passed, 0 failed" run "the verifier's quick matrix in one job" "$ODD" 3 ok "$BUILD/shmemu-verify" --quick
 EXPECT="" run "a PE killed in a barrier ends the job" "$TWO" 4 ends "$BUILD/tests/progs/crashy" kill barrier
 EXPECT="" run "a PE crashing in a wait ends the job" "$ODD" 3 ends "$BUILD/tests/progs/crashy" segv wait
 EXPECT="" run "a PE exiting while others compute ends the job" "$TWO" 4 ends "$BUILD/tests/progs/crashy" exit3 compute

@@ -64,12 +64,12 @@ static void need_mpirun(void)
 
 /* mpirun -np n [--oversubscribe] prog args..., under a time limit, with
  * extra environment entries env. */
-static void run_mpi(int n, const char *const env[], const char *prog, const char *arg,
-                    const char *arg2, struct th_outcome *o)
+static void run_mpi_argv(int n, const char *const env[], const char *prog,
+                         const char *const args[], struct th_outcome *o)
 {
     char np[16];
     snprintf(np, sizeof(np), "%d", n);
-    char *argv[16];
+    char *argv[24];
     int k = 0;
     argv[k++] = "/usr/bin/timeout";
     argv[k++] = "-s";
@@ -82,10 +82,8 @@ static void run_mpi(int n, const char *const env[], const char *prog, const char
     if (getuid() == 0)
         argv[k++] = "--allow-run-as-root";
     argv[k++] = th_tool(prog);
-    if (arg)
-        argv[k++] = (char *)arg;
-    if (arg2)
-        argv[k++] = (char *)arg2;
+    for (int i = 0; args && args[i] && k < 23; i++)
+        argv[k++] = (char *)args[i];
     argv[k] = NULL;
     /* Programs linked with libshmemu.a look for the plugin beside
      * themselves, and tests/progs is not beside it. */
@@ -102,6 +100,13 @@ static void run_mpi(int n, const char *const env[], const char *prog, const char
         printf("# skipped: %s", strstr(o->out, "the UCX plugin"));
         skip();
     }
+}
+
+static void run_mpi(int n, const char *const env[], const char *prog, const char *arg,
+                    const char *arg2, struct th_outcome *o)
+{
+    const char *const args[] = {arg, arg ? arg2 : NULL, NULL};
+    run_mpi_argv(n, env, prog, args, o);
 }
 
 /* examples/hello_spmd: PE p gets 1000 + left from its left neighbour. */
@@ -263,6 +268,27 @@ static void test_network_control_bad_value(void **state)
         fail_msg("status %#x, output:\n%s", o.status, o.out);
 }
 
+/* The verifier's quick matrix inside one mpirun job of 4 PEs: every
+ * built-in passes; a planted bug is found. */
+static void test_verify_under_mpirun(void **state)
+{
+    (void)state;
+    need_mpirun();
+    struct th_outcome o;
+    run_mpi(4, NULL, "shmemu-verify", "--quick", NULL, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0 ||
+        !strstr(o.out, "inside a job of 4 PEs on ucx") || !strstr(o.out, " passed, 0 failed\n"))
+        fail_msg("mpirun -np 4 shmemu-verify --quick: status %#x, output:\n%s", o.status, o.out);
+    const char *const args[] = {"--lib",        th_tool("examples/libmy_allreduce_buggy.so"),
+                                "--symbol",     "my_allreduce_buggy",
+                                "--collective", "allreduce",
+                                "--quick",      NULL};
+    run_mpi_argv(4, NULL, "shmemu-verify", args, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) == 0 ||
+        !strstr(o.out, "first failure: wrong result"))
+        fail_msg("a planted bug under mpirun: status %#x, output:\n%s", o.status, o.out);
+}
+
 /* The children of ppid named comm (from /proc), up to max of them. */
 static int children_named(pid_t ppid, const char *comm, pid_t *out, int max)
 {
@@ -382,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_network_control_deadlock),
         cmocka_unit_test(test_network_control_no_checker),
         cmocka_unit_test(test_network_control_bad_value),
+        cmocka_unit_test(test_verify_under_mpirun),
         cmocka_unit_test(test_launcher_killed),
     };
     return cmocka_run_group_tests_name("ucx", tests, NULL, NULL);

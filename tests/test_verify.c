@@ -504,6 +504,76 @@ static void test_tool(void **state)
     assert_int_equal(run_tool("--dtype float128", out, sizeof(out)), 2);
 }
 
+/* Started by a launcher, the verifier runs every case inside that one job
+ * (the job's PE count and transport) and gives the verdicts a launch per
+ * case gives: here under shmemu-run on shm, 3 PEs (tests/test_ucx.c runs it
+ * under mpirun). */
+static void test_tool_in_job(void **state)
+{
+    (void)state;
+    static char out[1 << 20], alone[1 << 20];
+    char args[4096];
+    snprintf(args, sizeof(args),
+             "--lib %s/examples/libmy_allreduce_buggy.so --symbol my_allreduce_buggy "
+             "--collective allreduce --quick",
+             th_build_dir());
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd), "cd %s/.. && %s/shmemu-run -n 3 -t shm -- %s/shmemu-verify %s 2>&1",
+             th_build_dir(), th_build_dir(), th_build_dir(), args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t got = fread(out, 1, sizeof(out) - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    if (!strstr(out, "inside a job of 3 PEs on shm"))
+        fail_msg("no in-job header:\n%s", out);
+    /* the same cases, launched one job each, fail the same way */
+    char more[4200];
+    snprintf(more, sizeof(more), "%s --npes 3 --transport shm", args);
+    assert_int_equal(run_tool(more, alone, sizeof(alone)), 1);
+    const char *a = strstr(out, "\n# collective"), *b = strstr(alone, "\n# collective");
+    assert_non_null(a);
+    assert_non_null(b);
+    /* the first failure's line, and the counts */
+    const char *fa = strstr(a, "first failure: "), *fb = strstr(b, "first failure: ");
+    assert_non_null(fa);
+    assert_non_null(fb);
+    assert_memory_equal(fa, fb, strcspn(fb, "\n"));
+    const char *ca = strstr(out, " passed, "), *cb = strstr(alone, " passed, ");
+    assert_non_null(ca);
+    assert_non_null(cb);
+    while (ca > out && ca[-1] != '\n')
+        ca--;
+    while (cb > alone && cb[-1] != '\n')
+        cb--;
+    assert_memory_equal(ca, cb, strcspn(cb, "\n"));
+    /* and the built-ins pass */
+    snprintf(cmd, sizeof(cmd),
+             "cd %s/.. && %s/shmemu-run -n 3 -t shm -- %s/shmemu-verify --quick "
+             "--collective broadcast 2>&1",
+             th_build_dir(), th_build_dir(), th_build_dir());
+    p = popen(cmd, "r");
+    assert_non_null(p);
+    got = fread(out, 1, sizeof(out) - 1, p);
+    out[got] = '\0';
+    st = pclose(p);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !strstr(out, " passed, 0 failed\n"))
+        fail_msg("built-in broadcasts in one job: status %#x\n%s", st, out);
+    /* the checker and schedules are the job's */
+    snprintf(cmd, sizeof(cmd),
+             "cd %s/.. && %s/shmemu-run -n 2 -t shm -- %s/shmemu-verify --quick --fuzz 2 2>&1",
+             th_build_dir(), th_build_dir(), th_build_dir());
+    p = popen(cmd, "r");
+    assert_non_null(p);
+    got = fread(out, 1, sizeof(out) - 1, p);
+    out[got] = '\0';
+    st = pclose(p);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) != 0);
+    assert_non_null(strstr(out, "inside a launcher's job the checker is the job's"));
+}
+
 /* A user's plugin built the usual way against an installed shmemu loads in
  * the installed verifier, and shares its one copy of the library. */
 static void test_installed_plugin(void **state)
@@ -558,7 +628,7 @@ int main(void)
         cmocka_unit_test(test_wrong_op),   cmocka_unit_test(test_off_by_one),
         cmocka_unit_test(test_past_dest),  cmocka_unit_test(test_deadlock),
         cmocka_unit_test(test_wrong_root), cmocka_unit_test(test_src_changed),
-        cmocka_unit_test(test_invalid_case), cmocka_unit_test(test_tool),
+        cmocka_unit_test(test_invalid_case), cmocka_unit_test(test_tool), cmocka_unit_test(test_tool_in_job),
         cmocka_unit_test(test_installed_plugin), cmocka_unit_test(test_provenance),
         cmocka_unit_test(test_repeated_calls), cmocka_unit_test(test_members_agree),
         cmocka_unit_test(test_heap_per_case), cmocka_unit_test(test_polling_and_time),

@@ -14,6 +14,10 @@
  * per case, "N passed, M failed", and for the first failure a command that
  * reproduces it and the first element that differs.  Exit status 0 iff all
  * passed.  docs/VERIFY.md has the details.
+ *
+ * Started by a launcher as the PEs of one job (mpirun -np 4 shmemu-verify,
+ * shmemu-run -n 4 -t shm shmemu-verify), every case runs inside that job,
+ * on its transport and PE count, and PE 0 reports.
  */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -511,6 +515,20 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--transport")) axis_opt[A_TRANSPORT] = v;
         else die("unknown option '%s' (see --help)", a);
     }
+    /* Started as the PEs of a job: the cases run inside it. */
+    int spmd = getenv("PMIX_RANK") || getenv("SHMEMU_RUN_NPES"), me = 0;
+    if (spmd) {
+        if (fuzz_seeds || check_opt || race || explore || sim_opt)
+            die("inside a launcher's job the checker is the job's: set SHMEMU_CHECK for the "
+                "launch instead of --fuzz, --check, --race, --explore or --sim");
+        if (shmemu_init() != SHMEMU_OK)
+            die("started by a launcher, but could not join its job (see above)");
+        /* an algorithm's failing call is a verdict, not the end of the job */
+        (void)shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+        me = shmemu_my_pe();
+        if (me != 0 && !freopen("/dev/null", "w", stdout))
+            die("cannot silence PE %d's output", me);
+    }
     if (explore && sim_opt)
         die("--explore picks the schedules itself: leave out --sim");
     if ((explore || sim_opt) && !axis_opt[A_TRANSPORT])
@@ -524,7 +542,23 @@ int main(int argc, char **argv)
     if (axis_opt[A_OP]) parse_names(A_OP, axis_opt[A_OP], op_name, SHMEMU_OP_COUNT);
     if (axis_opt[A_INPLACE]) parse_yesno(A_INPLACE, axis_opt[A_INPLACE], "yes", "no");
     if (axis_opt[A_TEAM]) parse_yesno(A_TEAM, axis_opt[A_TEAM], "strided", "world");
-    if (axis_opt[A_TRANSPORT]) {
+    if (spmd) { /* the job's PE count and transport, and no other */
+        long long np = shmemu_n_pes(), zero = 0;
+        int listed = !axis_opt[A_NPES];
+        for (int i = 0; i < ax[A_NPES].n && !listed; i++)
+            listed = ax[A_NPES].v[i] == np;
+        if (!listed)
+            die("--npes %s leaves out this job's %lld PEs: under a launcher every case runs "
+                "on the job's PEs",
+                axis_opt[A_NPES], np);
+        set_axis(A_NPES, &np, 1);
+        const char *tp = shmemu_transport_name();
+        if (axis_opt[A_TRANSPORT] && strcmp(axis_opt[A_TRANSPORT], tp))
+            die("--transport %s: this job runs on %s", axis_opt[A_TRANSPORT], tp);
+        transports[0] = tp;
+        ntransports = 1;
+        set_axis(A_TRANSPORT, &zero, 1);
+    } else if (axis_opt[A_TRANSPORT]) {
         char *copy = strdup(axis_opt[A_TRANSPORT]), *save = NULL;
         long long v[8];
         ntransports = 0;
@@ -645,13 +679,16 @@ int main(int argc, char **argv)
     if (explore)
         snprintf(mode + strlen(mode), sizeof(mode) - strlen(mode),
                  ", %d %s schedules per case", explore, strategy);
+    if (spmd)
+        snprintf(mode + strlen(mode), sizeof(mode) - strlen(mode),
+                 ", inside a job of %d PEs on %s", shmemu_n_pes(), shmemu_transport_name());
     printf("# shmemu-verify %s: %d cases, seed %llu, inputs %s%s\n", SHMEMU_VERSION_STRING, n,
            (unsigned long long)seed, inputs ? "random" : "exact", mode);
     if (verbose)
         printf("%-14s %-12s %-6s %4s %8s %-8s %-5s %-3s %-7s %-4s %8s\n", "# collective", "algo",
                "tport", "npes", "count", "dtype", "op", "in", "team", "res", "seconds");
     fflush(stdout);
-    int failed = 0, tty = isatty(STDERR_FILENO), said = 0;
+    int failed = 0, tty = me == 0 && isatty(STDERR_FILENO), said = 0;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < n; i++) {
@@ -662,7 +699,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "\r[%d/%d] %d failed, %.0f s: %s %s npes %d count %zu      ", i + 1,
                     n, failed, el, shmemu_coll_name(rows[i].vc.coll), rows[i].vc.algo,
                     rows[i].vc.npes, rows[i].vc.count);
-        else if (i * 10 / n != said) {
+        else if (me == 0 && i * 10 / n != said) {
             said = i * 10 / n;
             fprintf(stderr, "# %d/%d cases, %d failed, %.0f s\n", i, n, failed, el);
         }
@@ -718,8 +755,10 @@ int main(int argc, char **argv)
         printf("# explored %d %s schedules per case: %zu distinct interleavings in all\n",
                explore, strategy, seen_n);
     printf("%d passed, %d failed\n", n - failed, failed);
-    if (json)
+    if (json && me == 0)
         write_json(json, rows, n, failed);
     free(rows);
+    if (spmd)
+        (void)shmemu_finalize();
     return failed ? 1 : 0;
 }

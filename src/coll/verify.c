@@ -33,6 +33,8 @@
 struct shared {
     int lock;         /* guards the fault fields (PEs may be processes) */
     int failed;       /* a PE found a fault: the lowest (rank, call, PE, index) is kept */
+    int no_room;      /* a PE's allocation found the heap full (the case's, or the
+                         algorithm's scratch): the heap is too small, not the algorithm wrong */
     int rank, call, pe;
     size_t index;
     char reason[448];
@@ -44,6 +46,7 @@ struct shared {
 struct job {
     const shmemu_verify_case *vc;
     struct shared *sh;
+    int whole_ref; /* sh is this process's alone: compute every reference slice */
 };
 
 /* Kinds of fault, the one that names the mistake best first: a dest that
@@ -398,6 +401,7 @@ static int pe_main(void *arg)
      * with the job.  (The host copy of a staged heap is the exception.) */
     unsigned char *block = shmemu_malloc(bytes), *at;
     if (!block) { /* a setup fault, not the algorithm's: the case says so */
+        __atomic_store_n(&sh->no_room, 1, __ATOMIC_RELAXED);
         fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0,
                      "no room on the symmetric heap for the case's buffers; raise its "
                      "heap_size",
@@ -420,8 +424,8 @@ static int pe_main(void *arg)
         at_return[k] = at;
     if (me >= 0) {
         /* my slice of the reduction's reference, for every call */
-        size_t nref = sh->nref, lo = nref * (size_t)me / (size_t)n,
-               hi = nref * (size_t)(me + 1) / (size_t)n;
+        size_t nref = sh->nref, lo = job->whole_ref ? 0 : nref * (size_t)me / (size_t)n,
+               hi = job->whole_ref ? nref : nref * (size_t)(me + 1) / (size_t)n;
         for (int k = 0; k < VERIFY_CALLS; k++)
             for (size_t i = lo; i < hi; i++)
                 sh->want[(size_t)k * nref + i] = shmemu__verify_want(vc, k, n, i);
@@ -445,6 +449,8 @@ static int pe_main(void *arg)
             !(st = from_heap(&v, b->src, in * es)))
             check_src(vc, sh, k, me, b->src, snap, in);
     }
+    if (st == SHMEMU_ENOMEM)
+        __atomic_store_n(&sh->no_room, 1, __ATOMIC_RELAXED);
     if (st) {
         char why[160];
         snprintf(why, sizeof(why), "PE %d: the algorithm returned %d (%s)%s", me, st,
@@ -508,6 +514,56 @@ static double case_timeout(const shmemu_verify_case *vc, size_t in, size_t out)
     return t;
 }
 
+/* The verdict a PE of the job found, where all can read it. */
+struct verdict {
+    int failed, no_room, rank, call, pe;
+    size_t index;
+    char reason[448], expected[48], got[48];
+};
+
+/* Inside a job (shmemu-verify started by mpirun or shmemu-run): the case
+ * runs on this job's PEs, every one calling here in the same order.  Each
+ * keeps its own record of faults; then all read everyone's and keep the
+ * first by the same ranking, so every PE returns the same verdict. */
+static int run_in_job(const shmemu_verify_case *vc, struct shared *sh, shmemu_verify_result *res)
+{
+    struct job job = {vc, sh, 1};
+    int np = shmemu_n_pes();
+    struct verdict *all = shmemu_calloc((size_t)np, sizeof(*all)), mine = {0};
+    if (!all)
+        return shmemu_last_status();
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = pe_main(&job);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (rc && !sh->failed)
+        fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, "a PE could not run the case", NULL,
+                     NULL);
+    mine = (struct verdict){.failed = sh->failed, .no_room = sh->no_room, .rank = sh->rank,
+                            .call = sh->call, .pe = sh->pe, .index = sh->index};
+    memcpy(mine.reason, sh->reason, sizeof(mine.reason));
+    memcpy(mine.expected, sh->expected, sizeof(mine.expected));
+    memcpy(mine.got, sh->got, sizeof(mine.got));
+    int st = shmemu_putmem(&all[shmemu_my_pe()], &mine, sizeof(mine), 0);
+    if (!st)
+        st = shmemu_barrier_all();
+    if (!st)
+        st = shmemu_getmem(all, all, (size_t)np * sizeof(*all), 0);
+    if (!st) {
+        memset(sh, 0, sizeof(*sh));
+        for (int p = 0; p < np; p++)
+            sh->no_room |= all[p].no_room;
+        for (int p = 0; p < np; p++)
+            if (all[p].failed)
+                fault_ranked(sh, all[p].rank, all[p].call, all[p].pe, all[p].index,
+                             all[p].reason, all[p].expected, all[p].got);
+    }
+    int fst = shmemu_barrier_all(); /* every PE read PE 0's copy before it goes */
+    shmemu_free(all);
+    return st ? st : fst;
+}
+
 int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
 {
     memset(res, 0, sizeof(*res));
@@ -533,7 +589,30 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
     if (sh == MAP_FAILED)
         return SHMEMU_ENOMEM;
     sh->nref = nref;
-    struct job job = {vc, sh};
+    if (shmemu_my_pe() >= 0) { /* inside a job: on its PEs, as they are */
+        int st = vc->npes == shmemu_n_pes() ? run_in_job(vc, sh, res) : SHMEMU_EINVAL;
+        res->status = st;
+        if (sh->no_room) {
+            snprintf(res->reason, sizeof(res->reason),
+                     "heap too small for this case: the job's heap ran out (the algorithm's "
+                     "scratch?); raise SHMEMU_HEAP_SIZE for the launch");
+        } else if (sh->failed) {
+            res->pe = sh->pe;
+            res->index = sh->index;
+            snprintf(res->reason, sizeof(res->reason), "%s", sh->reason);
+            snprintf(res->expected, sizeof(res->expected), "%s", sh->expected);
+            snprintf(res->got, sizeof(res->got), "%s", sh->got);
+        } else if (st) {
+            snprintf(res->reason, sizeof(res->reason), "the case ended with %d (%s)", st,
+                     shmemu_strerror(st));
+        }
+        res->passed = !sh->failed && !st;
+        if (!res->passed && shmemu_check_notes(res->notes, sizeof(res->notes)) == 0)
+            res->notes[0] = '\0';
+        munmap(sh, shbytes);
+        return st == SHMEMU_EINVAL ? st : SHMEMU_OK;
+    }
+    struct job job = {vc, sh, 0};
     /* Two buffer pairs, a copy of src and of dest per call, guards; then
      * room for an algorithm's scratch, which commonly grows with PEs x
      * count (a slot per peer). */
@@ -548,7 +627,8 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
     res->status = shmemu_launch(&o, pe_main, &job);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    if (res->status == SHMEMU_ENOMEM || (sh->failed && strstr(sh->reason, "(out of memory)"))) {
+    if (res->status == SHMEMU_ENOMEM || sh->no_room ||
+        (sh->failed && strstr(sh->reason, "(out of memory)"))) {
         snprintf(res->reason, sizeof(res->reason),
                  "heap too small for this case: %zu bytes per PE ran out (the algorithm's "
                  "scratch?); rerun with --heap-size",
