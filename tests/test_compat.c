@@ -160,6 +160,26 @@ static void test_contexts(void **state)
     const char *at = strstr(o.out, "stale ");
     if (!at || sscanf(at, "stale %d", &stale) != 1 || stale <= 0)
         fail_msg("a missing shmem_ctx_quiet went unseen under the checker:\n%s", o.out);
+    /* Fences are per context: data and flag fenced on their own context
+     * always arrive in order; a fence on another context orders nothing,
+     * which the checker shows by delivering the flag first. */
+    for (int c = 0; c < 3; c++) {
+        char *fargv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_ctx"), "fenced",
+                         NULL};
+        const char *fenv[] = {checks[c], NULL};
+        th_run_cmd(fargv, checks[c] ? fenv : NULL, &o);
+        if (!exited(&o, 0) || !strstr(o.out, "ok 3\n"))
+            fail_msg("fenced, %s: status %#x, output:\n%s", checks[c] ? checks[c] : "plain",
+                     o.status, o.out);
+    }
+    char *wargv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_ctx"), "wrongfence",
+                     NULL};
+    th_run_cmd(wargv, env, &o);
+    assert_true(exited(&o, 0));
+    stale = -1;
+    at = strstr(o.out, "stale ");
+    if (!at || sscanf(at, "stale %d", &stale) != 1 || stale <= 0)
+        fail_msg("a fence on the wrong context went unseen under the checker:\n%s", o.out);
 }
 
 /* OpenSHMEM's environment variables: SHMEM_SYMMETRIC_SIZE sizes the heap

@@ -57,7 +57,7 @@ static int body_return_mode(void *arg)
     /* strided: every block is checked before the first moves */
     memset(priv, 0x5a, 64);
     PE_CHECK_EQ(shmemu_ibput(blk, priv, 1, 2, 2, 2, 1, me), SHMEMU_EINVAL); /* overlap */
-    PE_CHECK_EQ(shmemu_ibput(blk, priv, 200, 1, 4, 6, 1, me), SHMEMU_ERANGE); /* last out */
+    PE_CHECK_EQ(shmemu_ibput(blk, priv, 205, 1, 4, 6, 1, me), SHMEMU_ERANGE); /* last out */
     PE_CHECK_EQ(shmemu_ibput(blk + 8, priv, -9, 1, 1, 2, 1, me), SHMEMU_ERANGE); /* first */
     PE_CHECK_EQ(shmemu_long_iput((long *)(void *)blk, (long *)(void *)priv,
                                  PTRDIFF_MAX / 2, 1, 3, me),

@@ -60,8 +60,11 @@ int shmemu__chk_record_overtake(shmemu__pe *me, const struct held *h)
         return 0;
     for (size_t j = 0; j < k->n; j++) {
         const struct held *c = &k->q[j];
-        if (c != h && c->kind == H_PUT && c->rma.nbytes && c->seq < h->seq &&
-            c->epoch == h->epoch && c->rma.pe == shmemu__chk_target_of(h) && (!y || c->seq < y->seq))
+        /* no fence between them on their one context; no fence at all
+         * orders two contexts */
+        int unordered = c->ctx != h->ctx || c->epoch == h->epoch;
+        if (c != h && c->kind == H_PUT && c->rma.nbytes && c->seq < h->seq && unordered &&
+            c->rma.pe == shmemu__chk_target_of(h) && (!y || c->seq < y->seq))
             y = c;
     }
     if (!y)

@@ -312,7 +312,7 @@ int shmemu__chk_enqueue(shmemu__pe *me, struct held *h)
     while (k->n && (k->n >= HOLD_MAX_OPS || k->bytes > HOLD_MAX_BYTES))
         shmemu__chk_deliver(me, shmemu__chk_pick(me, SIZE_MAX));
     h->seq = ++k->seq;
-    h->epoch = k->epoch;
+    h->epoch = shmemu__chk_fence_epoch(k, h->ctx);
     int64_t now = shmemu__time();
     h->issued_ns = now;
     h->due_ns = now + shmemu__chk_afford(k, hold_ns(k, now));
@@ -348,6 +348,36 @@ int shmemu__chk_enqueue(shmemu__pe *me, struct held *h)
     return 0;
 }
 
+/* Fences are per context: an epoch counts them all, and each context
+ * remembers the stamp of its own last one, so that held operations compare
+ * stamps only within a context (a fence on one orders no other). */
+void shmemu__chk_fence(struct shmemu__chk *k, int ctx)
+{
+    uint64_t stamp = ++k->epoch;
+    if (ctx < 0) {
+        k->fence_floor = stamp;
+        return;
+    }
+    if ((size_t)ctx >= k->nfence_at) {
+        size_t n = (size_t)ctx + 8;
+        uint64_t *a = realloc(k->fence_at, n * sizeof(*a));
+        if (!a) {
+            k->fence_floor = stamp;
+            return;
+        }
+        memset(a + k->nfence_at, 0, (n - k->nfence_at) * sizeof(*a));
+        k->fence_at = a;
+        k->nfence_at = n;
+    }
+    k->fence_at[ctx] = stamp;
+}
+
+uint64_t shmemu__chk_fence_epoch(const struct shmemu__chk *k, int ctx)
+{
+    uint64_t e = ctx >= 0 && (size_t)ctx < k->nfence_at ? k->fence_at[ctx] : 0;
+    return e > k->fence_floor ? e : k->fence_floor;
+}
+
 /* Deliver what a fence ordered before an operation to pe. */
 void shmemu__chk_deliver_fenced(shmemu__pe *me, int pe)
 {
@@ -356,7 +386,8 @@ void shmemu__chk_deliver_fenced(shmemu__pe *me, int pe)
         size_t best = SIZE_MAX;
         for (size_t j = 0; j < k->n; j++)
             if (k->q[j].kind != H_GET && shmemu__chk_target_of(&k->q[j]) == pe &&
-                k->q[j].epoch < k->epoch && k->q[j].ctx == shmemu__ctx_id &&
+                k->q[j].epoch < shmemu__chk_fence_epoch(k, shmemu__ctx_id) &&
+                k->q[j].ctx == shmemu__ctx_id &&
                 shmemu__chk_deliverable(k, j))
                 best = j;
         if (best == SIZE_MAX)

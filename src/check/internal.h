@@ -79,7 +79,8 @@ struct held {
     struct shmemu_tl_amo amo; /* H_AMO */
     void *copy;               /* a blocking put's data, owned */
     uint64_t seq;             /* issue order */
-    uint64_t epoch;           /* fences before it */
+    uint64_t epoch;           /* the stamp of the last fence on its context
+                                 before it (shmemu__chk_fence_epoch) */
     int ctx;                  /* the context it was issued on: only that
                                  context's quiet completes it, only its
                                  fences order it */
@@ -114,7 +115,13 @@ struct shmemu__chk {
     uint64_t rng;
     struct held *q;
     size_t n, cap, bytes;
-    uint64_t seq, epoch;
+    uint64_t seq, epoch;  /* epoch: fences so far, on every context */
+    /* [ctx]: the epoch stamped by that context's last fence; fence_floor
+     * stands for every context where the array could not grow (ordering
+     * more than asked: never a false report). */
+    uint64_t *fence_at;
+    size_t nfence_at;
+    uint64_t fence_floor;
     int64_t *next_ns; /* [npes]: no delivery to that PE while waiting before
                          this (a gap after the last one) */
     uint64_t *last_seq; /* [npes]: the newest operation delivered there */
@@ -179,6 +186,10 @@ void shmemu__chk_await_landing(shmemu__pe *me, const struct held *g) SHMEMU__HID
 void shmemu__chk_perturb_exit(struct shmemu__chk *k, int delivered) SHMEMU__HIDDEN;
 int shmemu__chk_enqueue(shmemu__pe *me, struct held *h) SHMEMU__HIDDEN;
 void shmemu__chk_deliver_fenced(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
+/* A fence on context ctx: later operations on it go after earlier ones. */
+void shmemu__chk_fence(struct shmemu__chk *k, int ctx) SHMEMU__HIDDEN;
+/* The stamp of context ctx's last fence (0: none yet). */
+uint64_t shmemu__chk_fence_epoch(const struct shmemu__chk *k, int ctx) SHMEMU__HIDDEN;
 void shmemu__chk_stamp(shmemu__pe *me, struct held *h, int flag, size_t flag_off) SHMEMU__HIDDEN;
 
 /* Deliver everything held (quiet, barrier_all, collective allocation,

@@ -99,7 +99,7 @@ static int chk_quiet_held(struct shmemu_tl_job *tl, int pe)
 static int chk_fence_held(struct shmemu_tl_job *tl, int pe)
 {
     shmemu__pe *me = shmemu__self;
-    me->chk->epoch++;
+    shmemu__chk_fence(me->chk, shmemu__ctx_id);
     const struct shmemu_transport_ops *inner = me->job->transport;
     if (SHMEMU_TL_HAS(inner, fence))
         return inner->fence(tl, pe);
@@ -202,6 +202,7 @@ void shmemu__check_pe_fini(shmemu__pe *me)
     while (k->n)
         shmemu__chk_remove_at(k, k->n - 1);
     free(k->q);
+    free(k->fence_at);
     free(k->next_ns);
     free(k->last_seq);
     free(k->last_call);

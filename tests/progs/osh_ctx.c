@@ -8,6 +8,11 @@
  *                      the default context only, so under the checker
  *                      (which holds each context's puts apart) old values
  *                      are read; prints "stale N"
+ *   osh_ctx fenced     data, shmem_ctx_fence, flag, all on one context; the
+ *                      reader waits for the flag: the data is there
+ *   osh_ctx wrongfence the same with the fence on another context, which
+ *                      orders nothing of the first: under the checker the
+ *                      reader sees old data; prints "stale N"
  *
  * Prints "ok N" (or "stale N") on PE 0; one "FAIL" line per wrong value.
  */
@@ -64,6 +69,37 @@ static int rounds(int me, int n, int quiet)
     return stale;
 }
 
+/* Data then flag to the next PE on context c, a fence between them on c
+ * (right) or on another context; the reader waits for the flag. */
+static long data[16], flag;
+static int flag_rounds(int me, int n, int right, long nrounds)
+{
+    shmem_ctx_t c, other;
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &c) == 0 &&
+              shmem_ctx_create(SHMEM_CTX_PRIVATE, &other) == 0,
+          "ctx_create");
+    int stale = 0, next = (me + 1) % n, prev = (me + n - 1) % n;
+    long src[16];
+    for (long it = 1; it <= nrounds; it++) {
+        for (int i = 0; i < 16; i++)
+            src[i] = it * 1000 + me;
+        shmem_ctx_long_put(c, data, src, 16, next);
+        shmem_ctx_fence(right ? c : other);
+        shmem_ctx_long_atomic_set(c, &flag, it, next);
+        shmem_long_wait_until(&flag, SHMEM_CMP_GE, it);
+        for (int i = 0; i < 16; i++)
+            if (data[i] != it * 1000 + prev) {
+                stale++;
+                break;
+            }
+        shmem_ctx_quiet(c);
+        shmem_barrier_all(); /* read before the next round writes */
+    }
+    shmem_ctx_destroy(other);
+    shmem_ctx_destroy(c);
+    return stale;
+}
+
 int main(int argc, char **argv)
 {
     shmem_init();
@@ -75,15 +111,20 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "good")) {
         int stale = rounds(me, n, 1);
         CHECK(stale == 0, "%d rounds read old values after shmem_ctx_quiet", stale);
-    } else if (!strcmp(mode, "missing")) {
-        shmem_int_atomic_add(&total, rounds(me, n, 0), 0);
+    } else if (!strcmp(mode, "fenced")) {
+        int stale = flag_rounds(me, n, 1, 100);
+        CHECK(stale == 0, "%d rounds read old data after the flag with a fence", stale);
+    } else if (!strcmp(mode, "missing") || !strcmp(mode, "wrongfence")) {
+        /* about 2% of rounds show it: enough rounds that none is unlikely */
+        int stale = mode[0] == 'm' ? rounds(me, n, 0) : flag_rounds(me, n, 0, 500);
+        shmem_int_atomic_add(&total, stale, 0);
         shmem_barrier_all();
         if (me == 0)
             printf("stale %d\n", total);
         shmem_finalize();
         return 0;
     } else {
-        CHECK(0, "usage: osh_ctx team|good|missing");
+        CHECK(0, "usage: osh_ctx team|good|missing|fenced|wrongfence");
     }
     shmem_barrier_all();
     if (me == 0 && !failures)
