@@ -236,8 +236,13 @@ static void test_network_control_deadlock(void **state)
         for (int p = 0; p < 3; p++) {
             char want[80];
             snprintf(want, sizeof(want), "PE %d/3 in shmemu_int_wait_until(ivar=heap+0x", p);
-            if (!strstr(o.out, want))
+            const char *line = strstr(o.out, want);
+            if (!line)
                 fail_msg("no \"%s\" in:\n%s", want, o.out);
+            /* the value it waits on, read from it where it is not mapped */
+            const char *eol = strchr(line, '\n'), *val = strstr(line, "): ivar is 0");
+            if (!val || (eol && val > eol))
+                fail_msg("PE %d's line does not show the value it waits on:\n%s", p, o.out);
         }
     }
 }

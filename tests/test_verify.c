@@ -446,16 +446,31 @@ static void test_invalid_case(void **state)
 /* ------------------------------------------------------------- the tool */
 
 
-static int run_tool(const char *args, char *out, size_t len)
+/* cmd's output (stderr too) into out; its exit status, -1 if none. */
+static int run_shell(const char *cmd, char *out, size_t len)
 {
-    char cmd[8192];
-    snprintf(cmd, sizeof(cmd), "cd %s/.. && %s/shmemu-verify %s 2>&1", th_build_dir(),
-             th_build_dir(), args);
     FILE *p = popen(cmd, "r");
     size_t got = p ? fread(out, 1, len - 1, p) : 0;
     out[got] = '\0';
     int st = p ? pclose(p) : -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_tool(const char *args, char *out, size_t len)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd), "cd %s/.. && %s/shmemu-verify %s 2>&1", th_build_dir(),
+             th_build_dir(), args);
+    return run_shell(cmd, out, len);
+}
+
+/* The tool as the npes PEs of one shmemu-run job on shm. */
+static int run_tool_in_job(int npes, const char *args, char *out, size_t len)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd), "cd %s/.. && %s/shmemu-run -n %d -t shm -- %s/shmemu-verify %s 2>&1",
+             th_build_dir(), th_build_dir(), npes, th_build_dir(), args);
+    return run_shell(cmd, out, len);
 }
 
 static void test_tool(void **state)
@@ -517,16 +532,7 @@ static void test_tool_in_job(void **state)
              "--lib %s/examples/libmy_allreduce_buggy.so --symbol my_allreduce_buggy "
              "--collective allreduce --quick",
              th_build_dir());
-    char cmd[8192];
-    snprintf(cmd, sizeof(cmd), "cd %s/.. && %s/shmemu-run -n 3 -t shm -- %s/shmemu-verify %s 2>&1",
-             th_build_dir(), th_build_dir(), th_build_dir(), args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t got = fread(out, 1, sizeof(out) - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), 1);
+    assert_int_equal(run_tool_in_job(3, args, out, sizeof(out)), 1);
     if (!strstr(out, "inside a job of 3 PEs on shm"))
         fail_msg("no in-job header:\n%s", out);
     /* the same cases, launched one job each, fail the same way */
@@ -550,27 +556,11 @@ static void test_tool_in_job(void **state)
         cb--;
     assert_memory_equal(ca, cb, strcspn(cb, "\n"));
     /* and the built-ins pass */
-    snprintf(cmd, sizeof(cmd),
-             "cd %s/.. && %s/shmemu-run -n 3 -t shm -- %s/shmemu-verify --quick "
-             "--collective broadcast 2>&1",
-             th_build_dir(), th_build_dir(), th_build_dir());
-    p = popen(cmd, "r");
-    assert_non_null(p);
-    got = fread(out, 1, sizeof(out) - 1, p);
-    out[got] = '\0';
-    st = pclose(p);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !strstr(out, " passed, 0 failed\n"))
-        fail_msg("built-in broadcasts in one job: status %#x\n%s", st, out);
+    int st = run_tool_in_job(3, "--quick --collective broadcast", out, sizeof(out));
+    if (st != 0 || !strstr(out, " passed, 0 failed\n"))
+        fail_msg("built-in broadcasts in one job: status %d\n%s", st, out);
     /* the checker and schedules are the job's */
-    snprintf(cmd, sizeof(cmd),
-             "cd %s/.. && %s/shmemu-run -n 2 -t shm -- %s/shmemu-verify --quick --fuzz 2 2>&1",
-             th_build_dir(), th_build_dir(), th_build_dir());
-    p = popen(cmd, "r");
-    assert_non_null(p);
-    got = fread(out, 1, sizeof(out) - 1, p);
-    out[got] = '\0';
-    st = pclose(p);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) != 0);
+    assert_true(run_tool_in_job(2, "--quick --fuzz 2", out, sizeof(out)) > 0);
     assert_non_null(strstr(out, "inside a launcher's job the checker is the job's"));
 }
 

@@ -34,18 +34,26 @@ static const char *ivar_name(const char *call, int mode)
 }
 
 void shmemu__format_value_wait(struct shmemu__job *job, int pe,
-                               const struct shmemu__wait_desc *d, char *buf,
+                               const struct shmemu__wait_desc *d, int may_get, char *buf,
                                size_t len)
 {
     char want[32], now[96] = "";
+    unsigned char got[64];
+    const unsigned char *bytes = NULL;
+    size_t w8 = (size_t)shmemu__vt_width(d->vtype),
+           n8 = d->kind == SHMEMU__WAIT_ARRAY ? (d->nelems < 8 ? d->nelems : 8) : 1;
+    if (may_get && !shmemu__tl_ptr_direct(job, pe, (size_t)d->off) && w8 && w8 <= 8 && n8 &&
+        shmemu__tl_heap_get(job, pe, (size_t)d->off, got, n8 * w8) == SHMEMU_OK)
+        bytes = got; /* a peer's heap this process does not map */
     shmemu__vt_format(d->vtype, d->value, want, sizeof(want));
-    if (shmemu__tl_ptr_direct(job, pe, (size_t)d->off)) {
+    if (bytes || shmemu__tl_ptr_direct(job, pe, (size_t)d->off)) {
         /* Show the value(s) the PE is stuck on, as they are now. */
         size_t n = d->kind == SHMEMU__WAIT_ARRAY ? d->nelems : 1, used = 0;
         int w = shmemu__vt_width(d->vtype);
         for (size_t i = 0; i < n && i < 8 && used + 24 < sizeof(now); i++) {
             uint64_t v = shmemu__vt_load(
-                d->vtype, shmemu__tl_ptr_direct(job, pe, (size_t)d->off + i * (size_t)w));
+                d->vtype, bytes ? bytes + i * (size_t)w
+                                : shmemu__tl_ptr_direct(job, pe, (size_t)d->off + i * (size_t)w));
             shmemu__vt_format(d->vtype, v, now + used, sizeof(now) - used);
             used += strlen(now + used);
             if (i + 1 < n)

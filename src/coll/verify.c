@@ -514,6 +514,16 @@ static double case_timeout(const shmemu_verify_case *vc, size_t in, size_t out)
     return t;
 }
 
+/* The first fault, as the result reports it. */
+static void take_fault(const struct shared *sh, shmemu_verify_result *res)
+{
+    res->pe = sh->pe;
+    res->index = sh->index;
+    snprintf(res->reason, sizeof(res->reason), "%s", sh->reason);
+    snprintf(res->expected, sizeof(res->expected), "%s", sh->expected);
+    snprintf(res->got, sizeof(res->got), "%s", sh->got);
+}
+
 /* The verdict a PE of the job found, where all can read it. */
 struct verdict {
     int failed, no_room, rank, call, pe;
@@ -597,11 +607,7 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
                      "heap too small for this case: the job's heap ran out (the algorithm's "
                      "scratch?); raise SHMEMU_HEAP_SIZE for the launch");
         } else if (sh->failed) {
-            res->pe = sh->pe;
-            res->index = sh->index;
-            snprintf(res->reason, sizeof(res->reason), "%s", sh->reason);
-            snprintf(res->expected, sizeof(res->expected), "%s", sh->expected);
-            snprintf(res->got, sizeof(res->got), "%s", sh->got);
+            take_fault(sh, res);
         } else if (st) {
             snprintf(res->reason, sizeof(res->reason), "the case ended with %d (%s)", st,
                      shmemu_strerror(st));
@@ -643,11 +649,7 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
                  "a PE loaded or stored symmetric memory on the host, which faults on a GPU "
                  "(SHMEMU_CHECK=device); the PE, block and code location are printed above");
     } else if (sh->failed) {
-        res->pe = sh->pe;
-        res->index = sh->index;
-        snprintf(res->reason, sizeof(res->reason), "%s", sh->reason);
-        snprintf(res->expected, sizeof(res->expected), "%s", sh->expected);
-        snprintf(res->got, sizeof(res->got), "%s", sh->got);
+        take_fault(sh, res);
     } else if (res->status) {
         snprintf(res->reason, sizeof(res->reason), "the job ended with %d (%s)", res->status,
                  res->status < 0 ? shmemu_strerror(res->status) : "a PE failed");

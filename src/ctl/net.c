@@ -268,8 +268,8 @@ static void describe(shmemu__pe *me, int p, char *buf, size_t len)
         snprintf(buf, len, "failed");
     else if (cp->wait.kind == SHMEMU__WAIT_SYNC)
         snprintf(buf, len, "in %s (team slot %d)", cp->wait.call, cp->wait.team);
-    else
-        shmemu__format_value_wait(me->job, p, &cp->wait, buf, len);
+    else /* on another node it is asleep, and its serving thread answers */
+        shmemu__format_value_wait(me->job, p, &cp->wait, 1, buf, len);
 }
 
 static void check_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)

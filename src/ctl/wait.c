@@ -77,7 +77,7 @@ void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
         snprintf(buf, len, "in %s (team slot %d of %d PEs: %u arrived)", d->call,
                  d->team, t->size, (uint32_t)atomic_load(&t->arrived));
     } else {
-        shmemu__format_value_wait(job, pe, &cp->wait, buf, len);
+        shmemu__format_value_wait(job, pe, &cp->wait, 0, buf, len);
     }
 }
 

@@ -179,6 +179,13 @@ int shmemu__tl_ctl_rma(struct shmemu__job *job, int op, int pe, size_t off, void
     return job->transport->rma(&job->tl, &d);
 }
 
+int shmemu__tl_heap_get(struct shmemu__job *job, int pe, size_t off, void *local, size_t n)
+{
+    struct shmemu_tl_rma d = {.op = SHMEMU_TL_GET, .pe = pe, .off = off, .local = local,
+                              .nbytes = n};
+    return job->transport->rma(&job->tl, &d);
+}
+
 int shmemu__tl_ctl_amo(struct shmemu__job *job, struct shmemu_tl_amo *d)
 {
     d->off += job->tl.ctl_off;

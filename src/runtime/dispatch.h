@@ -145,6 +145,11 @@ void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off) SHMEMU_
 int shmemu__tl_own_rma(shmemu__pe *me, int op, size_t off, void *local, size_t n)
     SHMEMU__HIDDEN;
 
+/* n bytes at heap offset off of PE pe, read through the transport itself
+ * (no checking layer): for reports that show a value another process
+ * holds.  Only from a PE. */
+int shmemu__tl_heap_get(struct shmemu__job *job, int pe, size_t off, void *local, size_t n)
+    SHMEMU__HIDDEN;
 /* The control plane's remote accesses where the control area is not shared
  * (tl.ctl_remote): an RMA or AMO on [off] of PE pe's copy of the area
  * (off counted from the area's start), straight to the transport, around

@@ -259,6 +259,61 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
     return SHMEMU_OK;
 }
 
+/* ------------------------------------------------------- helper threads */
+
+/* A thread that sleeps until a deadline or until stopped: the watchdog's
+ * and the launcher watch's. */
+struct timed_thread {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
+    pthread_t thread;
+};
+
+static int timed_start(struct timed_thread *t, void *(*fn)(void *), void *arg)
+{
+    t->done = 0;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&t->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&t->lock, NULL);
+    if (pthread_create(&t->thread, NULL, fn, arg) != 0) {
+        pthread_cond_destroy(&t->cond);
+        pthread_mutex_destroy(&t->lock);
+        return -1;
+    }
+    return 0;
+}
+
+/* With t->lock held: wait until t->done or the monotonic time deadline. */
+static void timed_sleep(struct timed_thread *t, int64_t deadline)
+{
+    while (!t->done) {
+        int64_t left = deadline - shmemu__now_ns();
+        if (left <= 0)
+            return;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t at = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + left;
+        ts.tv_sec = (time_t)(at / 1000000000);
+        ts.tv_nsec = (long)(at % 1000000000);
+        pthread_cond_timedwait(&t->cond, &t->lock, &ts);
+    }
+}
+
+static void timed_stop(struct timed_thread *t)
+{
+    pthread_mutex_lock(&t->lock);
+    t->done = 1;
+    pthread_cond_signal(&t->cond);
+    pthread_mutex_unlock(&t->lock);
+    pthread_join(t->thread, NULL);
+    pthread_cond_destroy(&t->cond);
+    pthread_mutex_destroy(&t->lock);
+}
+
 /* ----------------------------------------------------------- launcher watch */
 
 /*
@@ -272,25 +327,18 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
 #define LAUNCHER_WATCH_NS 250000000LL
 
 struct shmemu__launcher_watch {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int done, pe;
+    struct timed_thread t;
+    int pe;
     pid_t ppid;
-    pthread_t thread;
 };
 
 static void *launcher_watch_main(void *arg)
 {
     struct shmemu__launcher_watch *w = arg;
-    pthread_mutex_lock(&w->lock);
-    while (!w->done) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + LAUNCHER_WATCH_NS;
-        ts.tv_sec = (time_t)(t / 1000000000);
-        ts.tv_nsec = (long)(t % 1000000000);
-        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
-        if (!w->done && getppid() != w->ppid) {
+    pthread_mutex_lock(&w->t.lock);
+    while (!w->t.done) {
+        timed_sleep(&w->t, shmemu__now_ns() + LAUNCHER_WATCH_NS);
+        if (!w->t.done && getppid() != w->ppid) {
             /* Where the launcher carried our output, this line dies with
              * it (and SIGPIPE ends us as surely as the exit). */
             char msg[200];
@@ -302,7 +350,7 @@ static void *launcher_watch_main(void *arg)
             _exit(EXIT_FAILURE);
         }
     }
-    pthread_mutex_unlock(&w->lock);
+    pthread_mutex_unlock(&w->t.lock);
     return NULL;
 }
 
@@ -313,15 +361,7 @@ static void launcher_watch_start(struct shmemu__job *job, int pe)
         return; /* a watch less: waits still notice the launcher's end */
     w->pe = pe;
     w->ppid = getppid();
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->cond, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&w->lock, NULL);
-    if (w->ppid <= 1 || pthread_create(&w->thread, NULL, launcher_watch_main, w) != 0) {
-        pthread_cond_destroy(&w->cond);
-        pthread_mutex_destroy(&w->lock);
+    if (w->ppid <= 1 || timed_start(&w->t, launcher_watch_main, w) != 0) {
         free(w);
         return;
     }
@@ -334,13 +374,7 @@ static void launcher_watch_stop(struct shmemu__job *job)
     if (!w)
         return;
     job->launcher_watch = NULL;
-    pthread_mutex_lock(&w->lock);
-    w->done = 1;
-    pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-    pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->cond);
-    pthread_mutex_destroy(&w->lock);
+    timed_stop(&w->t);
     free(w);
 }
 
@@ -418,45 +452,26 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
 #define WATCHDOG_GRACE_NS 2000000000LL
 
 struct watchdog {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int done;
+    struct timed_thread t;
     struct shmemu__job *job;
-    pthread_t thread;
 };
-
-/* Wait on w->cond until w->done or the monotonic time deadline. */
-static void watchdog_sleep(struct watchdog *w, int64_t deadline)
-{
-    while (!w->done) {
-        int64_t left = deadline - shmemu__now_ns();
-        if (left <= 0)
-            return;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + left;
-        ts.tv_sec = (time_t)(t / 1000000000);
-        ts.tv_nsec = (long)(t % 1000000000);
-        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
-    }
-}
 
 static void *watchdog_main(void *arg)
 {
     struct watchdog *w = arg;
     struct shmemu__job *job = w->job;
-    pthread_mutex_lock(&w->lock);
-    watchdog_sleep(w, job->deadline_ns);
-    if (w->done) {
-        pthread_mutex_unlock(&w->lock);
+    pthread_mutex_lock(&w->t.lock);
+    timed_sleep(&w->t, job->deadline_ns);
+    if (w->t.done) {
+        pthread_mutex_unlock(&w->t.lock);
         return NULL;
     }
-    pthread_mutex_unlock(&w->lock);
+    pthread_mutex_unlock(&w->t.lock);
     shmemu__timeout_report(job);
-    pthread_mutex_lock(&w->lock);
-    watchdog_sleep(w, shmemu__now_ns() + WATCHDOG_GRACE_NS);
-    int done = w->done;
-    pthread_mutex_unlock(&w->lock);
+    pthread_mutex_lock(&w->t.lock);
+    timed_sleep(&w->t, shmemu__now_ns() + WATCHDOG_GRACE_NS);
+    int done = w->t.done;
+    pthread_mutex_unlock(&w->t.lock);
     if (!done) {
         char msg[160];
         snprintf(msg, sizeof(msg),
@@ -473,30 +488,10 @@ static int watchdog_start(struct watchdog *w, struct shmemu__job *job)
 {
     memset(w, 0, sizeof(*w));
     w->job = job;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->cond, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&w->lock, NULL);
-    if (pthread_create(&w->thread, NULL, watchdog_main, w) != 0) {
-        pthread_cond_destroy(&w->cond);
-        pthread_mutex_destroy(&w->lock);
-        return -1;
-    }
-    return 0;
+    return timed_start(&w->t, watchdog_main, w);
 }
 
-static void watchdog_stop(struct watchdog *w)
-{
-    pthread_mutex_lock(&w->lock);
-    w->done = 1;
-    pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-    pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->cond);
-    pthread_mutex_destroy(&w->lock);
-}
+static void watchdog_stop(struct watchdog *w) { timed_stop(&w->t); }
 
 /* SHMEMU_TIMEOUT: seconds, 0 off, -1: 300 in checker mode, else off. */
 static double timeout_of(const struct shmemu__job *job)
