@@ -169,7 +169,7 @@ static void test_openshmem(void **state)
 static void crash_ends_job(const char *const env[], const char *how, const char *where)
 {
     struct th_outcome o;
-    run_mpi(3, env, "tests/progs/crashy", how, where, &o);
+    run_mpi(4, env, "tests/progs/crashy", how, where, &o); /* more PEs than cores */
     if (WIFSIGNALED(o.status) || (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) ||
         o.secs > 60)
         fail_msg("crashy %s %s under mpirun (%s): status %#x after %.1f s, output:\n%s", how,
