@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include <ucp/api/ucp.h>
+#include <ucs/debug/log_def.h>
 #ifdef SHMEMU_HAVE_PMIX
 #include <pmix.h>
 #endif
@@ -381,6 +382,59 @@ static void pe_close(struct shmemu_ucx_pe *p)
     free(p);
 }
 
+/* UCX's shared-memory transport attaches a peer's FIFO through
+ * /proc/PID/fd the first time it talks to it, and logs an error when that
+ * process has ended: "open(/proc/PID/fd/N) failed", then "mm ep failed to
+ * connect".  A peer that died, or left a job that is ending, is shmemu's
+ * to report (it names the PE); those two lines are dropped when PID has
+ * ended, and everything else UCX logs passes. */
+static _Thread_local int dropped_open;
+
+/* Ended: no such process, or a zombie its parent has not reaped yet. */
+static int process_ended(int pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *close = strrchr(buf, ')');
+    return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+}
+
+__attribute__((format(printf, 6, 0))) /* message and ap: UCX's printf pair */
+static ucs_log_func_rc_t drop_gone_peers(const char *file, unsigned line, const char *function,
+                                         ucs_log_level_t level,
+                                         const ucs_log_component_config_t *comp,
+                                         const char *message, va_list ap)
+{
+    (void)line, (void)function, (void)level, (void)comp;
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    int was = dropped_open, pid;
+    dropped_open = 0;
+    if (!strcmp(base, "mm_posix.c")) {
+        char text[320];
+        va_list c;
+        va_copy(c, ap);
+        vsnprintf(text, sizeof(text), message, c);
+        va_end(c);
+        const char *at = strstr(text, "/proc/");
+        if (at && sscanf(at, "/proc/%d/", &pid) == 1 && pid > 0 && process_ended(pid)) {
+            dropped_open = 1;
+            return UCS_LOG_FUNC_RC_STOP;
+        }
+    } else if (was && !strcmp(base, "mm_ep.c") && strstr(message, "failed to connect")) {
+        return UCS_LOG_FUNC_RC_STOP;
+    }
+    return UCS_LOG_FUNC_RC_CONTINUE;
+}
+
+static void push_log_filter(void) { ucs_log_push_handler(drop_gone_peers); }
+
 static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), void *arg,
                    struct shmemu_ucx_pe **pe_p, void **heap_p, char *why, size_t len)
 {
@@ -405,6 +459,8 @@ static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), v
         goto fail;
     }
 
+    static pthread_once_t filter_once = PTHREAD_ONCE_INIT;
+    (void)pthread_once(&filter_once, push_log_filter);
     ucp_config_t *cfg;
     if ((s = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK) {
         st = ucs_fail(why, len, "ucp_config_read", s);
