@@ -133,6 +133,36 @@ static void test_typed(void **state)
     th_run(body_typed, NULL, TH_NPES(1, 2, 3), 0);
 }
 
+/* Signals with no data: every PE adds me + 1 to PE 0's word and sets its
+ * right neighbour's second word to a value naming itself. */
+static int body_set_add(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes(), right = (me + 1) % np;
+    uint64_t *sig = shmemu_calloc(2, sizeof(uint64_t));
+    PE_CHECK(sig != NULL);
+    for (int round = 1; round <= 3; round++) {
+        PE_CHECK_OK(shmemu_signal_add(&sig[0], (uint64_t)me + 1, 0));
+        PE_CHECK_OK(shmemu_signal_set(&sig[1], (uint64_t)(round * 1000 + me), right));
+        int left = (me - 1 + np) % np;
+        uint64_t want = (uint64_t)(round * 1000 + left);
+        PE_CHECK_EQ(shmemu_signal_wait_until(&sig[1], SHMEMU_CMP_EQ, want), want);
+        PE_CHECK_OK(shmemu_barrier_all());
+        if (me == 0)
+            PE_CHECK_EQ(shmemu_signal_fetch(&sig[0]),
+                        (uint64_t)round * (uint64_t)np * (uint64_t)(np + 1) / 2);
+        PE_CHECK_OK(shmemu_barrier_all());
+    }
+    shmemu_free(sig);
+    return 0;
+}
+
+static void test_set_add(void **state)
+{
+    (void)state;
+    th_run(body_set_add, NULL, TH_NPES(1, 2, 3, 5), 0);
+}
+
 static int body_sig_errors(void *arg)
 {
     (void)arg;
@@ -156,6 +186,9 @@ static int body_sig_errors(void *arg)
                 SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_putmem_signal(data, priv, 8, sig, 1, SHMEMU_SIGNAL_SET, np),
                 SHMEMU_EPE);
+    PE_CHECK_EQ(shmemu_signal_set((uint64_t *)(void *)(data + 4), 1, 0), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_signal_add(&local, 1, 0), SHMEMU_ERANGE);
+    PE_CHECK_EQ(shmemu_signal_add(sig, 1, np), SHMEMU_EPE);
     PE_CHECK_EQ(shmemu_signal_fetch(&local), 0);
     PE_CHECK_EQ(shmemu_last_status(), SHMEMU_ERANGE);
     PE_CHECK_EQ(shmemu_signal_wait_until(sig, 99, 0), 0);
@@ -178,6 +211,9 @@ static void test_sig_errors(void **state)
     assert_non_null(strstr(err, "shmemu_putmem_signal: sig_addr 0x"));
     assert_non_null(strstr(err, "overlaps dest"));
     assert_non_null(strstr(err, "shmemu_signal_wait_until: cmp 99 is not one of"));
+    assert_non_null(strstr(err, "shmemu_signal_set: sig_addr 0x"));
+    assert_non_null(strstr(err, "shmemu_signal_add: sig_addr 0x"));
+    assert_non_null(strstr(err, "shmemu_signal_add: pe 2 is not a PE of this job"));
     free(err);
 }
 
@@ -188,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_gather),
         cmocka_unit_test(test_typed),
         cmocka_unit_test(test_sig_errors),
+        cmocka_unit_test(test_set_add),
     };
     return cmocka_run_group_tests_name("signal", tests, NULL, NULL);
 }
