@@ -539,7 +539,7 @@ static int run_in_job(const shmemu_verify_case *vc, struct shared *sh, shmemu_ve
 {
     struct job job = {vc, sh, 1};
     int np = shmemu_n_pes();
-    struct verdict *all = shmemu_calloc((size_t)np, sizeof(*all)), mine = {0};
+    struct verdict *all = shmemu_calloc((size_t)np, sizeof(*all));
     if (!all)
         return shmemu_last_status();
     struct timespec t0, t1;
@@ -550,8 +550,8 @@ static int run_in_job(const shmemu_verify_case *vc, struct shared *sh, shmemu_ve
     if (rc && !sh->failed)
         fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, "a PE could not run the case", NULL,
                      NULL);
-    mine = (struct verdict){.failed = sh->failed, .no_room = sh->no_room, .rank = sh->rank,
-                            .call = sh->call, .pe = sh->pe, .index = sh->index};
+    struct verdict mine = {.failed = sh->failed, .no_room = sh->no_room, .rank = sh->rank,
+                           .call = sh->call, .pe = sh->pe, .index = sh->index};
     memcpy(mine.reason, sh->reason, sizeof(mine.reason));
     memcpy(mine.expected, sh->expected, sizeof(mine.expected));
     memcpy(mine.got, sh->got, sizeof(mine.got));

@@ -500,15 +500,16 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *src, ptrdiff_t
 
 /* ------------------------------------------------- gathered reductions */
 
-/* Every member reads every member's src, in member order (so that each
- * gets the same bits for floating point), and folds it with fold; dest
- * is written after a second sync, since it may be src.  sync(ctx) is the
- * team's or the active set's barrier. */
+/* Every member reads the src of members 0..n-1 (every member for a
+ * reduction, a prefix for a scan), in member order (so that each gets the
+ * same bits for floating point), and folds it with fold; dest is written
+ * after a second sync, since it may be src.  sync(ctx) is the team's or
+ * the active set's barrier. */
 struct gather {
     int (*sync)(const void *ctx);
     int (*pe_of)(const void *ctx, int i);
     const void *ctx;
-    int n;
+    int n; /* members read */
 };
 
 static int gather_reduce(const char *call, const struct gather *g, void *dest, const void *src,
@@ -516,7 +517,8 @@ static int gather_reduce(const char *call, const struct gather *g, void *dest, c
                          void (*fold)(void *acc, const void *in, size_t count))
 {
     size_t bytes = count * esize;
-    char *acc = malloc(bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
+    /* zeroed: with no member to read (exscan's first), the result is 0 */
+    char *acc = calloc(1, bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
     int st = !acc || !in ? shmemu_error(SHMEMU_ENOMEM, call, "out of memory") : g->sync(g->ctx);
     for (int i = 0; i < g->n && !st && bytes; i++) {
         st = shmemu_getmem(i ? in : acc, src, bytes, g->pe_of(g->ctx, i));
@@ -601,8 +603,8 @@ FOLD_BITS(int, int)
 FOLD_BITS(long, long)
 FOLD_BITS(longlong, long long)
 
-/* Scans: member me folds the src of members 0..me (0..me-1 for exscan)
- * in member order; dest is written after a second sync, as it may be src. */
+/* Scans: member me folds the src of members 0..me (0..me-1 for exscan),
+ * gathered as the reductions are. */
 static int team_scan(const char *call, shmem_team_t team, void *dest, const void *src,
                      size_t count, size_t esize, int exclusive,
                      void (*fold)(void *acc, const void *in, size_t count))
@@ -613,24 +615,8 @@ static int team_scan(const char *call, shmem_team_t team, void *dest, const void
                             team);
     if (count > SIZE_MAX / esize)
         return shmemu_error(SHMEMU_EINVAL, call, "nelems %zu overflows size_t", count);
-    size_t bytes = count * esize;
-    char *acc = calloc(1, bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
-    int st = !acc || !in ? shmemu_error(SHMEMU_ENOMEM, call, "out of memory")
-                         : team_sync_of(&team);
-    int last = exclusive ? me - 1 : me;
-    for (int i = 0; i <= last && !st && bytes; i++) {
-        st = shmemu_getmem(i ? in : acc, src, bytes,
-                           shmemu_team_translate_pe(team, i, SHMEMU_TEAM_WORLD));
-        if (!st && i)
-            fold(acc, in, count);
-    }
-    if (!st)
-        st = shmemu_team_sync(team); /* every read done before dest (maybe src) changes */
-    if (!st && bytes)
-        memcpy(dest, acc, bytes);
-    free(acc);
-    free(in);
-    return st;
+    struct gather g = {team_sync_of, team_pe_of, &team, exclusive ? me : me + 1};
+    return gather_reduce(call, &g, dest, src, count, esize, fold);
 }
 
 /* Integer sums wrap (two's complement), as a hardware add does. */
