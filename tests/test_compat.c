@@ -248,16 +248,34 @@ static void test_info_oshmem(void **state)
     assert_true(exited(&o, 2));
 }
 
-/* shmem_global_exit(7) on PE 1 ends every PE; the job's status is 7. */
+/* shmem_global_exit(N) on PE 1 ends every PE, those waiting in a barrier
+ * and one computing outside the library; the job's status is N, 0
+ * included, with one line about it (none for 0, a normal ending). */
 static void test_global_exit(void **state)
 {
     (void)state;
-    char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_features"), "exit", "7",
-                    NULL};
-    struct th_outcome o;
-    th_run_cmd(argv, NULL, &o);
-    if (!exited(&o, 7))
-        fail_msg("status %#x, output:\n%s", o.status, o.out);
+    static const char *const codes[] = {"7", "0", "1"};
+    for (int i = 0; i < 3; i++) {
+        for (int n = 2; n <= 4; n++) {
+            char np[8];
+            snprintf(np, sizeof(np), "%d", n);
+            char *argv[] = {th_tool("oshrun"), "-np", np, th_tool("tests/progs/osh_features"),
+                            "exit", (char *)codes[i], NULL};
+            struct th_outcome o;
+            th_run_cmd(argv, NULL, &o);
+            char line[96];
+            snprintf(line, sizeof(line),
+                     "shmemu: PE 1/%d shmem_global_exit: ending the job with status %s\n", n,
+                     codes[i]);
+            int lines = 0;
+            for (const char *p = o.out; (p = strstr(p, "shmemu")); p++)
+                lines++;
+            if (!exited(&o, atoi(codes[i])) || strstr(o.out, "FAIL") ||
+                lines != (atoi(codes[i]) != 0) || (lines && !strstr(o.out, line)))
+                fail_msg("%s PEs, status %s: status %#x, output:\n%s", np, codes[i], o.status,
+                         o.out);
+        }
+    }
 }
 
 /* With static data kept private, the first remote access to a global is

@@ -164,6 +164,24 @@ static void test_openshmem(void **state)
     }
 }
 
+/* shmem_global_exit(N) under mpirun: mpirun ends every process (one
+ * computes outside the library) and exits with N, 0 included, with no
+ * report of processes that ended without telling it. */
+static void test_global_exit(void **state)
+{
+    (void)state;
+    need_mpirun();
+    static const char *const codes[] = {"0", "5"};
+    for (int i = 0; i < 2; i++) {
+        struct th_outcome o;
+        run_mpi(4, NULL, "tests/progs/osh_features", "exit", codes[i], &o);
+        if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != atoi(codes[i]) ||
+            strstr(o.out, "FAIL") || strstr(o.out, "improperly") ||
+            strstr(o.out, "aborted"))
+            fail_msg("status %s: status %#x, output:\n%s", codes[i], o.status, o.out);
+    }
+}
+
 /* A PE killed while the others wait in a barrier, a wait, or compute:
  * mpirun ends the job (status nonzero) well before the time limit. */
 static void crash_ends_job(const char *const env[], const char *how, const char *where)
@@ -407,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_hello),
         cmocka_unit_test(test_hello_tcp),
         cmocka_unit_test(test_openshmem),
+        cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_crash_ends_job),
         cmocka_unit_test(test_network_control),
         cmocka_unit_test(test_network_control_crash),

@@ -429,6 +429,13 @@ struct shmemu_transport_ops {
      * (the one that makes it calls job->ctl_init before the others map it)
      * and map it.  Then the PE starts as under job_attach. */
     int (*job_join)(struct shmemu_tl_job *job, int pe);
+
+    /* ---- added with shmem_global_exit --------------------------------- */
+    /* A PE ends the whole job on purpose: ask the launcher of the
+     * transport's own (job_launched) to end every process of the job with
+     * status, msg saying why.  Returns 0 once asked, else nonzero.  NULL:
+     * no such launcher (the core's abort, which every PE sees, does it). */
+    int (*job_exit)(struct shmemu_tl_job *job, int status, const char *msg);
 };
 
 /* Does ops (built against an older table, maybe) have this member set? */

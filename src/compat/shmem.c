@@ -15,6 +15,7 @@
 #include "shmem.h"
 #include "runtime/config.h"
 #include "runtime/core.h"
+#include "runtime/dispatch.h"
 
 /* ----------------------------------------------------- start and end */
 
@@ -96,9 +97,17 @@ void shmem_global_exit(int status)
     shmemu__pe *me = shmemu__self;
     fflush(NULL);
     if (me) {
-        char msg[96];
+        char msg[96], line[160];
         snprintf(msg, sizeof(msg), "PE %d called shmem_global_exit(%d)", me->pe, status);
-        shmemu__abort_job(me->job, SHMEMU_EABORTED, me->pe, status, msg, NULL);
+        /* The one line about it (none for status 0, a normal ending);
+         * the other PEs exit quietly with the same status. */
+        snprintf(line, sizeof(line), "shmemu: PE %d/%d shmem_global_exit: ending the job "
+                 "with status %d\n", me->pe, me->npes, status);
+        /* A launcher of the transport's own (mpirun) ends every process
+         * with the status, before any of them ends without a word to it. */
+        (void)shmemu__tl_job_exit(me->job, status, msg);
+        shmemu__abort_job(me->job, SHMEMU__GLOBAL_EXIT, me->pe, status, msg,
+                          status ? line : "");
     }
     _exit(status);
 }

@@ -46,9 +46,11 @@ void shmemu__plane_init(struct shmemu__job *job, int error_mode)
 int shmemu__plane_result(struct shmemu__job *job)
 {
     struct shmemu__ctl *c = job->tl.ctl;
-    if (atomic_load(&c->abort_status))
-        return atomic_load(&c->abort_rc) ? atomic_load(&c->abort_rc)
-                                         : atomic_load(&c->abort_status);
+    int st = atomic_load(&c->abort_status);
+    if (st == SHMEMU__GLOBAL_EXIT)
+        return atomic_load(&c->abort_rc);
+    if (st)
+        return atomic_load(&c->abort_rc) ? atomic_load(&c->abort_rc) : st;
     for (int p = 0; p < c->npes; p++) {
         struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, p);
         if (cp->rc_set && cp->rc)
@@ -67,6 +69,15 @@ int shmemu__plane_matches(struct shmemu__job *job)
 int shmemu__plane_abort_status(struct shmemu__job *job)
 {
     return atomic_load(&((struct shmemu__ctl *)job->tl.ctl)->abort_status);
+}
+
+int shmemu__plane_global_exit(struct shmemu__job *job, int *code)
+{
+    struct shmemu__ctl *c = job->tl.ctl;
+    if (!c || atomic_load(&c->abort_status) != SHMEMU__GLOBAL_EXIT)
+        return 0;
+    *code = atomic_load(&c->abort_rc);
+    return 1;
 }
 
 int shmemu__plane_claim_report(struct shmemu__job *job)

@@ -37,6 +37,8 @@ void shmemu__plane_init(struct shmemu__job *job, int error_mode) SHMEMU__HIDDEN;
 int shmemu__plane_result(struct shmemu__job *job) SHMEMU__HIDDEN;
 /* The status the job was aborted with, 0 if it runs. */
 int shmemu__plane_abort_status(struct shmemu__job *job) SHMEMU__HIDDEN;
+/* 1 if a PE ended the job with shmem_global_exit, its status in *code. */
+int shmemu__plane_global_exit(struct shmemu__job *job, int *code) SHMEMU__HIDDEN;
 /* Claim the job's one report of a job-wide failure: 1 for the first
  * caller, who prints it. */
 int shmemu__plane_claim_report(struct shmemu__job *job) SHMEMU__HIDDEN;

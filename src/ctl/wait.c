@@ -161,7 +161,7 @@ static int check_stuck(shmemu__pe *me)
         *nl = '\0';
     shmemu__abort_job(me->job, status, -1, status, first + strlen("shmemu: "), buf);
     free(buf);
-    return atomic_load(&c->abort_status);
+    return shmemu__aborted(me);
 }
 
 /* ------------------------------------------------------------ value waits */

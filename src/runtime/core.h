@@ -215,9 +215,15 @@ void shmemu__emit(const char *text) SHMEMU__HIDDEN;
 /* Wake every PE that sleeps on any control word of the job. */
 void shmemu__wake_all(struct shmemu__job *job) SHMEMU__HIDDEN;
 
+/* The abort status of a job that a PE ended on purpose (shmem_global_exit):
+ * calls still fail with SHMEMU_EABORTED, and every PE that sees it exits
+ * with the status that PE gave (the job's abort_rc). */
+#define SHMEMU__GLOBAL_EXIT (-1000)
+
 static inline int shmemu__aborted(const shmemu__pe *me)
 {
-    return atomic_load_explicit(me->abort_word, memory_order_relaxed);
+    int st = atomic_load_explicit(me->abort_word, memory_order_relaxed);
+    return st == SHMEMU__GLOBAL_EXIT ? SHMEMU_EABORTED : st;
 }
 
 /* "function+0x1c" for a code address of this process (a thread-local

@@ -42,6 +42,13 @@ int shmemu__tl_job_join(struct shmemu__job *job, int pe)
     return job->ops->job_join(&job->tl, pe);
 }
 
+int shmemu__tl_job_exit(struct shmemu__job *job, int status, const char *msg)
+{
+    if (!SHMEMU_TL_HAS(job->ops, job_exit))
+        return SHMEMU_ENOTSUP;
+    return job->ops->job_exit(&job->tl, status, msg);
+}
+
 int shmemu__tl_job_run(struct shmemu__job *job, int (*entry)(struct shmemu_tl_job *, int))
 {
     return job->ops->job_run(&job->tl, entry);

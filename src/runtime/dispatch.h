@@ -34,6 +34,9 @@ int shmemu__tl_job_launched(const struct shmemu_transport_ops *ops, int *npes_p,
                             char *why, size_t len) SHMEMU__HIDDEN;
 /* Join that job (job_launched said 1). */
 int shmemu__tl_job_join(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
+/* Ask the transport's launcher to end the job with status (nonzero: it
+ * has none, or could not). */
+int shmemu__tl_job_exit(struct shmemu__job *job, int status, const char *msg) SHMEMU__HIDDEN;
 void shmemu__tl_job_destroy(struct shmemu__job *job) SHMEMU__HIDDEN;
 int shmemu__tl_pe_enter(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
 /* SHMEMU_ENOTSUP when the transport cannot hand a PE to an exec'd program. */

@@ -56,6 +56,14 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     shmemu__last_status = status;
+    int code;
+    if (me && job_wide(status) && shmemu__plane_global_exit(me->job, &code)) {
+        /* Another PE ended the job on purpose: this one ends too, quietly,
+         * with that PE's status (OpenSHMEM's shmem_global_exit). */
+        if (me->abort_jmp)
+            longjmp(*me->abort_jmp, 1);
+        exit(code);
+    }
     if (!me) {
         snprintf(line, sizeof(line), "shmemu: %s: %s\n", call, msg);
         shmemu__emit(line);

@@ -246,10 +246,15 @@ int shmemu__run(const struct shmemu__run_opts *o)
      * a nonzero return): that status, whichever PE the launcher reaped
      * first (the others exit 1 once aborted). */
     int rc = shmemu__plane_abort_status(job) ? shmemu__plane_result(job) : 0;
-    if (rc > 0 && rc < 256)
-        status = rc;
-    if (!status && (st || shmemu__plane_abort_status(job)))
-        status = 1;
+    int code;
+    if (shmemu__plane_global_exit(job, &code))
+        status = code & 0xff; /* as exit(code) in every PE would give */
+    else {
+        if (rc > 0 && rc < 256)
+            status = rc;
+        if (!status && (st || shmemu__plane_abort_status(job)))
+            status = 1;
+    }
     shmemu__job_free(job);
     return status;
 }

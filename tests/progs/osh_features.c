@@ -10,6 +10,8 @@
  *
  *   osh_features            every check
  *   osh_features exit N     PE 1 (or 0 alone) calls shmem_global_exit(N)
+ *                           while the others wait in a barrier, and PE 2
+ *                           (if any) computes outside the library
  *   osh_features big        allocates 96 MiB (more than the default heap)
  */
 #include <complex.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "osh_check.h"
 
@@ -289,8 +292,13 @@ int main(int argc, char **argv)
     if (argc > 2 && !strcmp(argv[1], "exit")) {
         if (me == (n > 1 ? 1 : 0))
             shmem_global_exit(atoi(argv[2]));
+        if (me == 2)
+            for (volatile unsigned long spin = 0;; spin++) /* never enters the library */
+                if (!(spin & 0xfffff))
+                    usleep(1000);
         shmem_barrier_all(); /* the others wait here until the exit ends them */
-        return 0;
+        printf("FAIL: PE %d left the barrier after shmem_global_exit\n", me);
+        return 1;
     }
     if (argc > 1 && !strcmp(argv[1], "big")) {
         size_t sz = (size_t)96 << 20;

@@ -101,6 +101,8 @@ struct shmemu_ucx_plugin {
     /* The PE's thread stops driving the worker (it is about to sleep): the
      * serving thread, which keeps off while the PE drives, takes over. */
     void (*idle)(struct shmemu_ucx_pe *pe);
+    /* Ask the launcher to end every process of the job with status. */
+    int (*pmix_abort)(int status, const char *msg);
 };
 
 #endif /* SHMEMU_UCX_PLUGIN_H */

@@ -288,6 +288,15 @@ static void ucx_job_destroy(struct shmemu_tl_job *job)
     }
 }
 
+/* mpirun ends the other processes itself, with the status as its own:
+ * PEs that ended without a word to it would make it report them. */
+static int ucx_job_exit(struct shmemu_tl_job *job, int status, const char *msg)
+{
+    if (!launched)
+        return SHMEMU_ENOTSUP;
+    return load_plugin(job->why, sizeof(job->why))->pmix_abort(status, msg);
+}
+
 static int ucx_pe_enter(struct shmemu_tl_job *job, int pe)
 {
     struct ucx_job *uj = job->priv;
@@ -448,4 +457,5 @@ const struct shmemu_transport_ops shmemu_ucx_ops = {
     .alias = ucx_alias,
     .job_launched = ucx_job_launched,
     .job_join = ucx_job_join,
+    .job_exit = ucx_job_exit,
 };

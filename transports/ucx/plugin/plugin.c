@@ -988,6 +988,11 @@ static int pmix_get(int rank, const char *key, char *out, size_t cap, char *why,
 }
 
 static void pmix_fini(void) { (void)PMIx_Finalize(NULL, 0); }
+
+static int pmix_abort(int status, const char *msg)
+{
+    return PMIx_Abort(status, msg, NULL, 0) == PMIX_SUCCESS ? SHMEMU_OK : SHMEMU_EINVAL;
+}
 #else
 static int no_pmix(char *why, size_t len)
 {
@@ -1011,6 +1016,11 @@ static int pmix_get(int rank, const char *key, char *out, size_t cap, char *why,
     return no_pmix(why, len);
 }
 static void pmix_fini(void) {}
+static int pmix_abort(int status, const char *msg)
+{
+    (void)status, (void)msg;
+    return SHMEMU_ENODEV;
+}
 #endif
 
 static const char *version(void) { return ucp_get_version_string(); }
@@ -1042,6 +1052,7 @@ static const struct shmemu_ucx_plugin plugin = {
     .alias = alias,
     .set_arrival = set_arrival,
     .idle = idle_pe,
+    .pmix_abort = pmix_abort,
 };
 
 const struct shmemu_ucx_plugin *shmemu_ucx_plugin(void) __attribute__((visibility("default")));
