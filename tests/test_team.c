@@ -256,7 +256,51 @@ static void test_slots(void **state)
     free(err);
 }
 
-/* PEs passing different triplets: SHMEMU_EMISMATCH everywhere, one report. */
+/* PEs passing different triplets, each member of a new team that team's:
+ * a team of each PE, teams of 3 consecutive PEs (the last one short), and
+ * a PE left out of its own triplet.  Each team works on its own: its sum
+ * of world PE numbers. */
+static int body_groups(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    int64_t *v = shmemu_malloc(2 * sizeof(int64_t));
+    PE_CHECK(v != NULL);
+    for (int kind = 0; kind < 3; kind++) {
+        int start = me, size = 1;
+        if (kind == 1)
+            start = me / 3 * 3, size = np - start < 3 ? np - start : 3;
+        if (kind == 2 && me == np - 1 && np > 1)
+            start = 0, size = 1; /* PE 0's own team; not one of this PE */
+        shmemu_team_t t = 12345;
+        PE_CHECK_OK(shmemu_team_split_strided(SHMEMU_TEAM_WORLD, start, 1, size, NULL, 0, &t));
+        if (me < start || me >= start + size) {
+            PE_CHECK_EQ(t, SHMEMU_TEAM_INVALID);
+            PE_CHECK_OK(shmemu_barrier_all());
+            continue;
+        }
+        PE_CHECK_EQ(shmemu_team_n_pes(t), size);
+        PE_CHECK_EQ(shmemu_team_my_pe(t), me - start);
+        PE_CHECK_EQ(shmemu_team_translate_pe(t, 0, SHMEMU_TEAM_WORLD), start);
+        v[0] = me;
+        PE_CHECK_OK(shmemu_allreduce(t, &v[1], &v[0], 1, SHMEMU_INT64, SHMEMU_SUM));
+        PE_CHECK_EQ(v[1], (int64_t)size * start + (int64_t)size * (size - 1) / 2);
+        shmemu_team_destroy(t);
+        PE_CHECK_OK(shmemu_barrier_all());
+    }
+    shmemu_free(v);
+    return 0;
+}
+
+static void test_groups(void **state)
+{
+    (void)state;
+    th_run(body_groups, NULL, TH_NPES(1, 2, 3, 5, 7), 0);
+}
+
+/* PEs passing different triplets, one of which holds a PE that passed
+ * another: SHMEMU_EMISMATCH everywhere, one report.  An invalid triplet on
+ * one PE only: SHMEMU_EINVAL everywhere. */
 static int body_mismatch(void *arg)
 {
     (void)arg;
@@ -266,6 +310,10 @@ static int body_mismatch(void *arg)
     PE_CHECK_EQ(shmemu_team_split_strided(SHMEMU_TEAM_WORLD, 0, 1, me == 2 ? 2 : 3, NULL, 0,
                                           &t),
                 SHMEMU_EMISMATCH);
+    PE_CHECK_EQ(t, SHMEMU_TEAM_INVALID);
+    PE_CHECK_EQ(shmemu_team_split_strided(SHMEMU_TEAM_WORLD, me, 1, me == 3 ? 2 : 1, NULL, 0,
+                                          &t),
+                SHMEMU_EINVAL);
     PE_CHECK_EQ(t, SHMEMU_TEAM_INVALID);
     /* still in step: a proper split works */
     PE_CHECK_OK(shmemu_team_split_strided(SHMEMU_TEAM_WORLD, 0, 1, 3, NULL, 0, &t));
@@ -281,8 +329,13 @@ static void test_mismatch(void **state)
         assert_int_equal(th_launch(th_transport(k), 4, 0, body_mismatch, NULL), 0);
     char *err = th_capture_stop();
     assert_non_null(strstr(err, "shmemu: PE 0/4 shmemu_team_split_strided: PEs disagree: PE 0 "
-                                "passed start 0, stride 1, size 3 but PE 2 passed start "
-                                "0, stride 1, size 2"));
+                                "passed start 0, stride 1, size 3, a team that holds PE 2, "
+                                "but PE 2 passed start 0, stride 1, size 2 (the members of "
+                                "a new team must pass its triplet)\n"));
+    assert_non_null(strstr(err, "shmemu: PE 3/4 shmemu_team_split_strided: start 3, stride 1, "
+                                "size 2 do not name PEs of a parent team of 4 PEs\n"));
+    assert_null(strstr(err, "PE 1/4 shmemu_team_split_strided"));
+    assert_null(strstr(err, "PE 2/4 shmemu_team_split_strided"));
     free(err);
 }
 
@@ -292,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_split_table), cmocka_unit_test(test_nested),
         cmocka_unit_test(test_2d),          cmocka_unit_test(test_team_sync),
         cmocka_unit_test(test_slots),       cmocka_unit_test(test_mismatch),
+        cmocka_unit_test(test_groups),
     };
     return cmocka_run_group_tests_name("team", tests, NULL, NULL);
 }

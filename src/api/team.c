@@ -178,6 +178,68 @@ static int split_begin(shmemu__pe *me, const char *call, shmemu_team_t parent,
     return shmemu__agree(me, call, pv->slot, rec, nargs);
 }
 
+static int triplet_valid(int start, int stride, int size, int parent_size)
+{
+    long long last = (long long)start + (long long)(size - 1) * stride;
+    return size >= 1 && start >= 0 && start < parent_size && last >= 0 &&
+           last < parent_size && (stride != 0 || size == 1);
+}
+
+/*
+ * A split in which PEs passed different triplets, as OpenSHMEM programs do
+ * to make a team of each PE or of each group (SOS, Cray SHMEM accept it):
+ * fine as long as the members of each new team all passed its triplet.
+ * Each PE checks its own triplet and, if it is in it, the triplets of its
+ * team's members; a PE whose team holds a PE that passed another triplet
+ * finds the fault.  The verdicts are then read by all, and the first PE
+ * (in parent order) that found one reports it; all return the status.
+ */
+static int split_mixed(shmemu__pe *me, const char *call, const struct team_view *pv,
+                       const struct shmemu__rec *rec)
+{
+    int start = (int)rec->a[0], stride = (int)rec->a[1], size = (int)rec->a[2];
+    int verdict = SHMEMU_OK, other = -1;
+    if (!triplet_valid(start, stride, size, pv->size))
+        verdict = SHMEMU_EINVAL;
+    else if (member_index(start, stride, size, pv->me) >= 0)
+        for (int i = 0; i < size && other < 0; i++) {
+            const struct shmemu__rec *r =
+                shmemu__plane_record(me, pv->start + (start + i * stride) * pv->stride);
+            if (memcmp(r->a, rec->a, 3 * sizeof(rec->a[0])))
+                other = start + i * stride;
+        }
+    if (other >= 0)
+        verdict = SHMEMU_EMISMATCH;
+    shmemu__plane_publish_out(me, 1, verdict);
+    int st = shmemu__team_sync(me, pv->slot, call);
+    if (st)
+        return st;
+    int first = -1;
+    for (int i = 0; i < pv->size && first < 0; i++)
+        if (shmemu__plane_out(me, pv->start + i * pv->stride, 1))
+            first = i;
+    if (first < 0)
+        return SHMEMU_OK;
+    int fst = shmemu__plane_out(me, pv->start + first * pv->stride, 1);
+    if (first == pv->me && verdict == SHMEMU_EINVAL)
+        shmemu__fail(me, fst, call,
+                     "start %d, stride %d, size %d do not name PEs of a parent team of %d "
+                     "PEs",
+                     start, stride, size, pv->size);
+    else if (first == pv->me) {
+        const struct shmemu__rec *r =
+            shmemu__plane_record(me, pv->start + other * pv->stride);
+        shmemu__fail(me, fst, call,
+                     "PEs disagree: PE %d passed start %d, stride %d, size %d, a team that "
+                     "holds PE %d, but PE %d passed start %lld, stride %lld, size %lld (the "
+                     "members of a new team must pass its triplet)",
+                     pv->me, start, stride, size, other, other, (long long)r->a[0],
+                     (long long)r->a[1], (long long)r->a[2]);
+    }
+    (void)shmemu__team_sync(me, pv->slot, call); /* records stay readable */
+    return shmemu__last_status = fst;
+}
+
 int shmemu_team_split_strided(shmemu_team_t parent, int start, int stride, int size,
                               const shmemu_team_config_t *config, long config_mask,
                               shmemu_team_t *new_team)
@@ -189,12 +251,17 @@ int shmemu_team_split_strided(shmemu_team_t parent, int start, int stride, int s
     *new_team = SHMEMU_TEAM_INVALID;
     struct team_view pv;
     struct shmemu__rec rec = {.kind = REC_SPLIT_STRIDED, .a = {start, stride, size}};
-    int st = split_begin(me, call, parent, &rec, 3, &pv);
+    /* The triplets are compared below: PEs may pass different ones. */
+    int st = split_begin(me, call, parent, &rec, 0, &pv);
     if (st)
         return st;
-    long long last = (long long)start + (long long)(size - 1) * stride;
-    if (size < 1 || start < 0 || start >= pv.size || last < 0 || last >= pv.size ||
-        (stride == 0 && size != 1)) {
+    int same = 1;
+    for (int i = 0; i < pv.size && same; i++)
+        same = memcmp(shmemu__plane_record(me, pv.start + i * pv.stride)->a, rec.a,
+                      3 * sizeof(rec.a[0])) == 0;
+    if (!same && (st = split_mixed(me, call, &pv, &rec)))
+        return st;
+    if (same && !triplet_valid(start, stride, size, pv.size)) {
         shmemu__collective_fail(me, pv.me == 0, SHMEMU_EINVAL, call,
                                 "start %d, stride %d, size %d do not name PEs of a "
                                 "parent team of %d PEs",
