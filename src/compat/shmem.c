@@ -52,6 +52,7 @@ static void startup_report(void)
 void shmem_init(void)
 {
     shmemu__static_request(); /* OpenSHMEM programs' globals are symmetric */
+    shmemu__alloc_any_size = 1;
     if (shmemu_init() != SHMEMU_OK)
         exit(1); /* shmemu_init said why */
     startup_report();
@@ -67,6 +68,7 @@ void start_pes(int npes)
 int shmem_init_thread(int requested, int *provided)
 {
     shmemu__static_request();
+    shmemu__alloc_any_size = 1;
     int was_pe = shmemu__self != NULL;
     if (shmemu_init_thread(requested, provided) != SHMEMU_OK)
         return -1;

@@ -301,6 +301,9 @@ int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
  * variables are symmetric.  shmem_init asks for them (OpenSHMEM programs
  * rely on it); other programs opt in with SHMEMU_STATIC=on. */
 void shmemu__static_request(void) SHMEMU__HIDDEN;
+/* Set by OpenSHMEM's shmem_init: an allocation's size may differ across
+ * PEs (OpenSHMEM 1.1, Cray SHMEM, SOS); each takes the largest (mem.c). */
+extern int shmemu__alloc_any_size SHMEMU__HIDDEN;
 /* At a PE's start, before the wire-up sync: find the program's writable
  * data and, where asked for and the transport can (its alias op), make it
  * an alias of a reserved range of this PE's heap.  SHMEMU_OK, or a failure

@@ -191,6 +191,41 @@ static void team_collectives(int me, int n)
     shmem_free(as);
 }
 
+/* OpenSHMEM 1.1's asymmetric allocation (removed in 1.2, still accepted
+ * by SOS and Cray SHMEM): PE p asks for p + 1 ints; every PE gets one
+ * block, and each PE fills all of its right neighbour's. */
+static void asymmetric_alloc(int me, int n)
+{
+    int *buf = shmem_malloc(sizeof(int) * (size_t)(me + 1));
+    int *zeroed = shmem_calloc((size_t)(me + 1), sizeof(int));
+    CHECK(buf != NULL && zeroed != NULL, "asymmetric shmem_malloc/calloc");
+    if (!buf || !zeroed)
+        return;
+    for (int i = 0; i <= me; i++)
+        CHECK(zeroed[i] == 0, "asymmetric calloc [%d] = %d", i, zeroed[i]);
+    int right = (me + 1) % n, in[64];
+    for (int i = 0; i <= right; i++)
+        in[i] = right * 100 + i;
+    shmem_barrier_all();
+    shmem_int_put(buf, in, (size_t)right + 1, right);
+    shmem_barrier_all();
+    for (int i = 0; i <= me; i++)
+        CHECK(buf[i] == me * 100 + i, "asymmetric block [%d] = %d", i, buf[i]);
+    /* The next block is symmetric again: at one offset on every PE. */
+    long *after = shmem_malloc(sizeof(long));
+    CHECK(after != NULL, "shmem_malloc after asymmetric ones");
+    if (after) {
+        *after = -1;
+        shmem_barrier_all();
+        shmem_long_p(after, 7000 + me, right);
+        shmem_barrier_all();
+        CHECK(*after == 7000 + (me + n - 1) % n, "block after asymmetric ones: %ld", *after);
+        shmem_free(after);
+    }
+    shmem_free(zeroed);
+    shmem_free(buf);
+}
+
 static void contexts_and_p2p(int me, int n)
 {
     shmem_ctx_t ctx;
@@ -328,6 +363,8 @@ int main(int argc, char **argv)
     team_collectives(me, n);
     contexts_and_p2p(me, n);
     openshmem_1_6(me, n);
+    if (n <= 64)
+        asymmetric_alloc(me, n);
     shmem_barrier_all();
     if (me == 0 && !failures)
         printf("ok %d\n", n);
