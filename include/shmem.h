@@ -59,6 +59,8 @@ enum {
 #define _SHMEM_CMP_GE SHMEM_CMP_GE
 #define _SHMEM_CMP_LT SHMEM_CMP_LT
 #define _SHMEM_CMP_LE SHMEM_CMP_LE
+/* The comparisons' type, as SOS and OSSS name it (the API takes int). */
+typedef int shmem_cmp_t;
 
 #define SHMEM_SIGNAL_SET SHMEMU_SIGNAL_SET
 #define SHMEM_SIGNAL_ADD SHMEMU_SIGNAL_ADD
