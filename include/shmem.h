@@ -29,6 +29,16 @@ extern "C" {
  * -fvisibility=hidden), as shmemu.h's is. */
 #pragma GCC visibility push(default)
 
+/* The routines are defined here, inline in the program.  libshmemu also
+ * exports each under its own name (src/compat/symbols.c defines this
+ * header's routines with SHMEMU_OSH_EXPORT), for programs and tools that
+ * find routines by name: dlsym, profiling wrappers, other languages. */
+#ifdef SHMEMU_OSH_EXPORT
+#define SHMEMU_OSH_FN
+#else
+#define SHMEMU_OSH_FN static inline
+#endif
+
 /* ----------------------------------------------------------- constants */
 
 #define SHMEM_MAJOR_VERSION 1
@@ -132,21 +142,21 @@ void start_pes(int npes);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 
-static inline int shmem_my_pe(void) { return shmemu_my_pe(); }
-static inline int shmem_n_pes(void) { return shmemu_n_pes(); }
-static inline int _my_pe(void) { return shmemu_my_pe(); }
-static inline int _num_pes(void) { return shmemu_n_pes(); }
-static inline int shmem_pe_accessible(int pe)
+SHMEMU_OSH_FN int shmem_my_pe(void) { return shmemu_my_pe(); }
+SHMEMU_OSH_FN int shmem_n_pes(void) { return shmemu_n_pes(); }
+SHMEMU_OSH_FN int _my_pe(void) { return shmemu_my_pe(); }
+SHMEMU_OSH_FN int _num_pes(void) { return shmemu_n_pes(); }
+SHMEMU_OSH_FN int shmem_pe_accessible(int pe)
 {
     return pe >= 0 && pe < shmemu_n_pes();
 }
-static inline int shmem_addr_accessible(const void *addr, int pe)
+SHMEMU_OSH_FN int shmem_addr_accessible(const void *addr, int pe)
 {
     return shmemu_addr_accessible(addr, pe);
 }
-static inline void *shmem_ptr(const void *dest, int pe) { return shmemu_ptr(dest, pe); }
+SHMEMU_OSH_FN void *shmem_ptr(const void *dest, int pe) { return shmemu_ptr(dest, pe); }
 /* OpenSHMEM 1.6: shmem_ptr with pe numbered in team. */
-static inline void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+SHMEMU_OSH_FN void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
     int w = shmemu_team_translate_pe(team, pe, SHMEMU_TEAM_WORLD);
     return w < 0 ? NULL : shmemu_ptr(dest, w);
@@ -154,37 +164,37 @@ static inline void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 
 /* ---------------------------------------------------- memory management */
 
-static inline void *shmem_malloc(size_t size) { return shmemu_malloc(size); }
-static inline void *shmem_calloc(size_t count, size_t size)
+SHMEMU_OSH_FN void *shmem_malloc(size_t size) { return shmemu_malloc(size); }
+SHMEMU_OSH_FN void *shmem_calloc(size_t count, size_t size)
 {
     return shmemu_calloc(count, size);
 }
-static inline void *shmem_align(size_t alignment, size_t size)
+SHMEMU_OSH_FN void *shmem_align(size_t alignment, size_t size)
 {
     return shmemu_align(alignment, size);
 }
-static inline void *shmem_realloc(void *ptr, size_t size) { return shmemu_realloc(ptr, size); }
-static inline void shmem_free(void *ptr) { shmemu_free(ptr); }
-static inline void *shmem_malloc_with_hints(size_t size, long hints)
+SHMEMU_OSH_FN void *shmem_realloc(void *ptr, size_t size) { return shmemu_realloc(ptr, size); }
+SHMEMU_OSH_FN void shmem_free(void *ptr) { shmemu_free(ptr); }
+SHMEMU_OSH_FN void *shmem_malloc_with_hints(size_t size, long hints)
 {
     (void)hints; /* every heap word takes remote atomics and signals */
     return shmemu_malloc(size);
 }
-static inline void *shmalloc(size_t size) { return shmemu_malloc(size); }
-static inline void shfree(void *ptr) { shmemu_free(ptr); }
-static inline void *shrealloc(void *ptr, size_t size) { return shmemu_realloc(ptr, size); }
-static inline void *shmemalign(size_t alignment, size_t size)
+SHMEMU_OSH_FN void *shmalloc(size_t size) { return shmemu_malloc(size); }
+SHMEMU_OSH_FN void shfree(void *ptr) { shmemu_free(ptr); }
+SHMEMU_OSH_FN void *shrealloc(void *ptr, size_t size) { return shmemu_realloc(ptr, size); }
+SHMEMU_OSH_FN void *shmemalign(size_t alignment, size_t size)
 {
     return shmemu_align(alignment, size);
 }
 
 /* Deprecated cache management: coherent here, nothing to do. */
-static inline void shmem_clear_cache_inv(void) {}
-static inline void shmem_set_cache_inv(void) {}
-static inline void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
-static inline void shmem_set_cache_line_inv(void *dest) { (void)dest; }
-static inline void shmem_udcflush(void) {}
-static inline void shmem_udcflush_line(void *dest) { (void)dest; }
+SHMEMU_OSH_FN void shmem_clear_cache_inv(void) {}
+SHMEMU_OSH_FN void shmem_set_cache_inv(void) {}
+SHMEMU_OSH_FN void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
+SHMEMU_OSH_FN void shmem_set_cache_line_inv(void *dest) { (void)dest; }
+SHMEMU_OSH_FN void shmem_udcflush(void) {}
+SHMEMU_OSH_FN void shmem_udcflush_line(void *dest) { (void)dest; }
 
 /* ------------------------------------------------------ order and sync */
 
@@ -205,13 +215,13 @@ static inline void shmemu_compat_ctx_end(int *prev)
     int shmemu_prev_ctx_ __attribute__((cleanup(shmemu_compat_ctx_end), unused)) = \
         shmemu_compat_ctx_begin(ctx, &(pe))
 
-static inline void shmem_quiet(void) { (void)shmemu_quiet(); }
-static inline void shmem_fence(void) { (void)shmemu_fence(); }
-static inline void shmem_ctx_quiet(shmem_ctx_t ctx)
+SHMEMU_OSH_FN void shmem_quiet(void) { (void)shmemu_quiet(); }
+SHMEMU_OSH_FN void shmem_fence(void) { (void)shmemu_fence(); }
+SHMEMU_OSH_FN void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_quiet() : shmemu_ctx_quiet(ctx ? ctx->id : -1));
 }
-static inline void shmem_ctx_fence(shmem_ctx_t ctx)
+SHMEMU_OSH_FN void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_fence() : shmemu_ctx_fence(ctx ? ctx->id : -1));
 }
@@ -219,7 +229,7 @@ static inline void shmem_ctx_fence(shmem_ctx_t ctx)
  * context's team).  Performed as a quiet of the whole context: stronger
  * than required. */
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
-static inline void shmem_pe_quiet(const int *target_pes, size_t npes)
+SHMEMU_OSH_FN void shmem_pe_quiet(const int *target_pes, size_t npes)
 {
     shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes);
 }
@@ -231,16 +241,16 @@ typedef struct {
 } shmem_ctx_session_config_t;
 #define SHMEM_CTX_SESSION_BATCH (1L << 0)
 #define SHMEM_CTX_SESSION_TOTAL_OPS (1L << 0)
-static inline void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
+SHMEMU_OSH_FN void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
                                            const shmem_ctx_session_config_t *config,
                                            long config_mask)
 {
     (void)ctx, (void)options, (void)config, (void)config_mask;
 }
-static inline void shmem_ctx_session_stop(shmem_ctx_t ctx) { (void)ctx; }
-static inline void shmem_barrier_all(void) { (void)shmemu_barrier_all(); }
-static inline void shmem_sync_all(void) { (void)shmemu_sync_all(); }
-static inline int shmem_team_sync(shmem_team_t team) { return shmemu_team_sync(team); }
+SHMEMU_OSH_FN void shmem_ctx_session_stop(shmem_ctx_t ctx) { (void)ctx; }
+SHMEMU_OSH_FN void shmem_barrier_all(void) { (void)shmemu_barrier_all(); }
+SHMEMU_OSH_FN void shmem_sync_all(void) { (void)shmemu_sync_all(); }
+SHMEMU_OSH_FN int shmem_team_sync(shmem_team_t team) { return shmemu_team_sync(team); }
 /* Active-set forms (deprecated in 1.5, still everywhere). */
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmemu_compat_sync_active(int PE_start, int logPE_stride, int PE_size, long *pSync);
@@ -252,30 +262,30 @@ void shmemu_compat_sync_active(int PE_start, int logPE_stride, int PE_size, long
 
 /* ------------------------------------------------------------------ teams */
 
-static inline int shmem_team_my_pe(shmem_team_t team) { return shmemu_team_my_pe(team); }
-static inline int shmem_team_n_pes(shmem_team_t team) { return shmemu_team_n_pes(team); }
-static inline int shmem_team_translate_pe(shmem_team_t src, int pe, shmem_team_t dest)
+SHMEMU_OSH_FN int shmem_team_my_pe(shmem_team_t team) { return shmemu_team_my_pe(team); }
+SHMEMU_OSH_FN int shmem_team_n_pes(shmem_team_t team) { return shmemu_team_n_pes(team); }
+SHMEMU_OSH_FN int shmem_team_translate_pe(shmem_team_t src, int pe, shmem_team_t dest)
 {
     return shmemu_team_translate_pe(src, pe, dest);
 }
-static inline int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t *c)
+SHMEMU_OSH_FN int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t *c)
 {
     return shmemu_team_get_config(team, mask, c);
 }
-static inline int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
+SHMEMU_OSH_FN int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
                                            int size, const shmem_team_config_t *config,
                                            long mask, shmem_team_t *new_team)
 {
     return shmemu_team_split_strided(parent, start, stride, size, config, mask, new_team);
 }
-static inline int shmem_team_split_2d(shmem_team_t parent, int xrange,
+SHMEMU_OSH_FN int shmem_team_split_2d(shmem_team_t parent, int xrange,
                                       const shmem_team_config_t *xc, long xmask,
                                       shmem_team_t *xteam, const shmem_team_config_t *yc,
                                       long ymask, shmem_team_t *yteam)
 {
     return shmemu_team_split_2d(parent, xrange, xc, xmask, xteam, yc, ymask, yteam);
 }
-static inline void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(team); }
+SHMEMU_OSH_FN void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(team); }
 
 /* -------------------------------------------------------------------- RMA */
 
@@ -285,57 +295,57 @@ static inline void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
     X(longdouble, long double)
 
 #define SHMEMU_COMPAT_RMA(NAME, TYPE)                                          \
-    static inline void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE *dest,     \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE *dest,     \
                                               const TYPE *src, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem(dest, src, n * sizeof(TYPE), pe);                  \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest,     \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest,     \
                                               const TYPE *src, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem(dest, src, n * sizeof(TYPE), pe);                  \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, \
                                                   const TYPE *src, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_nbi(dest, src, n * sizeof(TYPE), pe);              \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, \
                                                   const TYPE *src, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem_nbi(dest, src, n * sizeof(TYPE), pe);              \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE v, int pe) \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE v, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem(dest, &v, sizeof(TYPE), pe);                       \
     }                                                                          \
-    static inline TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *src, int pe) \
+    SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *src, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         TYPE v = 0;                                                            \
         (void)shmemu_getmem(&v, src, sizeof(TYPE), pe);                        \
         return v;                                                              \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE *dest,    \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE *dest,    \
                                                const TYPE *src, ptrdiff_t dst, \
                                                ptrdiff_t sst, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibput(dest, src, dst, sst, 1, n, sizeof(TYPE), pe);       \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE *dest,    \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE *dest,    \
                                                const TYPE *src, ptrdiff_t dst, \
                                                ptrdiff_t sst, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibget(dest, src, dst, sst, 1, n, sizeof(TYPE), pe);       \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_ibput(shmem_ctx_t ctx, TYPE *dest,   \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_ibput(shmem_ctx_t ctx, TYPE *dest,   \
                                                 const TYPE *src, ptrdiff_t dst, \
                                                 ptrdiff_t sst, size_t bsize,   \
                                                 size_t nblocks, int pe)        \
@@ -343,7 +353,7 @@ static inline void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibput(dest, src, dst, sst, bsize, nblocks, sizeof(TYPE), pe); \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_ibget(shmem_ctx_t ctx, TYPE *dest,   \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_ibget(shmem_ctx_t ctx, TYPE *dest,   \
                                                 const TYPE *src, ptrdiff_t dst, \
                                                 ptrdiff_t sst, size_t bsize,   \
                                                 size_t nblocks, int pe)        \
@@ -351,47 +361,47 @@ static inline void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibget(dest, src, dst, sst, bsize, nblocks, sizeof(TYPE), pe); \
     }                                                                          \
-    static inline void shmem_##NAME##_put(TYPE *d, const TYPE *s, size_t n, int pe) \
+    SHMEMU_OSH_FN void shmem_##NAME##_put(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                          \
         shmem_ctx_##NAME##_put(SHMEM_CTX_DEFAULT, d, s, n, pe);                \
     }                                                                          \
-    static inline void shmem_##NAME##_get(TYPE *d, const TYPE *s, size_t n, int pe) \
+    SHMEMU_OSH_FN void shmem_##NAME##_get(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                          \
         shmem_ctx_##NAME##_get(SHMEM_CTX_DEFAULT, d, s, n, pe);                \
     }                                                                          \
-    static inline void shmem_##NAME##_put_nbi(TYPE *d, const TYPE *s, size_t n, int pe) \
+    SHMEMU_OSH_FN void shmem_##NAME##_put_nbi(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                          \
         shmem_ctx_##NAME##_put_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);            \
     }                                                                          \
-    static inline void shmem_##NAME##_get_nbi(TYPE *d, const TYPE *s, size_t n, int pe) \
+    SHMEMU_OSH_FN void shmem_##NAME##_get_nbi(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                          \
         shmem_ctx_##NAME##_get_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);            \
     }                                                                          \
-    static inline void shmem_##NAME##_p(TYPE *d, TYPE v, int pe)               \
+    SHMEMU_OSH_FN void shmem_##NAME##_p(TYPE *d, TYPE v, int pe)               \
     {                                                                          \
         shmem_ctx_##NAME##_p(SHMEM_CTX_DEFAULT, d, v, pe);                     \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_g(const TYPE *s, int pe)                 \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_g(const TYPE *s, int pe)                 \
     {                                                                          \
         return shmem_ctx_##NAME##_g(SHMEM_CTX_DEFAULT, s, pe);                 \
     }                                                                          \
-    static inline void shmem_##NAME##_iput(TYPE *d, const TYPE *s, ptrdiff_t dst, \
+    SHMEMU_OSH_FN void shmem_##NAME##_iput(TYPE *d, const TYPE *s, ptrdiff_t dst, \
                                            ptrdiff_t sst, size_t n, int pe)    \
     {                                                                          \
         shmem_ctx_##NAME##_iput(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);     \
     }                                                                          \
-    static inline void shmem_##NAME##_iget(TYPE *d, const TYPE *s, ptrdiff_t dst, \
+    SHMEMU_OSH_FN void shmem_##NAME##_iget(TYPE *d, const TYPE *s, ptrdiff_t dst, \
                                            ptrdiff_t sst, size_t n, int pe)    \
     {                                                                          \
         shmem_ctx_##NAME##_iget(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);     \
     }                                                                          \
-    static inline void shmem_##NAME##_ibput(TYPE *d, const TYPE *s, ptrdiff_t dst, \
+    SHMEMU_OSH_FN void shmem_##NAME##_ibput(TYPE *d, const TYPE *s, ptrdiff_t dst, \
                                             ptrdiff_t sst, size_t bsize,       \
                                             size_t nblocks, int pe)            \
     {                                                                          \
         shmem_ctx_##NAME##_ibput(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
     }                                                                          \
-    static inline void shmem_##NAME##_ibget(TYPE *d, const TYPE *s, ptrdiff_t dst, \
+    SHMEMU_OSH_FN void shmem_##NAME##_ibget(TYPE *d, const TYPE *s, ptrdiff_t dst, \
                                             ptrdiff_t sst, size_t bsize,       \
                                             size_t nblocks, int pe)            \
     {                                                                          \
@@ -402,92 +412,92 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
 
 /* Sized forms: putSIZE/getSIZE move SIZE-bit elements; putmem/getmem bytes. */
 #define SHMEMU_COMPAT_SIZED(BITS)                                              \
-    static inline void shmem_ctx_put##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+    SHMEMU_OSH_FN void shmem_ctx_put##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                            size_t n, int pe)                   \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem(d, s, n * (BITS / 8), pe);                         \
     }                                                                          \
-    static inline void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+    SHMEMU_OSH_FN void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                            size_t n, int pe)                   \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem(d, s, n * (BITS / 8), pe);                         \
     }                                                                          \
-    static inline void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
+    SHMEMU_OSH_FN void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
                                                  const void *s, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_nbi(d, s, n * (BITS / 8), pe);                     \
     }                                                                          \
-    static inline void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
+    SHMEMU_OSH_FN void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
                                                  const void *s, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem_nbi(d, s, n * (BITS / 8), pe);                     \
     }                                                                          \
-    static inline void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+    SHMEMU_OSH_FN void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                             ptrdiff_t dst, ptrdiff_t sst, size_t n, \
                                             int pe)                            \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibput(d, s, dst, sst, 1, n, BITS / 8, pe);                \
     }                                                                          \
-    static inline void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+    SHMEMU_OSH_FN void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                             ptrdiff_t dst, ptrdiff_t sst, size_t n, \
                                             int pe)                            \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibget(d, s, dst, sst, 1, n, BITS / 8, pe);                \
     }                                                                          \
-    static inline void shmem_ctx_ibput##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+    SHMEMU_OSH_FN void shmem_ctx_ibput##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                              ptrdiff_t dst, ptrdiff_t sst,     \
                                              size_t bsize, size_t nblocks, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibput(d, s, dst, sst, bsize, nblocks, BITS / 8, pe);      \
     }                                                                          \
-    static inline void shmem_ctx_ibget##BITS(shmem_ctx_t ctx, void *d, const void *s, \
+    SHMEMU_OSH_FN void shmem_ctx_ibget##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                              ptrdiff_t dst, ptrdiff_t sst,     \
                                              size_t bsize, size_t nblocks, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibget(d, s, dst, sst, bsize, nblocks, BITS / 8, pe);      \
     }                                                                          \
-    static inline void shmem_ibput##BITS(void *d, const void *s, ptrdiff_t dst, \
+    SHMEMU_OSH_FN void shmem_ibput##BITS(void *d, const void *s, ptrdiff_t dst, \
                                          ptrdiff_t sst, size_t bsize, size_t nblocks, \
                                          int pe)                               \
     {                                                                          \
         shmem_ctx_ibput##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
     }                                                                          \
-    static inline void shmem_ibget##BITS(void *d, const void *s, ptrdiff_t dst, \
+    SHMEMU_OSH_FN void shmem_ibget##BITS(void *d, const void *s, ptrdiff_t dst, \
                                          ptrdiff_t sst, size_t bsize, size_t nblocks, \
                                          int pe)                               \
     {                                                                          \
         shmem_ctx_ibget##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
     }                                                                          \
-    static inline void shmem_put##BITS(void *d, const void *s, size_t n, int pe) \
+    SHMEMU_OSH_FN void shmem_put##BITS(void *d, const void *s, size_t n, int pe) \
     {                                                                          \
         shmem_ctx_put##BITS(SHMEM_CTX_DEFAULT, d, s, n, pe);                   \
     }                                                                          \
-    static inline void shmem_get##BITS(void *d, const void *s, size_t n, int pe) \
+    SHMEMU_OSH_FN void shmem_get##BITS(void *d, const void *s, size_t n, int pe) \
     {                                                                          \
         shmem_ctx_get##BITS(SHMEM_CTX_DEFAULT, d, s, n, pe);                   \
     }                                                                          \
-    static inline void shmem_put##BITS##_nbi(void *d, const void *s, size_t n, int pe) \
+    SHMEMU_OSH_FN void shmem_put##BITS##_nbi(void *d, const void *s, size_t n, int pe) \
     {                                                                          \
         shmem_ctx_put##BITS##_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);             \
     }                                                                          \
-    static inline void shmem_get##BITS##_nbi(void *d, const void *s, size_t n, int pe) \
+    SHMEMU_OSH_FN void shmem_get##BITS##_nbi(void *d, const void *s, size_t n, int pe) \
     {                                                                          \
         shmem_ctx_get##BITS##_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);             \
     }                                                                          \
-    static inline void shmem_iput##BITS(void *d, const void *s, ptrdiff_t dst, \
+    SHMEMU_OSH_FN void shmem_iput##BITS(void *d, const void *s, ptrdiff_t dst, \
                                         ptrdiff_t sst, size_t n, int pe)       \
     {                                                                          \
         shmem_ctx_iput##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);        \
     }                                                                          \
-    static inline void shmem_iget##BITS(void *d, const void *s, ptrdiff_t dst, \
+    SHMEMU_OSH_FN void shmem_iget##BITS(void *d, const void *s, ptrdiff_t dst, \
                                         ptrdiff_t sst, size_t n, int pe)       \
     {                                                                          \
         shmem_ctx_iget##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);        \
@@ -498,72 +508,72 @@ SHMEMU_COMPAT_SIZED(32)
 SHMEMU_COMPAT_SIZED(64)
 SHMEMU_COMPAT_SIZED(128)
 
-static inline void shmem_ctx_putmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
+SHMEMU_OSH_FN void shmem_ctx_putmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
 {
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem(d, s, n, pe);
 }
-static inline void shmem_ctx_getmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
+SHMEMU_OSH_FN void shmem_ctx_getmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
 {
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_getmem(d, s, n, pe);
 }
-static inline void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
+SHMEMU_OSH_FN void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
                                         int pe)
 {
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem_nbi(d, s, n, pe);
 }
-static inline void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
+SHMEMU_OSH_FN void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
                                         int pe)
 {
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_getmem_nbi(d, s, n, pe);
 }
-static inline void shmem_putmem(void *d, const void *s, size_t n, int pe)
+SHMEMU_OSH_FN void shmem_putmem(void *d, const void *s, size_t n, int pe)
 {
     (void)shmemu_putmem(d, s, n, pe);
 }
-static inline void shmem_getmem(void *d, const void *s, size_t n, int pe)
+SHMEMU_OSH_FN void shmem_getmem(void *d, const void *s, size_t n, int pe)
 {
     (void)shmemu_getmem(d, s, n, pe);
 }
-static inline void shmem_putmem_nbi(void *d, const void *s, size_t n, int pe)
+SHMEMU_OSH_FN void shmem_putmem_nbi(void *d, const void *s, size_t n, int pe)
 {
     (void)shmemu_putmem_nbi(d, s, n, pe);
 }
-static inline void shmem_getmem_nbi(void *d, const void *s, size_t n, int pe)
+SHMEMU_OSH_FN void shmem_getmem_nbi(void *d, const void *s, size_t n, int pe)
 {
     (void)shmemu_getmem_nbi(d, s, n, pe);
 }
 
 /* ---------------------------------------------------------------- signals */
 
-static inline void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *d, const void *s, size_t n,
+SHMEMU_OSH_FN void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *d, const void *s, size_t n,
                                            uint64_t *sig, uint64_t v, int op, int pe)
 {
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem_signal(d, s, n, sig, v, op, pe);
 }
-static inline void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *d, const void *s,
+SHMEMU_OSH_FN void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *d, const void *s,
                                                size_t n, uint64_t *sig, uint64_t v, int op,
                                                int pe)
 {
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem_signal_nbi(d, s, n, sig, v, op, pe);
 }
-static inline void shmem_putmem_signal(void *d, const void *s, size_t n, uint64_t *sig,
+SHMEMU_OSH_FN void shmem_putmem_signal(void *d, const void *s, size_t n, uint64_t *sig,
                                        uint64_t v, int op, int pe)
 {
     (void)shmemu_putmem_signal(d, s, n, sig, v, op, pe);
 }
-static inline void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uint64_t *sig,
+SHMEMU_OSH_FN void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uint64_t *sig,
                                            uint64_t v, int op, int pe)
 {
     (void)shmemu_putmem_signal_nbi(d, s, n, sig, v, op, pe);
 }
 #define SHMEMU_COMPAT_SIG(NAME, TYPE)                                          \
-    static inline void shmem_ctx_##NAME##_put_signal(shmem_ctx_t ctx, TYPE *d, \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_put_signal(shmem_ctx_t ctx, TYPE *d, \
                                                      const TYPE *s, size_t n,  \
                                                      uint64_t *sig, uint64_t v, \
                                                      int op, int pe)           \
@@ -571,20 +581,20 @@ static inline void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uin
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal(d, s, n * sizeof(TYPE), sig, v, op, pe);    \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_put_signal_nbi(                      \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_put_signal_nbi(                      \
         shmem_ctx_t ctx, TYPE *d, const TYPE *s, size_t n, uint64_t *sig,      \
         uint64_t v, int op, int pe)                                            \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal_nbi(d, s, n * sizeof(TYPE), sig, v, op, pe); \
     }                                                                          \
-    static inline void shmem_##NAME##_put_signal(TYPE *d, const TYPE *s, size_t n, \
+    SHMEMU_OSH_FN void shmem_##NAME##_put_signal(TYPE *d, const TYPE *s, size_t n, \
                                                  uint64_t *sig, uint64_t v, int op, \
                                                  int pe)                       \
     {                                                                          \
         (void)shmemu_putmem_signal(d, s, n * sizeof(TYPE), sig, v, op, pe);    \
     }                                                                          \
-    static inline void shmem_##NAME##_put_signal_nbi(TYPE *d, const TYPE *s,   \
+    SHMEMU_OSH_FN void shmem_##NAME##_put_signal_nbi(TYPE *d, const TYPE *s,   \
                                                      size_t n, uint64_t *sig,  \
                                                      uint64_t v, int op, int pe) \
     {                                                                          \
@@ -594,7 +604,7 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
 
 /* Sized forms: putSIZE_signal moves SIZE-bit elements. */
 #define SHMEMU_COMPAT_SIG_SIZED(BITS)                                          \
-    static inline void shmem_ctx_put##BITS##_signal(shmem_ctx_t ctx, void *d,  \
+    SHMEMU_OSH_FN void shmem_ctx_put##BITS##_signal(shmem_ctx_t ctx, void *d,  \
                                                     const void *s, size_t n,   \
                                                     uint64_t *sig, uint64_t v, \
                                                     int op, int pe)            \
@@ -602,20 +612,20 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal(d, s, n * (BITS / 8), sig, v, op, pe);      \
     }                                                                          \
-    static inline void shmem_ctx_put##BITS##_signal_nbi(                       \
+    SHMEMU_OSH_FN void shmem_ctx_put##BITS##_signal_nbi(                       \
         shmem_ctx_t ctx, void *d, const void *s, size_t n, uint64_t *sig,      \
         uint64_t v, int op, int pe)                                            \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal_nbi(d, s, n * (BITS / 8), sig, v, op, pe);  \
     }                                                                          \
-    static inline void shmem_put##BITS##_signal(void *d, const void *s,        \
+    SHMEMU_OSH_FN void shmem_put##BITS##_signal(void *d, const void *s,        \
                                                 size_t n, uint64_t *sig,       \
                                                 uint64_t v, int op, int pe)    \
     {                                                                          \
         (void)shmemu_putmem_signal(d, s, n * (BITS / 8), sig, v, op, pe);      \
     }                                                                          \
-    static inline void shmem_put##BITS##_signal_nbi(void *d, const void *s,    \
+    SHMEMU_OSH_FN void shmem_put##BITS##_signal_nbi(void *d, const void *s,    \
                                                     size_t n, uint64_t *sig,   \
                                                     uint64_t v, int op, int pe) \
     {                                                                          \
@@ -627,30 +637,30 @@ SHMEMU_COMPAT_SIG_SIZED(32)
 SHMEMU_COMPAT_SIG_SIZED(64)
 SHMEMU_COMPAT_SIG_SIZED(128)
 
-static inline uint64_t shmem_signal_fetch(const uint64_t *sig)
+SHMEMU_OSH_FN uint64_t shmem_signal_fetch(const uint64_t *sig)
 {
     return shmemu_signal_fetch(sig);
 }
-static inline uint64_t shmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t v)
+SHMEMU_OSH_FN uint64_t shmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t v)
 {
     return shmemu_signal_wait_until(sig, cmp, v);
 }
 /* OpenSHMEM 1.6: a signal update with no data (no order with earlier puts). */
-static inline void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig, uint64_t v, int pe)
+SHMEMU_OSH_FN void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig, uint64_t v, int pe)
 {
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_signal_set(sig, v, pe);
 }
-static inline void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig, uint64_t v, int pe)
+SHMEMU_OSH_FN void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig, uint64_t v, int pe)
 {
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_signal_add(sig, v, pe);
 }
-static inline void shmem_signal_set(uint64_t *sig, uint64_t v, int pe)
+SHMEMU_OSH_FN void shmem_signal_set(uint64_t *sig, uint64_t v, int pe)
 {
     (void)shmemu_signal_set(sig, v, pe);
 }
-static inline void shmem_signal_add(uint64_t *sig, uint64_t v, int pe)
+SHMEMU_OSH_FN void shmem_signal_add(uint64_t *sig, uint64_t v, int pe)
 {
     (void)shmemu_signal_add(sig, v, pe);
 }
@@ -658,195 +668,195 @@ static inline void shmem_signal_add(uint64_t *sig, uint64_t v, int pe)
 /* ---------------------------------------------------------------- atomics */
 
 #define SHMEMU_COMPAT_AMO_EXT(NAME, TYPE)                                      \
-    static inline TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *s, \
+    SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *s, \
                                                        int pe)                 \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch(s, pe);                            \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_set(shmem_ctx_t ctx, TYPE *d, TYPE v, \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_set(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                      int pe)                   \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
     }                                                                          \
-    static inline TYPE shmem_ctx_##NAME##_atomic_swap(shmem_ctx_t ctx, TYPE *d, TYPE v, \
+    SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_swap(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                       int pe)                  \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *f, \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *f, \
                                                            const TYPE *s, int pe) \
     {                                                                          \
         *f = shmem_ctx_##NAME##_atomic_fetch(ctx, s, pe);                      \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_swap_nbi(shmem_ctx_t ctx, TYPE *f, \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_swap_nbi(shmem_ctx_t ctx, TYPE *f, \
                                                           TYPE *d, TYPE v, int pe) \
     {                                                                          \
         *f = shmem_ctx_##NAME##_atomic_swap(ctx, d, v, pe);                    \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_atomic_fetch(const TYPE *s, int pe)      \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_fetch(const TYPE *s, int pe)      \
     {                                                                          \
         return shmemu_##NAME##_atomic_fetch(s, pe);                            \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_set(TYPE *d, TYPE v, int pe)      \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_set(TYPE *d, TYPE v, int pe)      \
     {                                                                          \
         (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_atomic_swap(TYPE *d, TYPE v, int pe)     \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_swap(TYPE *d, TYPE v, int pe)     \
     {                                                                          \
         return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_fetch_nbi(TYPE *f, const TYPE *s, int pe) \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_fetch_nbi(TYPE *f, const TYPE *s, int pe) \
     {                                                                          \
         *f = shmemu_##NAME##_atomic_fetch(s, pe);                              \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_swap_nbi(TYPE *f, TYPE *d, TYPE v, int pe) \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_swap_nbi(TYPE *f, TYPE *d, TYPE v, int pe) \
     {                                                                          \
         *f = shmemu_##NAME##_atomic_swap(d, v, pe);                            \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_fetch(const TYPE *s, int pe)             \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_fetch(const TYPE *s, int pe)             \
     {                                                                          \
         return shmemu_##NAME##_atomic_fetch(s, pe);                            \
     }                                                                          \
-    static inline void shmem_##NAME##_set(TYPE *d, TYPE v, int pe)             \
+    SHMEMU_OSH_FN void shmem_##NAME##_set(TYPE *d, TYPE v, int pe)             \
     {                                                                          \
         (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_swap(TYPE *d, TYPE v, int pe)            \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_swap(TYPE *d, TYPE v, int pe)            \
     {                                                                          \
         return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
     }
 
 #define SHMEMU_COMPAT_AMO(NAME, TYPE)                                          \
-    static inline TYPE shmem_ctx_##NAME##_atomic_compare_swap(                 \
+    SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_compare_swap(                 \
         shmem_ctx_t ctx, TYPE *d, TYPE c, TYPE v, int pe)                      \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
     }                                                                          \
-    static inline TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *d, \
+    SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *d, \
                                                            int pe)             \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *d, int pe) \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *d, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
     }                                                                          \
-    static inline TYPE shmem_ctx_##NAME##_atomic_fetch_add(shmem_ctx_t ctx, TYPE *d, \
+    SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_fetch_add(shmem_ctx_t ctx, TYPE *d, \
                                                            TYPE v, int pe)     \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_add(shmem_ctx_t ctx, TYPE *d, TYPE v, \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_add(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                      int pe)                   \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_compare_swap_nbi(             \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_compare_swap_nbi(             \
         shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE c, TYPE v, int pe)             \
     {                                                                          \
         *f = shmem_ctx_##NAME##_atomic_compare_swap(ctx, d, c, v, pe);         \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *f, \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *f, \
                                                                TYPE *d, int pe) \
     {                                                                          \
         *f = shmem_ctx_##NAME##_atomic_fetch_inc(ctx, d, pe);                  \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_fetch_add_nbi(                \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_fetch_add_nbi(                \
         shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE v, int pe)                     \
     {                                                                          \
         *f = shmem_ctx_##NAME##_atomic_fetch_add(ctx, d, v, pe);               \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_atomic_compare_swap(TYPE *d, TYPE c, TYPE v, int pe) \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_compare_swap(TYPE *d, TYPE c, TYPE v, int pe) \
     {                                                                          \
         return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_atomic_fetch_inc(TYPE *d, int pe)        \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_fetch_inc(TYPE *d, int pe)        \
     {                                                                          \
         return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_inc(TYPE *d, int pe)              \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_inc(TYPE *d, int pe)              \
     {                                                                          \
         (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_atomic_fetch_add(TYPE *d, TYPE v, int pe) \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_fetch_add(TYPE *d, TYPE v, int pe) \
     {                                                                          \
         return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_add(TYPE *d, TYPE v, int pe)      \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_add(TYPE *d, TYPE v, int pe)      \
     {                                                                          \
         (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_compare_swap_nbi(TYPE *f, TYPE *d, TYPE c, \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_compare_swap_nbi(TYPE *f, TYPE *d, TYPE c, \
                                                               TYPE v, int pe)  \
     {                                                                          \
         *f = shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);                 \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_fetch_inc_nbi(TYPE *f, TYPE *d, int pe) \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_fetch_inc_nbi(TYPE *f, TYPE *d, int pe) \
     {                                                                          \
         *f = shmemu_##NAME##_atomic_fetch_inc(d, pe);                          \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_fetch_add_nbi(TYPE *f, TYPE *d, TYPE v, \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_fetch_add_nbi(TYPE *f, TYPE *d, TYPE v, \
                                                            int pe)             \
     {                                                                          \
         *f = shmemu_##NAME##_atomic_fetch_add(d, v, pe);                       \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_cswap(TYPE *d, TYPE c, TYPE v, int pe)   \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_cswap(TYPE *d, TYPE c, TYPE v, int pe)   \
     {                                                                          \
         return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_finc(TYPE *d, int pe)                    \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_finc(TYPE *d, int pe)                    \
     {                                                                          \
         return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
     }                                                                          \
-    static inline void shmem_##NAME##_inc(TYPE *d, int pe)                     \
+    SHMEMU_OSH_FN void shmem_##NAME##_inc(TYPE *d, int pe)                     \
     {                                                                          \
         (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_fadd(TYPE *d, TYPE v, int pe)            \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_fadd(TYPE *d, TYPE v, int pe)            \
     {                                                                          \
         return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
     }                                                                          \
-    static inline void shmem_##NAME##_add(TYPE *d, TYPE v, int pe)             \
+    SHMEMU_OSH_FN void shmem_##NAME##_add(TYPE *d, TYPE v, int pe)             \
     {                                                                          \
         (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
     }
 
 #define SHMEMU_COMPAT_AMO_BIT1(NAME, TYPE, OP)                                 \
-    static inline TYPE shmem_ctx_##NAME##_atomic_fetch_##OP(shmem_ctx_t ctx, TYPE *d, \
+    SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_fetch_##OP(shmem_ctx_t ctx, TYPE *d, \
                                                             TYPE v, int pe)    \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                    \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_##OP(shmem_ctx_t ctx, TYPE *d, TYPE v, \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_##OP(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                       int pe)                  \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_##OP(d, v, pe);                           \
     }                                                                          \
-    static inline void shmem_ctx_##NAME##_atomic_fetch_##OP##_nbi(             \
+    SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_fetch_##OP##_nbi(             \
         shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE v, int pe)                     \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         *f = shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                      \
     }                                                                          \
-    static inline TYPE shmem_##NAME##_atomic_fetch_##OP(TYPE *d, TYPE v, int pe) \
+    SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_fetch_##OP(TYPE *d, TYPE v, int pe) \
     {                                                                          \
         return shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                    \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_##OP(TYPE *d, TYPE v, int pe)     \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_##OP(TYPE *d, TYPE v, int pe)     \
     {                                                                          \
         (void)shmemu_##NAME##_atomic_##OP(d, v, pe);                           \
     }                                                                          \
-    static inline void shmem_##NAME##_atomic_fetch_##OP##_nbi(TYPE *f, TYPE *d, TYPE v, \
+    SHMEMU_OSH_FN void shmem_##NAME##_atomic_fetch_##OP##_nbi(TYPE *f, TYPE *d, TYPE v, \
                                                               int pe)          \
     {                                                                          \
         *f = shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                      \
@@ -863,67 +873,67 @@ SHMEMU_AMO_BIT_TYPES(SHMEMU_COMPAT_AMO_BIT)
 /* ---------------------------------------------------------- point-to-point */
 
 #define SHMEMU_COMPAT_P2P(NAME, TYPE)                                          \
-    static inline void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE v)  \
+    SHMEMU_OSH_FN void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE v)  \
     {                                                                          \
         (void)shmemu_##NAME##_wait_until(ivar, cmp, v);                        \
     }                                                                          \
-    static inline void shmem_##NAME##_wait(TYPE *ivar, TYPE v)                 \
+    SHMEMU_OSH_FN void shmem_##NAME##_wait(TYPE *ivar, TYPE v)                 \
     {                                                                          \
         (void)shmemu_##NAME##_wait_until(ivar, SHMEMU_CMP_NE, v);              \
     }                                                                          \
-    static inline int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE v)         \
+    SHMEMU_OSH_FN int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE v)         \
     {                                                                          \
         return shmemu_##NAME##_test(ivar, cmp, v) > 0;                         \
     }                                                                          \
-    static inline void shmem_##NAME##_wait_until_all(TYPE *ivars, size_t n,    \
+    SHMEMU_OSH_FN void shmem_##NAME##_wait_until_all(TYPE *ivars, size_t n,    \
                                                      const int *status, int cmp, \
                                                      TYPE v)                   \
     {                                                                          \
         (void)shmemu_##NAME##_wait_until_all(ivars, n, status, cmp, v);        \
     }                                                                          \
-    static inline size_t shmem_##NAME##_wait_until_any(TYPE *ivars, size_t n,  \
+    SHMEMU_OSH_FN size_t shmem_##NAME##_wait_until_any(TYPE *ivars, size_t n,  \
                                                        const int *status, int cmp, \
                                                        TYPE v)                 \
     {                                                                          \
         return shmemu_##NAME##_wait_until_any(ivars, n, status, cmp, v);       \
     }                                                                          \
-    static inline size_t shmem_##NAME##_wait_until_some(TYPE *ivars, size_t n, \
+    SHMEMU_OSH_FN size_t shmem_##NAME##_wait_until_some(TYPE *ivars, size_t n, \
                                                         size_t *idx, const int *status, \
                                                         int cmp, TYPE v)       \
     {                                                                          \
         return shmemu_##NAME##_wait_until_some(ivars, n, idx, status, cmp, v); \
     }                                                                          \
-    static inline void shmem_##NAME##_wait_until_all_vector(                   \
+    SHMEMU_OSH_FN void shmem_##NAME##_wait_until_all_vector(                   \
         TYPE *ivars, size_t n, const int *status, int cmp, TYPE *vs)           \
     {                                                                          \
         (void)shmemu_##NAME##_wait_until_all_vector(ivars, n, status, cmp, vs); \
     }                                                                          \
-    static inline size_t shmem_##NAME##_wait_until_any_vector(                 \
+    SHMEMU_OSH_FN size_t shmem_##NAME##_wait_until_any_vector(                 \
         TYPE *ivars, size_t n, const int *status, int cmp, TYPE *vs)           \
     {                                                                          \
         return shmemu_##NAME##_wait_until_any_vector(ivars, n, status, cmp, vs); \
     }                                                                          \
-    static inline size_t shmem_##NAME##_wait_until_some_vector(                \
+    SHMEMU_OSH_FN size_t shmem_##NAME##_wait_until_some_vector(                \
         TYPE *ivars, size_t n, size_t *idx, const int *status, int cmp, TYPE *vs) \
     {                                                                          \
         return shmemu_##NAME##_wait_until_some_vector(ivars, n, idx, status, cmp, vs); \
     }                                                                          \
-    static inline int shmem_##NAME##_test_all(TYPE *ivars, size_t n, const int *status, \
+    SHMEMU_OSH_FN int shmem_##NAME##_test_all(TYPE *ivars, size_t n, const int *status, \
                                               int cmp, TYPE v)                 \
     {                                                                          \
         return shmemu_##NAME##_test_all(ivars, n, status, cmp, v) > 0;         \
     }                                                                          \
-    static inline size_t shmem_##NAME##_test_any(TYPE *ivars, size_t n,        \
+    SHMEMU_OSH_FN size_t shmem_##NAME##_test_any(TYPE *ivars, size_t n,        \
                                                  const int *status, int cmp, TYPE v) \
     {                                                                          \
         return shmemu_##NAME##_test_any(ivars, n, status, cmp, v);             \
     }                                                                          \
-    static inline size_t shmem_##NAME##_test_some(TYPE *ivars, size_t n, size_t *idx, \
+    SHMEMU_OSH_FN size_t shmem_##NAME##_test_some(TYPE *ivars, size_t n, size_t *idx, \
                                                   const int *status, int cmp, TYPE v) \
     {                                                                          \
         return shmemu_##NAME##_test_some(ivars, n, idx, status, cmp, v);       \
     }                                                                          \
-    static inline int shmem_##NAME##_test_all_vector(TYPE *ivars, size_t n,    \
+    SHMEMU_OSH_FN int shmem_##NAME##_test_all_vector(TYPE *ivars, size_t n,    \
                                                      const int *status, int cmp, \
                                                      TYPE *vs)                 \
     {                                                                          \
@@ -933,7 +943,7 @@ SHMEMU_AMO_BIT_TYPES(SHMEMU_COMPAT_AMO_BIT)
                 return 0;                                                      \
         return 1;                                                              \
     }                                                                          \
-    static inline size_t shmem_##NAME##_test_any_vector(TYPE *ivars, size_t n, \
+    SHMEMU_OSH_FN size_t shmem_##NAME##_test_any_vector(TYPE *ivars, size_t n, \
                                                         const int *status, int cmp, \
                                                         TYPE *vs)              \
     {                                                                          \
@@ -943,7 +953,7 @@ SHMEMU_AMO_BIT_TYPES(SHMEMU_COMPAT_AMO_BIT)
                 return i;                                                      \
         return SIZE_MAX;                                                       \
     }                                                                          \
-    static inline size_t shmem_##NAME##_test_some_vector(TYPE *ivars, size_t n, \
+    SHMEMU_OSH_FN size_t shmem_##NAME##_test_some_vector(TYPE *ivars, size_t n, \
                                                          size_t *idx, const int *status, \
                                                          int cmp, TYPE *vs)    \
     {                                                                          \
@@ -957,12 +967,12 @@ SHMEMU_P2P_TYPES(SHMEMU_COMPAT_P2P)
 
 /* The deprecated untyped forms act on long (C++: one of the overloads). */
 #ifndef __cplusplus
-static inline void shmem_wait_until(long *ivar, int cmp, long v)
+SHMEMU_OSH_FN void shmem_wait_until(long *ivar, int cmp, long v)
 {
     (void)shmemu_long_wait_until(ivar, cmp, v);
 }
 #endif
-static inline void shmem_wait(long *ivar, long v)
+SHMEMU_OSH_FN void shmem_wait(long *ivar, long v)
 {
     (void)shmemu_long_wait_until(ivar, SHMEMU_CMP_NE, v);
 }
@@ -975,20 +985,20 @@ int shmem_test_lock(long *lock);
 
 /* ---------------------------------------------------- team collectives */
 
-static inline int shmem_broadcastmem(shmem_team_t team, void *d, const void *s, size_t n,
+SHMEMU_OSH_FN int shmem_broadcastmem(shmem_team_t team, void *d, const void *s, size_t n,
                                      int root)
 {
     return shmemu_broadcastmem(team, d, s, n, root);
 }
-static inline int shmem_collectmem(shmem_team_t team, void *d, const void *s, size_t n)
+SHMEMU_OSH_FN int shmem_collectmem(shmem_team_t team, void *d, const void *s, size_t n)
 {
     return shmemu_collectmem(team, d, s, n);
 }
-static inline int shmem_fcollectmem(shmem_team_t team, void *d, const void *s, size_t n)
+SHMEMU_OSH_FN int shmem_fcollectmem(shmem_team_t team, void *d, const void *s, size_t n)
 {
     return shmemu_fcollectmem(team, d, s, n);
 }
-static inline int shmem_alltoallmem(shmem_team_t team, void *d, const void *s, size_t n)
+SHMEMU_OSH_FN int shmem_alltoallmem(shmem_team_t team, void *d, const void *s, size_t n)
 {
     return shmemu_alltoallmem(team, d, s, n);
 }
@@ -996,27 +1006,27 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *src, ptrdiff_t
                        ptrdiff_t sst, size_t nelems);
 
 #define SHMEMU_COMPAT_COLL(NAME, TYPE)                                         \
-    static inline int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *d, const TYPE *s, \
                                                size_t n, int root)             \
     {                                                                          \
         return shmemu_broadcastmem(team, d, s, n * sizeof(TYPE), root);        \
     }                                                                          \
-    static inline int shmem_##NAME##_collect(shmem_team_t team, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_collect(shmem_team_t team, TYPE *d, const TYPE *s, \
                                              size_t n)                         \
     {                                                                          \
         return shmemu_collectmem(team, d, s, n * sizeof(TYPE));                \
     }                                                                          \
-    static inline int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *d, const TYPE *s, \
                                               size_t n)                        \
     {                                                                          \
         return shmemu_fcollectmem(team, d, s, n * sizeof(TYPE));               \
     }                                                                          \
-    static inline int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *d, const TYPE *s, \
                                               size_t n)                        \
     {                                                                          \
         return shmemu_alltoallmem(team, d, s, n * sizeof(TYPE));               \
     }                                                                          \
-    static inline int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *d, const TYPE *s, \
                                                ptrdiff_t dst, ptrdiff_t sst, size_t n) \
     {                                                                          \
         return shmemu_compat_alltoalls(team, d, s, dst, sst, n, sizeof(TYPE)); \
@@ -1028,38 +1038,38 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_COLL)
 /* Reductions on teams: shmemu's for the standard types; long double and
  * complex in src/compat/. */
 #define SHMEMU_COMPAT_RED_ARITH(NAME, TYPE)                                    \
-    static inline int shmem_##NAME##_sum_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_sum_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
         return shmemu_##NAME##_sum_reduce(t, d, s, n);                         \
     }                                                                          \
-    static inline int shmem_##NAME##_prod_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_prod_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                  size_t n)                     \
     {                                                                          \
         return shmemu_##NAME##_prod_reduce(t, d, s, n);                        \
     }                                                                          \
-    static inline int shmem_##NAME##_min_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_min_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
         return shmemu_##NAME##_min_reduce(t, d, s, n);                         \
     }                                                                          \
-    static inline int shmem_##NAME##_max_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_max_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
         return shmemu_##NAME##_max_reduce(t, d, s, n);                         \
     }
 #define SHMEMU_COMPAT_RED_BIT(NAME, TYPE)                                      \
-    static inline int shmem_##NAME##_and_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_and_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
         return shmemu_##NAME##_and_reduce(t, d, s, n);                         \
     }                                                                          \
-    static inline int shmem_##NAME##_or_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_or_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                size_t n)                       \
     {                                                                          \
         return shmemu_##NAME##_or_reduce(t, d, s, n);                          \
     }                                                                          \
-    static inline int shmem_##NAME##_xor_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
+    SHMEMU_OSH_FN int shmem_##NAME##_xor_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
         return shmemu_##NAME##_xor_reduce(t, d, s, n);                         \

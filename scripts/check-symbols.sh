@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$cc" -E -P -D_GNU_SOURCE -Iinclude include/shmemu_cuda.h |
     tr -c 'A-Za-z0-9_' '\n' | grep '^shmemu' | sort -u >"$tmp/public"
 "$cc" -E -P -std=c11 -D_GNU_SOURCE -Iinclude include/shmem.h |
-    tr -c 'A-Za-z0-9_' '\n' | grep -E '^(shmem|start_pes$)' | sort -u >"$tmp/openshmem"
+    tr -c 'A-Za-z0-9_' '\n' | grep -E '^(shmem|start_pes$|shmalloc$|shfree$|shrealloc$|_my_pe$|_num_pes$)' | sort -u >"$tmp/openshmem"
 sort -u "$tmp/public" "$tmp/openshmem" -o "$tmp/public"
 
 nm -D --defined-only "$build/libshmemu.so" | awk '{ print $NF }' |

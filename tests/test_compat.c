@@ -278,6 +278,43 @@ static void test_global_exit(void **state)
     }
 }
 
+/* The flags this test binary was built with that a program linked to
+ * the same library needs (its sanitizer runtime). */
+static const char *san_flag(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return "-fsanitize=address,undefined";
+#elif defined(__SANITIZE_THREAD__)
+    return "-fsanitize=thread";
+#else
+    return "-O1";
+#endif
+}
+
+/* A program built with oshcc (the shared library) finds every family of
+ * routines by name with dlsym, as test suites and profiling tools do, and
+ * calls two through the pointers it found. */
+static void test_by_name(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shmemu-byname-XXXXXX", exe[64], src[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    snprintf(exe, sizeof(exe), "%s/by_name", dir);
+    snprintf(src, sizeof(src), "%s/../tests/oshcc/by_name.c", th_build_dir());
+    char *cc[] = {th_tool("oshcc"), "-std=c11", "-Wall", "-Wextra", "-Werror",
+                  (char *)san_flag(), "-o", exe, src, NULL};
+    struct th_outcome o;
+    th_run_cmd(cc, NULL, &o);
+    if (!exited(&o, 0))
+        fail_msg("oshcc: status %#x, output:\n%s", o.status, o.out);
+    char *run[] = {th_tool("oshrun"), "-np", "3", exe, NULL};
+    th_run_cmd(run, NULL, &o);
+    unlink(exe);
+    rmdir(dir);
+    if (!exited(&o, 0) || !strstr(o.out, "sum 6 want 6 missing 0\n"))
+        fail_msg("status %#x, output:\n%s", o.status, o.out);
+}
+
 /* With static data kept private, the first remote access to a global is
  * refused with one line saying what it is and what to do. */
 static void test_static_off_refused(void **state)
@@ -377,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_spec_environment),
         cmocka_unit_test(test_info_oshmem),
         cmocka_unit_test(test_global_exit),
+        cmocka_unit_test(test_by_name),
         cmocka_unit_test(test_static_off_refused),
         cmocka_unit_test(test_globals_by_transport),
     };
