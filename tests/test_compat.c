@@ -257,7 +257,7 @@ static void test_global_exit(void **state)
     static const char *const codes[] = {"7", "0", "1"};
     for (int i = 0; i < 3; i++) {
         for (int n = 2; n <= 4; n++) {
-            char np[8];
+            char np[16];
             snprintf(np, sizeof(np), "%d", n);
             char *argv[] = {th_tool("oshrun"), "-np", np, th_tool("tests/progs/osh_features"),
                             "exit", (char *)codes[i], NULL};
