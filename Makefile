@@ -98,7 +98,7 @@ MPI_BENCH := $(if $(MPICC),$(BUILD)/mpi-coll-bench)
 
 all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH) $(BUILD)/examples/ring \
      $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
-lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(CUDA_PLUGIN) $(UCX_PLUGIN)
+lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0 $(CUDA_PLUGIN) $(UCX_PLUGIN)
 
 # Beside libshmemu, where the transport looks for it; libcudart is found
 # through a run path to the toolkit that built it.
