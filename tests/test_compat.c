@@ -278,6 +278,33 @@ static void test_global_exit(void **state)
     }
 }
 
+/* A typed put whose byte count overflows size_t, or that runs past the
+ * end of the symmetric static data, a put on a destroyed context, a
+ * context destroyed twice: one line saying so, the job ended. */
+static void test_misuse(void **state)
+{
+    (void)state;
+    static const char *const want[] = {
+        "shmemu_putmem: dest 0x",
+        "runs past the end of the program's static data, which are symmetric (",
+        "shmem_ctx_*: ctx 0x", "shmem_ctx_destroy: ctx 0x"};
+    static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
+                                       "+18446744073709551615 runs past",
+                                       " was destroyed (shmem_ctx_destroy)\n",
+                                       " was destroyed already\n"};
+    for (int k = 0; k < 4; k++) {
+        char ks[4];
+        snprintf(ks, sizeof(ks), "%d", k);
+        char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"),
+                        "misuse", ks, NULL};
+        struct th_outcome o;
+        th_run_cmd(argv, NULL, &o);
+        if (exited(&o, 0) || strstr(o.out, "FAIL") || !strstr(o.out, want[k]) ||
+            !strstr(o.out, tail[k]))
+            fail_msg("case %d: status %#x, output:\n%s", k, o.status, o.out);
+    }
+}
+
 /* The flags this test binary was built with that a program linked to
  * the same library needs (its sanitizer runtime). */
 static const char *san_flag(void)
@@ -415,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_info_oshmem),
         cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_by_name),
+        cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_static_off_refused),
         cmocka_unit_test(test_globals_by_transport),
     };

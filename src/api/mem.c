@@ -25,6 +25,12 @@ int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
             *off_p = off; /* the program's static data, a heap range here */
             return SHMEMU_OK;
         }
+        if (in > 0)
+            return shmemu__fail(me, SHMEMU_ERANGE, call,
+                                "%s %p+%zu runs past the end of the program's static data, "
+                                "which are symmetric (%zu bytes from %p)",
+                                what, addr, nbytes, me->static_len,
+                                (const void *)((const char *)addr - (off - me->static_off)));
         if (in) {
             char why[400];
             shmemu__static_why(me, addr, why, sizeof(why));

@@ -6,6 +6,7 @@
  * data and global exit), so checker mode sees every access they make.
  */
 #include <complex.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,17 +134,45 @@ void shmem_info_get_name(char *name)
 struct shmemu_compat_ctx shmemu_compat_ctx_default = {0, SHMEMU_TEAM_WORLD,
                                                        SHMEMU_CTX_DEFAULT};
 
+/* A destroyed context stays allocated, marked dead, for the next DEAD_KEPT
+ * destructions: a call through a dangling handle is reported instead of
+ * reading freed memory.  Older ones are freed. */
+#define DEAD_KEPT 256
+#define CTX_DEAD (-2)
+static pthread_mutex_t dead_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shmemu_compat_ctx *dead[DEAD_KEPT];
+static unsigned dead_next;
+
+static void bury(struct shmemu_compat_ctx *c)
+{
+    c->id = CTX_DEAD;
+    pthread_mutex_lock(&dead_lock);
+    free(dead[dead_next % DEAD_KEPT]);
+    dead[dead_next++ % DEAD_KEPT] = c;
+    pthread_mutex_unlock(&dead_lock);
+}
+
 /* Out of line for every context but the default: check it, select it,
  * put pe in world numbering.  Returns the thread's previous context. */
 int shmemu_compat_ctx_enter(shmem_ctx_t ctx, int *pe)
 {
-    if (!ctx) {
-        (void)shmemu_error(SHMEMU_EINVAL, "shmem_ctx_*", "ctx is SHMEM_CTX_INVALID");
+    if (!ctx || ctx->id == CTX_DEAD) {
+        (void)shmemu_error(SHMEMU_EINVAL, "shmem_ctx_*",
+                           ctx ? "ctx %p was destroyed (shmem_ctx_destroy)"
+                               : "ctx %p is SHMEM_CTX_INVALID",
+                           (void *)ctx);
         *pe = -1; /* the call itself then fails, naming pe */
         return -1;
     }
     if (ctx->team != SHMEMU_TEAM_WORLD) {
         int n = shmemu_team_n_pes(ctx->team);
+        if (n <= 0) {
+            (void)shmemu_error(SHMEMU_EINVAL, "shmem_ctx_*",
+                               "the context's team %d was destroyed (shmem_team_destroy)",
+                               ctx->team);
+            *pe = -1;
+            return -1;
+        }
         if (*pe < 0 || *pe >= n) {
             (void)shmemu_error(SHMEMU_EPE, "shmem_ctx_*",
                                "pe %d is not in the context's team (%d PEs)", *pe, n);
@@ -183,8 +212,13 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
 {
     if (!ctx || ctx == SHMEM_CTX_DEFAULT)
         return;
+    if (ctx->id == CTX_DEAD) {
+        (void)shmemu_error(SHMEMU_EINVAL, "shmem_ctx_destroy",
+                           "ctx %p was destroyed already", (void *)ctx);
+        return;
+    }
     (void)shmemu_ctx_destroy(ctx->id); /* completes its operations */
-    free(ctx);
+    bury(ctx);
 }
 
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)

@@ -13,6 +13,11 @@
  *                           while the others wait in a barrier, and PE 2
  *                           (if any) computes outside the library
  *   osh_features big        allocates 96 MiB (more than the default heap)
+ *   osh_features misuse K   a bad call K (0: a put whose bytes overflow
+ *                           size_t, 1: a put past the end of the static
+ *                           data, 2: a put on a destroyed context, 3: a
+ *                           context destroyed twice), which ends the job
+ *                           with one line
  */
 #include <complex.h>
 #include <shmem.h>
@@ -333,6 +338,28 @@ int main(int argc, char **argv)
                     usleep(1000);
         shmem_barrier_all(); /* the others wait here until the exit ends them */
         printf("FAIL: PE %d left the barrier after shmem_global_exit\n", me);
+        return 1;
+    }
+    if (argc > 2 && !strcmp(argv[1], "misuse")) {
+        static long global[4];
+        long local[4] = {0};
+        long *blk = shmem_malloc(sizeof(local));
+        shmem_ctx_t ctx;
+        int k = atoi(argv[2]);
+        if (k == 0)
+            shmem_long_put(blk, local, (size_t)1 << 61, 0); /* 2^64 bytes: wraps to 0 */
+        else if (k == 1)
+            shmem_long_put(global, local, (size_t)-1, 0);
+        else if (shmem_ctx_create(0, &ctx) == 0) {
+            shmem_ctx_destroy(ctx);
+            if (k == 2)
+                shmem_ctx_long_p(ctx, global, 1, 0);
+            else
+                shmem_ctx_destroy(ctx);
+        }
+        shmem_barrier_all();
+        printf("FAIL: PE %d went on after a bad put\n", me);
+        shmem_finalize();
         return 1;
     }
     if (argc > 1 && !strcmp(argv[1], "big")) {
