@@ -280,19 +280,25 @@ static void test_global_exit(void **state)
 
 /* A typed put whose byte count overflows size_t, or that runs past the
  * end of the symmetric static data, a put on a destroyed context, a
- * context destroyed twice: one line saying so, the job ended. */
+ * context destroyed twice, a lock set twice by one thread, a lock cleared
+ * that the PE never set: one line saying so, the job ended. */
 static void test_misuse(void **state)
 {
     (void)state;
     static const char *const want[] = {
         "shmemu_putmem: dest 0x",
         "runs past the end of the program's static data, which are symmetric (",
-        "shmem_ctx_*: ctx 0x", "shmem_ctx_destroy: ctx 0x"};
+        "shmem_ctx_*: ctx 0x", "shmem_ctx_destroy: ctx 0x",
+        "shmem_set_lock: this thread holds lock 0x",
+        "shmemu: PE 0/2 shmem_clear_lock: lock 0x"};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
                                        "+18446744073709551615 runs past",
                                        " was destroyed (shmem_ctx_destroy)\n",
-                                       " was destroyed already\n"};
-    for (int k = 0; k < 4; k++) {
+                                       " was destroyed already\n",
+                                       " already: it would wait for itself\n",
+                                       " is not held by this PE (no shmem_set_lock, or "
+                                       "successful shmem_test_lock, took it)\n"};
+    for (int k = 0; k < 6; k++) {
         char ks[4];
         snprintf(ks, sizeof(ks), "%d", k);
         char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"),

@@ -7,6 +7,7 @@
  */
 #include <complex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,8 +274,44 @@ static void backoff(unsigned *ns)
         *ns *= 2;
 }
 
+/* The held-lock table of the calling thread's PE (NULL outside a PE):
+ * found, added to or removed from under its guard.  held: 1 if this
+ * thread holds lock, 2 if another thread of the PE does, 0 if none. */
+enum { LOCK_FIND, LOCK_ADD, LOCK_DROP };
+static int held_locks(const long *lock, int op)
+{
+    shmemu__pe *me = shmemu__self ? shmemu__self : shmemu__adopt();
+    if (!me)
+        return 0;
+    struct shmemu__osh_locks *l = &me->osh_locks;
+    unsigned long self = (unsigned long)pthread_self();
+    while (atomic_flag_test_and_set_explicit(&l->guard, memory_order_acquire))
+        sched_yield();
+    int i = 0, held = 0;
+    while (i < l->n && l->held[i].lock != lock)
+        i++;
+    if (i < l->n)
+        held = l->held[i].thread == self ? 1 : 2;
+    if (op == LOCK_ADD && l->n < 16)
+        l->held[l->n++] = (__typeof__(l->held[0])){lock, self};
+    else if (op == LOCK_ADD)
+        l->lost = 1;
+    else if (op == LOCK_DROP && i < l->n)
+        l->held[i] = l->held[--l->n];
+    else if (op == LOCK_FIND && !held && l->lost)
+        held = 2; /* untracked: maybe held */
+    atomic_flag_clear_explicit(&l->guard, memory_order_release);
+    return held;
+}
+
 void shmem_set_lock(long *lock)
 {
+    if (held_locks(lock, LOCK_FIND) == 1) {
+        (void)shmemu_error(SHMEMU_EINVAL, "shmem_set_lock",
+                           "this thread holds lock %p already: it would wait for itself",
+                           (void *)lock);
+        return;
+    }
     long t = shmemu_long_atomic_fetch_add(lock, TICKET, 0) >> 32;
     unsigned ns = 1000;
     while ((shmemu_long_atomic_fetch(lock, 0) & 0xffffffffL) != (t & 0xffffffffL)) {
@@ -282,10 +319,19 @@ void shmem_set_lock(long *lock)
             return;
         backoff(&ns);
     }
+    (void)held_locks(lock, LOCK_ADD);
 }
 
 void shmem_clear_lock(long *lock)
 {
+    if (!held_locks(lock, LOCK_FIND)) {
+        (void)shmemu_error(SHMEMU_EINVAL, "shmem_clear_lock",
+                           "lock %p is not held by this PE (no shmem_set_lock, or "
+                           "successful shmem_test_lock, took it)",
+                           (void *)lock);
+        return;
+    }
+    (void)held_locks(lock, LOCK_DROP);
     (void)shmemu_quiet(); /* what the holder wrote is visible to the next */
     /* Fetching: done on return (a plain add would wait for a quiet). */
     (void)shmemu_long_atomic_fetch_add(lock, 1, 0);
@@ -296,7 +342,10 @@ int shmem_test_lock(long *lock)
     long v = shmemu_long_atomic_fetch(lock, 0);
     if (((v >> 32) & 0xffffffffL) != (v & 0xffffffffL))
         return 1; /* held, or others queue for it */
-    return shmemu_long_atomic_compare_swap(lock, v, v + TICKET, 0) == v ? 0 : 1;
+    if (shmemu_long_atomic_compare_swap(lock, v, v + TICKET, 0) != v)
+        return 1;
+    (void)held_locks(lock, LOCK_ADD);
+    return 0;
 }
 
 /* ---------------------------------------------- active-set collectives */

@@ -146,6 +146,15 @@ typedef struct shmemu__pe {
         uint32_t activity_seen, polls, polls_last;
         int64_t since_ns, published_ns, checked_ns, cpu_ns;
     } poll;
+    /* OpenSHMEM locks this PE holds, and which of its threads took each
+     * (compat/shmem.c): a thread that sets a lock it holds, or a clear of a
+     * lock no thread of the PE holds, is reported.  Past 16 at once the
+     * table stops (lost): no report can then be sure. */
+    struct shmemu__osh_locks {
+        atomic_flag guard;
+        int n, lost;
+        struct { const long *lock; unsigned long thread; } held[16];
+    } osh_locks;
 } shmemu__pe;
 
 extern _Thread_local shmemu__pe *shmemu__self

@@ -16,8 +16,9 @@
  *   osh_features misuse K   a bad call K (0: a put whose bytes overflow
  *                           size_t, 1: a put past the end of the static
  *                           data, 2: a put on a destroyed context, 3: a
- *                           context destroyed twice), which ends the job
- *                           with one line
+ *                           context destroyed twice, 4: a lock set twice
+ *                           by one thread, 5: a lock cleared that was
+ *                           never set), which ends the job with one line
  */
 #include <complex.h>
 #include <shmem.h>
@@ -350,7 +351,14 @@ int main(int argc, char **argv)
             shmem_long_put(blk, local, (size_t)1 << 61, 0); /* 2^64 bytes: wraps to 0 */
         else if (k == 1)
             shmem_long_put(global, local, (size_t)-1, 0);
-        else if (shmem_ctx_create(0, &ctx) == 0) {
+        else if (k == 4 || k == 5) {
+            static long mlock;
+            if (k == 4)
+                shmem_set_lock(&mlock);
+            if (k == 4 || me == 1)
+                shmem_set_lock(&mlock); /* PE 1 waits its turn (k 4), or holds it */
+            shmem_clear_lock(&mlock);   /* k 5: PE 0 never set it */
+        } else if (shmem_ctx_create(0, &ctx) == 0) {
             shmem_ctx_destroy(ctx);
             if (k == 2)
                 shmem_ctx_long_p(ctx, global, 1, 0);

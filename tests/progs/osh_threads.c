@@ -5,7 +5,8 @@
  * as their PE, concurrently (puts, atomics, private contexts); one of them
  * waits on a flag that a thread of another PE sets late, while the main
  * thread sits in a barrier, a pattern that a deadlock detector counting
- * PEs instead of threads would call a deadlock.  Prints "ok N" on PE 0,
+ * PEs instead of threads would call a deadlock; threads of every PE take
+ * one lock in turn.  Prints "ok N" on PE 0,
  * or one "FAIL" line per wrong value and exits 1.
  */
 #include <pthread.h>
@@ -24,6 +25,8 @@ long slots[MAXPE][T][3]; /* [from PE][thread][round], written by puts */
 long counter;            /* on PE 0: every thread of every PE adds to it */
 long ctx_dst[MAXPE][T];  /* written through each thread's private context */
 long flag;               /* set by the previous PE's late thread */
+long lk;                 /* an OpenSHMEM lock every thread of every PE takes */
+long guarded;            /* on PE 0: read and written only under lk */
 
 struct arg {
     int tid, me, n;
@@ -49,6 +52,20 @@ static void *rma_amo(void *p)
     shmem_ctx_quiet(ctx);
     shmem_ctx_destroy(ctx);
     shmem_quiet();
+    return NULL;
+}
+
+/* Threads of one PE contend for the lock with each other as with other
+ * PEs' threads: a get and a put under it, never a lost update. */
+static void *locked_adds(void *p)
+{
+    (void)p;
+    for (int i = 0; i < 20; i++) {
+        shmem_set_lock(&lk);
+        long v = shmem_long_g(&guarded, 0);
+        shmem_long_p(&guarded, v + 1, 0);
+        shmem_clear_lock(&lk);
+    }
     return NULL;
 }
 
@@ -122,6 +139,11 @@ int main(void)
               ctx_dst[prev][t]);
     if (me == 0)
         CHECK(counter == (long)n * T * K, "counter %ld, want %ld", counter, (long)n * T * K);
+
+    run(locked_adds, T, me, n, 0);
+    shmem_barrier_all();
+    if (me == 0)
+        CHECK(guarded == (long)n * T * 20, "guarded %ld, want %ld", guarded, (long)n * T * 20);
 
     /* The main thread waits in a barrier while thread 0 waits on a flag
      * only another PE's thread 1 sets, 50 ms later: no deadlock. */
