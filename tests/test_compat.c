@@ -92,6 +92,23 @@ static void test_threads(void **state)
         }
 }
 
+/* A thread that called as its PE calls again after the PE finalized: the
+ * call fails with one line naming the PE (the thread pointed at freed
+ * memory before), my_pe says -1, the program ends normally. */
+static void test_thread_after_finalize(void **state)
+{
+    (void)state;
+    char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_threads"), "late",
+                    NULL};
+    struct th_outcome o;
+    th_run_cmd(argv, NULL, &o);
+    if (!exited(&o, 0) ||
+        !strstr(o.out, "shmemu: shmemu_putmem: called after shmemu_finalize: this thread "
+                       "called as PE 1, which has finalized\n") ||
+        !strstr(o.out, "late call returned, my_pe -1\n"))
+        fail_msg("status %#x, output:\n%s", o.status, o.out);
+}
+
 /* The generic names (C11 _Generic, and C++ overloads when a C++ compiler
  * was found to build osh_generic_cxx) on 1, 2, 3 and 5 PEs, then under the
  * checker: exact values, no false accusation. */
@@ -449,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_by_name),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_thread_after_finalize),
         cmocka_unit_test(test_static_off_refused),
         cmocka_unit_test(test_globals_by_transport),
     };

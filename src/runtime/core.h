@@ -125,6 +125,10 @@ typedef struct shmemu__pe {
     jmp_buf *abort_jmp;   /* where ABORT mode unwinds a launched PE to */
     int refs;             /* shmemu_init calls not yet finalized */
     int owns_job;         /* shmemu_init created the job: finalize frees it */
+    /* Other threads joined this PE (threads.c): they keep pointing at it
+     * after shmemu_finalize, which then retires it instead of freeing it. */
+    int joined;
+    struct shmemu__pe *retired_next;
     uint32_t wtoken;      /* last sleep token (ctl_pe.wstate) */
     uint32_t seen_departed;
     uint32_t rec_seq[SHMEMU__TEAMS_MAX]; /* control collectives entered, per team
@@ -189,9 +193,20 @@ static inline int shmemu__mt(const shmemu__pe *me)
 {
     return __atomic_load_n(&me->thread_level, __ATOMIC_RELAXED) >= SHMEMU_THREAD_SERIALIZED;
 }
+/* A finalized PE that threads still pointed at: kept, its abort word
+ * pointing here, so that their next call fails its entry check (pe.c). */
+#define SHMEMU__RETIRED (-1001)
+extern const _Atomic int32_t shmemu__retired_word SHMEMU__HIDDEN;
+static inline int shmemu__retired(const shmemu__pe *me)
+{
+    return me->abort_word == &shmemu__retired_word;
+}
+
 static inline shmemu__pe *shmemu__cur(void)
 {
     shmemu__pe *me = shmemu__self;
+    if (SHMEMU__UNLIKELY(me && shmemu__retired(me)))
+        me = shmemu__self = NULL; /* its PE has finalized */
     return SHMEMU__LIKELY(me != NULL) ? me : shmemu__adopt();
 }
 extern _Thread_local int shmemu__last_status

@@ -93,6 +93,13 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
 
 int shmemu__enter_fail(shmemu__pe *me, const char *call)
 {
+    if (me && shmemu__retired(me)) {
+        shmemu__self = NULL; /* the thread is a PE's no longer */
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "called after shmemu_finalize: this thread called as PE %d, "
+                            "which has finalized",
+                            me->pe);
+    }
     if (!me)
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
                             "called outside a PE (no shmemu_init, or after "

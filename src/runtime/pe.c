@@ -2,6 +2,7 @@
  * wire-up, pe_main, drain and departure, finalize; and the queries about
  * the calling PE. */
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,12 +70,29 @@ static int wireup(shmemu__pe *me)
     return st;
 }
 
+const _Atomic int32_t shmemu__retired_word = SHMEMU__RETIRED;
+
+/* Finalized PEs that other threads had joined: those threads still point
+ * at them, so each stays (a thousand bytes), its entry check failing, and
+ * reachable from here. */
+static shmemu__pe *retired;
+static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void pe_free(shmemu__pe *me)
 {
     shmemu__check_pe_fini(me);
     shmemu__heap_fini(&me->alloc);
     free(me->nbi_dirty);
-    free(me);
+    me->nbi_dirty = NULL;
+    if (!me->joined) {
+        free(me);
+        return;
+    }
+    me->abort_word = &shmemu__retired_word;
+    pthread_mutex_lock(&retired_lock);
+    me->retired_next = retired;
+    retired = me;
+    pthread_mutex_unlock(&retired_lock);
 }
 
 static shmemu__pe *pe_new(struct shmemu__job *job, int pe)

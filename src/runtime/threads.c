@@ -41,6 +41,7 @@ static void make_key(void) { (void)pthread_key_create(&joined_key, joined_thread
 
 static void joined(shmemu__pe *me, int by_attach)
 {
+    me->joined = 1;
     shmemu__self = me;
     joined_by_attach = by_attach;
     (void)pthread_once(&joined_once, make_key);

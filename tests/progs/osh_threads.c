@@ -13,6 +13,8 @@
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
+#include <string.h>
 #include <time.h>
 
 #include "osh_check.h"
@@ -103,13 +105,41 @@ static void run(void *(*fn)(void *), int nthreads, int me, int n, int barrier_me
         pthread_join(th[t], NULL);
 }
 
+/* "osh_threads late": a thread that called as its PE calls again after
+ * the PE finalized; the call fails with one line, nothing else breaks. */
+static volatile int late_go, late_first;
+static void *late_caller(void *p)
+{
+    (void)p;
+    shmem_long_p(&flag, 1, 0);
+    late_first = 1;
+    while (!late_go)
+        sched_yield();
+    shmem_long_p(&flag, 2, 0);
+    printf("late call returned, my_pe %d\n", shmem_my_pe());
+    return NULL;
+}
+
+static int late(void)
+{
+    pthread_t th;
+    if (pthread_create(&th, NULL, late_caller, NULL) != 0)
+        return 1;
+    while (!late_first)
+        sched_yield();
+    shmem_finalize();
+    late_go = 1;
+    pthread_join(th, NULL);
+    return 0;
+}
+
 static void *wait_then_set(void *p)
 {
     struct arg *a = p;
     return a->tid == 0 ? waiter(p) : late_setter(p);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     int provided = -1;
     if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0) {
@@ -117,6 +147,8 @@ int main(void)
         return 1;
     }
     int me = shmem_my_pe(), n = shmem_n_pes();
+    if (argc > 1 && !strcmp(argv[1], "late"))
+        return late();
     if (n > MAXPE) {
         printf("FAIL at most %d PEs\n", MAXPE);
         shmem_global_exit(1);
