@@ -305,25 +305,25 @@ SHMEMU_OSH_FN void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
                                               const TYPE *src, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_putmem(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe);                  \
+        (void)shmemu_putmem(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest,     \
                                               const TYPE *src, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_getmem(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe);                  \
+        (void)shmemu_getmem(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, \
                                                   const TYPE *src, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_putmem_nbi(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe);              \
+        (void)shmemu_putmem_nbi(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, \
                                                   const TYPE *src, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_getmem_nbi(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe);              \
+        (void)shmemu_getmem_nbi(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE v, int pe) \
     {                                                                          \
@@ -422,25 +422,25 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
                                            size_t n, int pe)                   \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_putmem(d, s, shmemu_compat_bytes(n, BITS / 8), pe);                         \
+        (void)shmemu_putmem(d, s, shmemu_compat_bytes(n, BITS / 8), pe);       \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                            size_t n, int pe)                   \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_getmem(d, s, shmemu_compat_bytes(n, BITS / 8), pe);                         \
+        (void)shmemu_getmem(d, s, shmemu_compat_bytes(n, BITS / 8), pe);       \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
                                                  const void *s, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_putmem_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), pe);                     \
+        (void)shmemu_putmem_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), pe);   \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
                                                  const void *s, size_t n, int pe) \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_getmem_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), pe);                     \
+        (void)shmemu_getmem_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), pe);   \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                             ptrdiff_t dst, ptrdiff_t sst, size_t n, \
@@ -585,26 +585,28 @@ SHMEMU_OSH_FN void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uin
                                                      int op, int pe)           \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v, op, pe);    \
+        (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v, op, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_put_signal_nbi(                      \
         shmem_ctx_t ctx, TYPE *d, const TYPE *s, size_t n, uint64_t *sig,      \
         uint64_t v, int op, int pe)                                            \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v, op, pe); \
+        (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v,  \
+                                       op, pe);                                \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_put_signal(TYPE *d, const TYPE *s, size_t n, \
                                                  uint64_t *sig, uint64_t v, int op, \
                                                  int pe)                       \
     {                                                                          \
-        (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v, op, pe);    \
+        (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v, op, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_put_signal_nbi(TYPE *d, const TYPE *s,   \
                                                      size_t n, uint64_t *sig,  \
                                                      uint64_t v, int op, int pe) \
     {                                                                          \
-        (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v, op, pe); \
+        (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v,  \
+                                       op, pe);                                \
     }
 SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
 
@@ -616,26 +618,26 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
                                                     int op, int pe)            \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe);      \
+        (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_put##BITS##_signal_nbi(                       \
         shmem_ctx_t ctx, void *d, const void *s, size_t n, uint64_t *sig,      \
         uint64_t v, int op, int pe)                                            \
     {                                                                          \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
-        (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe);  \
+        (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_put##BITS##_signal(void *d, const void *s,        \
                                                 size_t n, uint64_t *sig,       \
                                                 uint64_t v, int op, int pe)    \
     {                                                                          \
-        (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe);      \
+        (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_put##BITS##_signal_nbi(void *d, const void *s,    \
                                                     size_t n, uint64_t *sig,   \
                                                     uint64_t v, int op, int pe) \
     {                                                                          \
-        (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe);  \
+        (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe); \
     }
 SHMEMU_COMPAT_SIG_SIZED(8)
 SHMEMU_COMPAT_SIG_SIZED(16)
@@ -1015,22 +1017,22 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *src, ptrdiff_t
     SHMEMU_OSH_FN int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *d, const TYPE *s, \
                                                size_t n, int root)             \
     {                                                                          \
-        return shmemu_broadcastmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE)), root);        \
+        return shmemu_broadcastmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE)), root); \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_collect(shmem_team_t team, TYPE *d, const TYPE *s, \
                                              size_t n)                         \
     {                                                                          \
-        return shmemu_collectmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE)));                \
+        return shmemu_collectmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE))); \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *d, const TYPE *s, \
                                               size_t n)                        \
     {                                                                          \
-        return shmemu_fcollectmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE)));               \
+        return shmemu_fcollectmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE))); \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *d, const TYPE *s, \
                                               size_t n)                        \
     {                                                                          \
-        return shmemu_alltoallmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE)));               \
+        return shmemu_alltoallmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE))); \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *d, const TYPE *s, \
                                                ptrdiff_t dst, ptrdiff_t sst, size_t n) \
