@@ -316,7 +316,7 @@ static void test_misuse(void **state)
                                        " is not held by this PE (no shmem_set_lock, or "
                                        "successful shmem_test_lock, took it)\n"};
     for (int k = 0; k < 6; k++) {
-        char ks[4];
+        char ks[16];
         snprintf(ks, sizeof(ks), "%d", k);
         char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"),
                         "misuse", ks, NULL};
