@@ -313,8 +313,8 @@ static void test_misuse(void **state)
                                        " was destroyed (shmem_ctx_destroy)\n",
                                        " was destroyed already\n",
                                        " already: it would wait for itself\n",
-                                       " is not held by this PE (no shmem_set_lock, or "
-                                       "successful shmem_test_lock, took it)\n"};
+                                       (" is not held by this PE (no shmem_set_lock, or "
+                                        "successful shmem_test_lock, took it)\n")};
     for (int k = 0; k < 6; k++) {
         char ks[16];
         snprintf(ks, sizeof(ks), "%d", k);
