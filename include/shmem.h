@@ -32,7 +32,9 @@ extern "C" {
 /* The routines are defined here, inline in the program.  libshmemu also
  * exports each under its own name (src/compat/symbols.c defines this
  * header's routines with SHMEMU_OSH_EXPORT), for programs and tools that
- * find routines by name: dlsym, profiling wrappers, other languages. */
+ * find routines by name: dlsym, bindings of other languages.  (A wrapper
+ * library that interposes these names sees only the calls made through
+ * them, not the inline ones.) */
 #ifdef SHMEMU_OSH_EXPORT
 #define SHMEMU_OSH_FN
 #else

@@ -3,7 +3,7 @@
  * once more here with external linkage, so that libshmemu exports the
  * whole OpenSHMEM API by name: OpenSHMEM libraries do, and programs and
  * tools rely on it (test suites that look routines up with dlsym before
- * calling them, profiling wrappers, bindings of other languages).
+ * calling them, bindings of other languages).
  */
 #define SHMEMU_OSH_EXPORT 1
 /* The definitions are the header's own: they are their prototypes. */

@@ -1,7 +1,7 @@
 /*
  * by_name.c - an OpenSHMEM program that finds routines by name, as test
- * suites (dlsym before each test), profiling wrappers and bindings of
- * other languages do.  test_compat builds it with oshcc (shared library)
+ * suites (dlsym before each test) and bindings of other languages do.
+ * test_compat builds it with oshcc (shared library)
  * at test time and runs it under oshrun.  Prints "missing NAME" for a
  * routine the library does not export, then, on PE 0, "sum S want W
  * missing M" after each PE added me + 1 to PE 0's counter through the
