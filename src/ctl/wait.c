@@ -387,6 +387,10 @@ static int sync_spin(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen)
         int64_t deadline = shmemu__now_ns() + job->spin_ns;
         for (unsigned i = 1;; i++) {
             shmemu__cpu_relax();
+            /* A transport that needs progress gets it from the waiter: what
+             * arrives meanwhile (puts to this PE) is received here, not by
+             * a thread woken for it. */
+            shmemu__drive(me);
             if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
                 return 1;
             if ((i & 63) == 0 && shmemu__now_ns() > deadline)
