@@ -185,6 +185,16 @@ static int triplet_valid(int start, int stride, int size, int parent_size)
            last < parent_size && (stride != 0 || size == 1);
 }
 
+/* The report of an invalid triplet, by reporter alone. */
+static int bad_triplet(shmemu__pe *me, int reporter, const char *call, int start, int stride,
+                       int size, int parent_size)
+{
+    return shmemu__collective_fail(me, reporter, SHMEMU_EINVAL, call,
+                                   "start %d, stride %d, size %d do not name PEs of a parent "
+                                   "team of %d PEs",
+                                   start, stride, size, parent_size);
+}
+
 /*
  * A split in which PEs passed different triplets, as OpenSHMEM programs do
  * to make a team of each PE or of each group (SOS, Cray SHMEM accept it):
@@ -222,10 +232,7 @@ static int split_mixed(shmemu__pe *me, const char *call, const struct team_view 
         return SHMEMU_OK;
     int fst = shmemu__plane_out(me, pv->start + first * pv->stride, 1);
     if (first == pv->me && verdict == SHMEMU_EINVAL)
-        shmemu__fail(me, fst, call,
-                     "start %d, stride %d, size %d do not name PEs of a parent team of %d "
-                     "PEs",
-                     start, stride, size, pv->size);
+        bad_triplet(me, 1, call, start, stride, size, pv->size);
     else if (first == pv->me) {
         const struct shmemu__rec *r =
             shmemu__plane_record(me, pv->start + other * pv->stride);
@@ -262,10 +269,7 @@ int shmemu_team_split_strided(shmemu_team_t parent, int start, int stride, int s
     if (!same && (st = split_mixed(me, call, &pv, &rec)))
         return st;
     if (same && !triplet_valid(start, stride, size, pv.size)) {
-        shmemu__collective_fail(me, pv.me == 0, SHMEMU_EINVAL, call,
-                                "start %d, stride %d, size %d do not name PEs of a "
-                                "parent team of %d PEs",
-                                start, stride, size, pv.size);
+        bad_triplet(me, pv.me == 0, call, start, stride, size, pv.size);
         (void)shmemu__team_sync(me, pv.slot, call); /* records stay readable */
         return shmemu__last_status = SHMEMU_EINVAL;
     }

@@ -51,10 +51,17 @@ static void startup_report(void)
     fflush(NULL);
 }
 
+/* What an OpenSHMEM program gets that shmemu's own do not: symmetric
+ * globals, and allocations whose size may differ across PEs. */
+static void openshmem_program(void)
+{
+    shmemu__static_request();
+    shmemu__alloc_any_size = 1;
+}
+
 void shmem_init(void)
 {
-    shmemu__static_request(); /* OpenSHMEM programs' globals are symmetric */
-    shmemu__alloc_any_size = 1;
+    openshmem_program();
     if (shmemu_init() != SHMEMU_OK)
         exit(1); /* shmemu_init said why */
     startup_report();
@@ -69,8 +76,7 @@ void start_pes(int npes)
 /* SHMEM_THREAD_* are shmemu's levels (shmem.h checks it). */
 int shmem_init_thread(int requested, int *provided)
 {
-    shmemu__static_request();
-    shmemu__alloc_any_size = 1;
+    openshmem_program();
     int was_pe = shmemu__self != NULL;
     if (shmemu_init_thread(requested, provided) != SHMEMU_OK)
         return -1;
@@ -280,7 +286,7 @@ static void backoff(unsigned *ns)
 enum { LOCK_FIND, LOCK_ADD, LOCK_DROP };
 static int held_locks(const long *lock, int op)
 {
-    shmemu__pe *me = shmemu__self ? shmemu__self : shmemu__adopt();
+    shmemu__pe *me = shmemu__cur();
     if (!me)
         return 0;
     struct shmemu__osh_locks *l = &me->osh_locks;

@@ -48,6 +48,15 @@ void shmemu__emit(const char *line)
     }
 }
 
+/* The PE ends: back to its entry where the launcher started it as a
+ * function, else the process exits with code. */
+static _Noreturn void end_pe(shmemu__pe *me, int code)
+{
+    if (me->abort_jmp)
+        longjmp(*me->abort_jmp, 1);
+    exit(code);
+}
+
 int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, ...)
 {
     char msg[400], line[512];
@@ -60,9 +69,7 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     if (me && job_wide(status) && shmemu__plane_global_exit(me->job, &code)) {
         /* Another PE ended the job on purpose: this one ends too, quietly,
          * with that PE's status (OpenSHMEM's shmem_global_exit). */
-        if (me->abort_jmp)
-            longjmp(*me->abort_jmp, 1);
-        exit(code);
+        end_pe(me, code);
     }
     if (!me) {
         snprintf(line, sizeof(line), "shmemu: %s: %s\n", call, msg);
@@ -83,11 +90,8 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
         shmemu__abort_job(me->job, job_wide(status) ? status : SHMEMU_EABORTED,
                           me->pe, status, line + strlen("shmemu: "), NULL);
     }
-    if (abort_mode) {
-        if (me->abort_jmp)
-            longjmp(*me->abort_jmp, 1); /* back to the PE's entry */
-        exit(EXIT_FAILURE);             /* an SPMD process ends the job */
-    }
+    if (abort_mode)
+        end_pe(me, EXIT_FAILURE); /* an SPMD process ends the job */
     return status;
 }
 

@@ -247,7 +247,8 @@ static void contexts_and_p2p(int me, int n)
     long vals[3] = {1, 2, 3};
     static long ivars[3] = {1, 0, 3}; /* waited words are symmetric */
     int status[3] = {0, 1, 0};
-    CHECK(shmem_long_test_all_vector(ivars, 3, status, SHMEM_CMP_EQ, vals),
+    shmem_cmp_t eq = SHMEM_CMP_EQ; /* the type SOS-style programs name */
+    CHECK(shmem_long_test_all_vector(ivars, 3, status, eq, vals),
           "test_all_vector with the odd one excluded");
     CHECK(shmem_long_test_any_vector(ivars, 3, NULL, SHMEM_CMP_NE, vals) == 1,
           "test_any_vector");
