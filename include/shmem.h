@@ -35,11 +35,29 @@ extern "C" {
  * find routines by name: dlsym, bindings of other languages.  (A wrapper
  * library that interposes these names sees only the calls made through
  * them, not the inline ones.) */
+/* Inlined even at -O0: the library then sees the program's own code as the
+ * caller, so a report's call site is the program's line, not a wrapper's. */
+#define SHMEMU_OSH_INLINE static inline __attribute__((always_inline))
 #ifdef SHMEMU_OSH_EXPORT
 #define SHMEMU_OSH_FN
 #else
-#define SHMEMU_OSH_FN static inline
+#define SHMEMU_OSH_FN SHMEMU_OSH_INLINE
 #endif
+
+/* Each routine names itself for the duration of its call into shmemu, so a
+ * report (a bad argument, a deadlock, a race) names the routine the program
+ * called, shmem_long_put, not the shmemu call it wraps.  The outermost
+ * name wins: shmem_long_put stays the name while it calls shmem_ctx_long_put. */
+#ifdef __cplusplus
+extern thread_local const char *shmemu_compat_call;
+#else
+extern _Thread_local const char *shmemu_compat_call;
+#endif
+SHMEMU_OSH_INLINE void shmemu_compat_call_end(const char **outer) { shmemu_compat_call = *outer; }
+#define SHMEMU_OSH_CALL                                                        \
+    const char *shmemu_outer_call_                                             \
+        __attribute__((cleanup(shmemu_compat_call_end), unused)) = shmemu_compat_call; \
+    shmemu_compat_call = shmemu_outer_call_ ? shmemu_outer_call_ : __func__
 
 /* ----------------------------------------------------------- constants */
 
@@ -144,49 +162,100 @@ void start_pes(int npes);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 
-SHMEMU_OSH_FN int shmem_my_pe(void) { return shmemu_my_pe(); }
-SHMEMU_OSH_FN int shmem_n_pes(void) { return shmemu_n_pes(); }
-SHMEMU_OSH_FN int _my_pe(void) { return shmemu_my_pe(); }
-SHMEMU_OSH_FN int _num_pes(void) { return shmemu_n_pes(); }
+SHMEMU_OSH_FN int shmem_my_pe(void)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_my_pe();
+}
+SHMEMU_OSH_FN int shmem_n_pes(void)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_n_pes();
+}
+SHMEMU_OSH_FN int _my_pe(void)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_my_pe();
+}
+SHMEMU_OSH_FN int _num_pes(void)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_n_pes();
+}
 SHMEMU_OSH_FN int shmem_pe_accessible(int pe)
 {
+    SHMEMU_OSH_CALL;
     return pe >= 0 && pe < shmemu_n_pes();
 }
 SHMEMU_OSH_FN int shmem_addr_accessible(const void *addr, int pe)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_addr_accessible(addr, pe);
 }
-SHMEMU_OSH_FN void *shmem_ptr(const void *dest, int pe) { return shmemu_ptr(dest, pe); }
+SHMEMU_OSH_FN void *shmem_ptr(const void *dest, int pe)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_ptr(dest, pe);
+}
 /* OpenSHMEM 1.6: shmem_ptr with pe numbered in team. */
 SHMEMU_OSH_FN void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
+    SHMEMU_OSH_CALL;
     int w = shmemu_team_translate_pe(team, pe, SHMEMU_TEAM_WORLD);
     return w < 0 ? NULL : shmemu_ptr(dest, w);
 }
 
 /* ---------------------------------------------------- memory management */
 
-SHMEMU_OSH_FN void *shmem_malloc(size_t size) { return shmemu_malloc(size); }
+SHMEMU_OSH_FN void *shmem_malloc(size_t size)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_malloc(size);
+}
 SHMEMU_OSH_FN void *shmem_calloc(size_t count, size_t size)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_calloc(count, size);
 }
 SHMEMU_OSH_FN void *shmem_align(size_t alignment, size_t size)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_align(alignment, size);
 }
-SHMEMU_OSH_FN void *shmem_realloc(void *ptr, size_t size) { return shmemu_realloc(ptr, size); }
-SHMEMU_OSH_FN void shmem_free(void *ptr) { shmemu_free(ptr); }
+SHMEMU_OSH_FN void *shmem_realloc(void *ptr, size_t size)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_realloc(ptr, size);
+}
+SHMEMU_OSH_FN void shmem_free(void *ptr)
+{
+    SHMEMU_OSH_CALL;
+    shmemu_free(ptr);
+}
 SHMEMU_OSH_FN void *shmem_malloc_with_hints(size_t size, long hints)
 {
+    SHMEMU_OSH_CALL;
     (void)hints; /* every heap word takes remote atomics and signals */
     return shmemu_malloc(size);
 }
-SHMEMU_OSH_FN void *shmalloc(size_t size) { return shmemu_malloc(size); }
-SHMEMU_OSH_FN void shfree(void *ptr) { shmemu_free(ptr); }
-SHMEMU_OSH_FN void *shrealloc(void *ptr, size_t size) { return shmemu_realloc(ptr, size); }
+SHMEMU_OSH_FN void *shmalloc(size_t size)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_malloc(size);
+}
+SHMEMU_OSH_FN void shfree(void *ptr)
+{
+    SHMEMU_OSH_CALL;
+    shmemu_free(ptr);
+}
+SHMEMU_OSH_FN void *shrealloc(void *ptr, size_t size)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_realloc(ptr, size);
+}
 SHMEMU_OSH_FN void *shmemalign(size_t alignment, size_t size)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_align(alignment, size);
 }
 
@@ -204,18 +273,18 @@ SHMEMU_OSH_FN void shmem_udcflush_line(void *dest) { (void)dest; }
  * world numbering; the default context costs one comparison.  The scope's
  * end puts the thread's context back (cleanup: after a return's value). */
 int shmemu_compat_ctx_enter(shmem_ctx_t ctx, int *pe);
-static inline int shmemu_compat_ctx_begin(shmem_ctx_t ctx, int *pe)
+SHMEMU_OSH_INLINE int shmemu_compat_ctx_begin(shmem_ctx_t ctx, int *pe)
 {
     return ctx == SHMEM_CTX_DEFAULT ? -1 : shmemu_compat_ctx_enter(ctx, pe);
 }
-static inline void shmemu_compat_ctx_end(int *prev)
+SHMEMU_OSH_INLINE void shmemu_compat_ctx_end(int *prev)
 {
     if (*prev >= 0)
         (void)shmemu_ctx_select(*prev);
 }
 /* n elements of size bytes, saturated: a count whose bytes overflow size_t
  * then fails the range check instead of wrapping to a small transfer. */
-static inline size_t shmemu_compat_bytes(size_t n, size_t size)
+SHMEMU_OSH_INLINE size_t shmemu_compat_bytes(size_t n, size_t size)
 {
     return n > SIZE_MAX / size ? SIZE_MAX : n * size;
 }
@@ -223,14 +292,24 @@ static inline size_t shmemu_compat_bytes(size_t n, size_t size)
     int shmemu_prev_ctx_ __attribute__((cleanup(shmemu_compat_ctx_end), unused)) = \
         shmemu_compat_ctx_begin(ctx, &(pe))
 
-SHMEMU_OSH_FN void shmem_quiet(void) { (void)shmemu_quiet(); }
-SHMEMU_OSH_FN void shmem_fence(void) { (void)shmemu_fence(); }
+SHMEMU_OSH_FN void shmem_quiet(void)
+{
+    SHMEMU_OSH_CALL;
+    (void)shmemu_quiet();
+}
+SHMEMU_OSH_FN void shmem_fence(void)
+{
+    SHMEMU_OSH_CALL;
+    (void)shmemu_fence();
+}
 SHMEMU_OSH_FN void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
+    SHMEMU_OSH_CALL;
     (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_quiet() : shmemu_ctx_quiet(ctx ? ctx->id : -1));
 }
 SHMEMU_OSH_FN void shmem_ctx_fence(shmem_ctx_t ctx)
 {
+    SHMEMU_OSH_CALL;
     (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_fence() : shmemu_ctx_fence(ctx ? ctx->id : -1));
 }
 /* OpenSHMEM 1.6: complete the operations to the PEs listed (numbered in the
@@ -239,6 +318,7 @@ SHMEMU_OSH_FN void shmem_ctx_fence(shmem_ctx_t ctx)
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
 SHMEMU_OSH_FN void shmem_pe_quiet(const int *target_pes, size_t npes)
 {
+    SHMEMU_OSH_CALL;
     shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes);
 }
 /* OpenSHMEM 1.6 sessions: hints that a batch of operations follows.  Every
@@ -256,9 +336,21 @@ SHMEMU_OSH_FN void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
     (void)ctx, (void)options, (void)config, (void)config_mask;
 }
 SHMEMU_OSH_FN void shmem_ctx_session_stop(shmem_ctx_t ctx) { (void)ctx; }
-SHMEMU_OSH_FN void shmem_barrier_all(void) { (void)shmemu_barrier_all(); }
-SHMEMU_OSH_FN void shmem_sync_all(void) { (void)shmemu_sync_all(); }
-SHMEMU_OSH_FN int shmem_team_sync(shmem_team_t team) { return shmemu_team_sync(team); }
+SHMEMU_OSH_FN void shmem_barrier_all(void)
+{
+    SHMEMU_OSH_CALL;
+    (void)shmemu_barrier_all();
+}
+SHMEMU_OSH_FN void shmem_sync_all(void)
+{
+    SHMEMU_OSH_CALL;
+    (void)shmemu_sync_all();
+}
+SHMEMU_OSH_FN int shmem_team_sync(shmem_team_t team)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_team_sync(team);
+}
 /* Active-set forms (deprecated in 1.5, still everywhere). */
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmemu_compat_sync_active(int PE_start, int logPE_stride, int PE_size, long *pSync);
@@ -270,20 +362,31 @@ void shmemu_compat_sync_active(int PE_start, int logPE_stride, int PE_size, long
 
 /* ------------------------------------------------------------------ teams */
 
-SHMEMU_OSH_FN int shmem_team_my_pe(shmem_team_t team) { return shmemu_team_my_pe(team); }
-SHMEMU_OSH_FN int shmem_team_n_pes(shmem_team_t team) { return shmemu_team_n_pes(team); }
+SHMEMU_OSH_FN int shmem_team_my_pe(shmem_team_t team)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_team_my_pe(team);
+}
+SHMEMU_OSH_FN int shmem_team_n_pes(shmem_team_t team)
+{
+    SHMEMU_OSH_CALL;
+    return shmemu_team_n_pes(team);
+}
 SHMEMU_OSH_FN int shmem_team_translate_pe(shmem_team_t src, int pe, shmem_team_t dest)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_team_translate_pe(src, pe, dest);
 }
 SHMEMU_OSH_FN int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t *c)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_team_get_config(team, mask, c);
 }
 SHMEMU_OSH_FN int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
                                            int size, const shmem_team_config_t *config,
                                            long mask, shmem_team_t *new_team)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_team_split_strided(parent, start, stride, size, config, mask, new_team);
 }
 SHMEMU_OSH_FN int shmem_team_split_2d(shmem_team_t parent, int xrange,
@@ -291,9 +394,14 @@ SHMEMU_OSH_FN int shmem_team_split_2d(shmem_team_t parent, int xrange,
                                       shmem_team_t *xteam, const shmem_team_config_t *yc,
                                       long ymask, shmem_team_t *yteam)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_team_split_2d(parent, xrange, xc, xmask, xteam, yc, ymask, yteam);
 }
-SHMEMU_OSH_FN void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(team); }
+SHMEMU_OSH_FN void shmem_team_destroy(shmem_team_t team)
+{
+    SHMEMU_OSH_CALL;
+    shmemu_team_destroy(team);
+}
 
 /* -------------------------------------------------------------------- RMA */
 
@@ -302,47 +410,76 @@ SHMEMU_OSH_FN void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
     SHMEMU_RMA_TYPES(X)                                                        \
     X(longdouble, long double)
 
+/* One element by value: through shmemu's _g where the width has one, so
+ * that a loop polling a flag with shmem_TYPE_g counts as polling (livelock
+ * detection, the checker's progress). */
+SHMEMU_OSH_INLINE void shmemu_compat_g(void *v, const void *src, size_t size, int pe)
+{
+    if (size == 1) {
+        uint8_t b = shmemu_uint8_g((const uint8_t *)src, pe);
+        __builtin_memcpy(v, &b, 1);
+    } else if (size == 2) {
+        uint16_t b = shmemu_uint16_g((const uint16_t *)src, pe);
+        __builtin_memcpy(v, &b, 2);
+    } else if (size == 4) {
+        uint32_t b = shmemu_uint32_g((const uint32_t *)src, pe);
+        __builtin_memcpy(v, &b, 4);
+    } else if (size == 8) {
+        uint64_t b = shmemu_uint64_g((const uint64_t *)src, pe);
+        __builtin_memcpy(v, &b, 8);
+    } else {
+        (void)shmemu_getmem(v, src, size, pe);
+    }
+}
+
 #define SHMEMU_COMPAT_RMA(NAME, TYPE)                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE *dest,     \
                                               const TYPE *src, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest,     \
                                               const TYPE *src, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, \
                                                   const TYPE *src, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_nbi(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, \
                                                   const TYPE *src, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem_nbi(dest, src, shmemu_compat_bytes(n, sizeof(TYPE)), pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE v, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem(dest, &v, sizeof(TYPE), pe);                       \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *src, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         TYPE v = 0;                                                            \
-        (void)shmemu_getmem(&v, src, sizeof(TYPE), pe);                        \
+        shmemu_compat_g(&v, src, sizeof(TYPE), pe);                            \
         return v;                                                              \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE *dest,    \
                                                const TYPE *src, ptrdiff_t dst, \
                                                ptrdiff_t sst, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibput(dest, src, dst, sst, 1, n, sizeof(TYPE), pe);       \
     }                                                                          \
@@ -350,6 +487,7 @@ SHMEMU_OSH_FN void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
                                                const TYPE *src, ptrdiff_t dst, \
                                                ptrdiff_t sst, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibget(dest, src, dst, sst, 1, n, sizeof(TYPE), pe);       \
     }                                                                          \
@@ -358,6 +496,7 @@ SHMEMU_OSH_FN void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
                                                 ptrdiff_t sst, size_t bsize,   \
                                                 size_t nblocks, int pe)        \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibput(dest, src, dst, sst, bsize, nblocks, sizeof(TYPE), pe); \
     }                                                                          \
@@ -366,53 +505,64 @@ SHMEMU_OSH_FN void shmem_team_destroy(shmem_team_t team) { shmemu_team_destroy(t
                                                 ptrdiff_t sst, size_t bsize,   \
                                                 size_t nblocks, int pe)        \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibget(dest, src, dst, sst, bsize, nblocks, sizeof(TYPE), pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_put(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_##NAME##_put(SHMEM_CTX_DEFAULT, d, s, n, pe);                \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_get(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_##NAME##_get(SHMEM_CTX_DEFAULT, d, s, n, pe);                \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_put_nbi(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_##NAME##_put_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);            \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_get_nbi(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_##NAME##_get_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);            \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_p(TYPE *d, TYPE v, int pe)               \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_##NAME##_p(SHMEM_CTX_DEFAULT, d, v, pe);                     \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_g(const TYPE *s, int pe)                 \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmem_ctx_##NAME##_g(SHMEM_CTX_DEFAULT, s, pe);                 \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_iput(TYPE *d, const TYPE *s, ptrdiff_t dst, \
                                            ptrdiff_t sst, size_t n, int pe)    \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_##NAME##_iput(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);     \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_iget(TYPE *d, const TYPE *s, ptrdiff_t dst, \
                                            ptrdiff_t sst, size_t n, int pe)    \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_##NAME##_iget(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);     \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_ibput(TYPE *d, const TYPE *s, ptrdiff_t dst, \
                                             ptrdiff_t sst, size_t bsize,       \
                                             size_t nblocks, int pe)            \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_##NAME##_ibput(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_ibget(TYPE *d, const TYPE *s, ptrdiff_t dst, \
                                             ptrdiff_t sst, size_t bsize,       \
                                             size_t nblocks, int pe)            \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_##NAME##_ibget(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
     }
 
@@ -423,24 +573,28 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
     SHMEMU_OSH_FN void shmem_ctx_put##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                            size_t n, int pe)                   \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem(d, s, shmemu_compat_bytes(n, BITS / 8), pe);       \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *d, const void *s, \
                                            size_t n, int pe)                   \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem(d, s, shmemu_compat_bytes(n, BITS / 8), pe);       \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
                                                  const void *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), pe);   \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *d,     \
                                                  const void *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_getmem_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), pe);   \
     }                                                                          \
@@ -448,6 +602,7 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
                                             ptrdiff_t dst, ptrdiff_t sst, size_t n, \
                                             int pe)                            \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibput(d, s, dst, sst, 1, n, BITS / 8, pe);                \
     }                                                                          \
@@ -455,6 +610,7 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
                                             ptrdiff_t dst, ptrdiff_t sst, size_t n, \
                                             int pe)                            \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibget(d, s, dst, sst, 1, n, BITS / 8, pe);                \
     }                                                                          \
@@ -462,6 +618,7 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
                                              ptrdiff_t dst, ptrdiff_t sst,     \
                                              size_t bsize, size_t nblocks, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibput(d, s, dst, sst, bsize, nblocks, BITS / 8, pe);      \
     }                                                                          \
@@ -469,6 +626,7 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
                                              ptrdiff_t dst, ptrdiff_t sst,     \
                                              size_t bsize, size_t nblocks, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_ibget(d, s, dst, sst, bsize, nblocks, BITS / 8, pe);      \
     }                                                                          \
@@ -476,38 +634,46 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_RMA)
                                          ptrdiff_t sst, size_t bsize, size_t nblocks, \
                                          int pe)                               \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_ibput##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ibget##BITS(void *d, const void *s, ptrdiff_t dst, \
                                          ptrdiff_t sst, size_t bsize, size_t nblocks, \
                                          int pe)                               \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_ibget##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, bsize, nblocks, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_put##BITS(void *d, const void *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_put##BITS(SHMEM_CTX_DEFAULT, d, s, n, pe);                   \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_get##BITS(void *d, const void *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_get##BITS(SHMEM_CTX_DEFAULT, d, s, n, pe);                   \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_put##BITS##_nbi(void *d, const void *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_put##BITS##_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);             \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_get##BITS##_nbi(void *d, const void *s, size_t n, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_get##BITS##_nbi(SHMEM_CTX_DEFAULT, d, s, n, pe);             \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_iput##BITS(void *d, const void *s, ptrdiff_t dst, \
                                         ptrdiff_t sst, size_t n, int pe)       \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_iput##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);        \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_iget##BITS(void *d, const void *s, ptrdiff_t dst, \
                                         ptrdiff_t sst, size_t n, int pe)       \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         shmem_ctx_iget##BITS(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe);        \
     }
 SHMEMU_COMPAT_SIZED(8)
@@ -518,40 +684,48 @@ SHMEMU_COMPAT_SIZED(128)
 
 SHMEMU_OSH_FN void shmem_ctx_putmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
 {
+    SHMEMU_OSH_CALL;
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem(d, s, n, pe);
 }
 SHMEMU_OSH_FN void shmem_ctx_getmem(shmem_ctx_t ctx, void *d, const void *s, size_t n, int pe)
 {
+    SHMEMU_OSH_CALL;
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_getmem(d, s, n, pe);
 }
 SHMEMU_OSH_FN void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
                                         int pe)
 {
+    SHMEMU_OSH_CALL;
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem_nbi(d, s, n, pe);
 }
 SHMEMU_OSH_FN void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *d, const void *s, size_t n,
                                         int pe)
 {
+    SHMEMU_OSH_CALL;
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_getmem_nbi(d, s, n, pe);
 }
 SHMEMU_OSH_FN void shmem_putmem(void *d, const void *s, size_t n, int pe)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_putmem(d, s, n, pe);
 }
 SHMEMU_OSH_FN void shmem_getmem(void *d, const void *s, size_t n, int pe)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_getmem(d, s, n, pe);
 }
 SHMEMU_OSH_FN void shmem_putmem_nbi(void *d, const void *s, size_t n, int pe)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_putmem_nbi(d, s, n, pe);
 }
 SHMEMU_OSH_FN void shmem_getmem_nbi(void *d, const void *s, size_t n, int pe)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_getmem_nbi(d, s, n, pe);
 }
 
@@ -560,6 +734,7 @@ SHMEMU_OSH_FN void shmem_getmem_nbi(void *d, const void *s, size_t n, int pe)
 SHMEMU_OSH_FN void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *d, const void *s, size_t n,
                                            uint64_t *sig, uint64_t v, int op, int pe)
 {
+    SHMEMU_OSH_CALL;
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem_signal(d, s, n, sig, v, op, pe);
 }
@@ -567,17 +742,20 @@ SHMEMU_OSH_FN void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *d, const v
                                                size_t n, uint64_t *sig, uint64_t v, int op,
                                                int pe)
 {
+    SHMEMU_OSH_CALL;
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_putmem_signal_nbi(d, s, n, sig, v, op, pe);
 }
 SHMEMU_OSH_FN void shmem_putmem_signal(void *d, const void *s, size_t n, uint64_t *sig,
                                        uint64_t v, int op, int pe)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_putmem_signal(d, s, n, sig, v, op, pe);
 }
 SHMEMU_OSH_FN void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uint64_t *sig,
                                            uint64_t v, int op, int pe)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_putmem_signal_nbi(d, s, n, sig, v, op, pe);
 }
 #define SHMEMU_COMPAT_SIG(NAME, TYPE)                                          \
@@ -586,6 +764,7 @@ SHMEMU_OSH_FN void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uin
                                                      uint64_t *sig, uint64_t v, \
                                                      int op, int pe)           \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v, op, pe); \
     }                                                                          \
@@ -593,6 +772,7 @@ SHMEMU_OSH_FN void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uin
         shmem_ctx_t ctx, TYPE *d, const TYPE *s, size_t n, uint64_t *sig,      \
         uint64_t v, int op, int pe)                                            \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v,  \
                                        op, pe);                                \
@@ -601,12 +781,14 @@ SHMEMU_OSH_FN void shmem_putmem_signal_nbi(void *d, const void *s, size_t n, uin
                                                  uint64_t *sig, uint64_t v, int op, \
                                                  int pe)                       \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v, op, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_put_signal_nbi(TYPE *d, const TYPE *s,   \
                                                      size_t n, uint64_t *sig,  \
                                                      uint64_t v, int op, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, sizeof(TYPE)), sig, v,  \
                                        op, pe);                                \
     }
@@ -619,6 +801,7 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
                                                     uint64_t *sig, uint64_t v, \
                                                     int op, int pe)            \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe); \
     }                                                                          \
@@ -626,6 +809,7 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
         shmem_ctx_t ctx, void *d, const void *s, size_t n, uint64_t *sig,      \
         uint64_t v, int op, int pe)                                            \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe); \
     }                                                                          \
@@ -633,12 +817,14 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_SIG)
                                                 size_t n, uint64_t *sig,       \
                                                 uint64_t v, int op, int pe)    \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_putmem_signal(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_put##BITS##_signal_nbi(void *d, const void *s,    \
                                                     size_t n, uint64_t *sig,   \
                                                     uint64_t v, int op, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_putmem_signal_nbi(d, s, shmemu_compat_bytes(n, BITS / 8), sig, v, op, pe); \
     }
 SHMEMU_COMPAT_SIG_SIZED(8)
@@ -649,29 +835,35 @@ SHMEMU_COMPAT_SIG_SIZED(128)
 
 SHMEMU_OSH_FN uint64_t shmem_signal_fetch(const uint64_t *sig)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_signal_fetch(sig);
 }
 SHMEMU_OSH_FN uint64_t shmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t v)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_signal_wait_until(sig, cmp, v);
 }
 /* OpenSHMEM 1.6: a signal update with no data (no order with earlier puts). */
 SHMEMU_OSH_FN void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig, uint64_t v, int pe)
 {
+    SHMEMU_OSH_CALL;
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_signal_set(sig, v, pe);
 }
 SHMEMU_OSH_FN void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig, uint64_t v, int pe)
 {
+    SHMEMU_OSH_CALL;
     SHMEMU_COMPAT_ON_CTX(ctx, pe);
     (void)shmemu_signal_add(sig, v, pe);
 }
 SHMEMU_OSH_FN void shmem_signal_set(uint64_t *sig, uint64_t v, int pe)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_signal_set(sig, v, pe);
 }
 SHMEMU_OSH_FN void shmem_signal_add(uint64_t *sig, uint64_t v, int pe)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_signal_add(sig, v, pe);
 }
 
@@ -681,61 +873,74 @@ SHMEMU_OSH_FN void shmem_signal_add(uint64_t *sig, uint64_t v, int pe)
     SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *s, \
                                                        int pe)                 \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch(s, pe);                            \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_set(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                      int pe)                   \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_swap(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                       int pe)                  \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *f, \
                                                            const TYPE *s, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmem_ctx_##NAME##_atomic_fetch(ctx, s, pe);                      \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_swap_nbi(shmem_ctx_t ctx, TYPE *f, \
                                                           TYPE *d, TYPE v, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmem_ctx_##NAME##_atomic_swap(ctx, d, v, pe);                    \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_fetch(const TYPE *s, int pe)      \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_fetch(s, pe);                            \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_set(TYPE *d, TYPE v, int pe)      \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_swap(TYPE *d, TYPE v, int pe)     \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_fetch_nbi(TYPE *f, const TYPE *s, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmemu_##NAME##_atomic_fetch(s, pe);                              \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_swap_nbi(TYPE *f, TYPE *d, TYPE v, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmemu_##NAME##_atomic_swap(d, v, pe);                            \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_fetch(const TYPE *s, int pe)             \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_fetch(s, pe);                            \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_set(TYPE *d, TYPE v, int pe)             \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_atomic_set(d, v, pe);                            \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_swap(TYPE *d, TYPE v, int pe)            \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_swap(d, v, pe);                          \
     }
 
@@ -743,99 +948,120 @@ SHMEMU_OSH_FN void shmem_signal_add(uint64_t *sig, uint64_t v, int pe)
     SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_compare_swap(                 \
         shmem_ctx_t ctx, TYPE *d, TYPE c, TYPE v, int pe)                      \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *d, \
                                                            int pe)             \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *d, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_fetch_add(shmem_ctx_t ctx, TYPE *d, \
                                                            TYPE v, int pe)     \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_add(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                      int pe)                   \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_compare_swap_nbi(             \
         shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE c, TYPE v, int pe)             \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmem_ctx_##NAME##_atomic_compare_swap(ctx, d, c, v, pe);         \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *f, \
                                                                TYPE *d, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmem_ctx_##NAME##_atomic_fetch_inc(ctx, d, pe);                  \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_fetch_add_nbi(                \
         shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE v, int pe)                     \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmem_ctx_##NAME##_atomic_fetch_add(ctx, d, v, pe);               \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_compare_swap(TYPE *d, TYPE c, TYPE v, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_fetch_inc(TYPE *d, int pe)        \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_inc(TYPE *d, int pe)              \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_fetch_add(TYPE *d, TYPE v, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_add(TYPE *d, TYPE v, int pe)      \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_compare_swap_nbi(TYPE *f, TYPE *d, TYPE c, \
                                                               TYPE v, int pe)  \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);                 \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_fetch_inc_nbi(TYPE *f, TYPE *d, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmemu_##NAME##_atomic_fetch_inc(d, pe);                          \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_fetch_add_nbi(TYPE *f, TYPE *d, TYPE v, \
                                                            int pe)             \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmemu_##NAME##_atomic_fetch_add(d, v, pe);                       \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_cswap(TYPE *d, TYPE c, TYPE v, int pe)   \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_compare_swap(d, c, v, pe);               \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_finc(TYPE *d, int pe)                    \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_fetch_inc(d, pe);                        \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_inc(TYPE *d, int pe)                     \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_atomic_inc(d, pe);                               \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_fadd(TYPE *d, TYPE v, int pe)            \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_fetch_add(d, v, pe);                     \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_add(TYPE *d, TYPE v, int pe)             \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_atomic_add(d, v, pe);                            \
     }
 
@@ -843,32 +1069,38 @@ SHMEMU_OSH_FN void shmem_signal_add(uint64_t *sig, uint64_t v, int pe)
     SHMEMU_OSH_FN TYPE shmem_ctx_##NAME##_atomic_fetch_##OP(shmem_ctx_t ctx, TYPE *d, \
                                                             TYPE v, int pe)    \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         return shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                    \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_##OP(shmem_ctx_t ctx, TYPE *d, TYPE v, \
                                                       int pe)                  \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         (void)shmemu_##NAME##_atomic_##OP(d, v, pe);                           \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_ctx_##NAME##_atomic_fetch_##OP##_nbi(             \
         shmem_ctx_t ctx, TYPE *f, TYPE *d, TYPE v, int pe)                     \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         SHMEMU_COMPAT_ON_CTX(ctx, pe);                                         \
         *f = shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                      \
     }                                                                          \
     SHMEMU_OSH_FN TYPE shmem_##NAME##_atomic_fetch_##OP(TYPE *d, TYPE v, int pe) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                    \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_##OP(TYPE *d, TYPE v, int pe)     \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_atomic_##OP(d, v, pe);                           \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_atomic_fetch_##OP##_nbi(TYPE *f, TYPE *d, TYPE v, \
                                                               int pe)          \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         *f = shmemu_##NAME##_atomic_fetch_##OP(d, v, pe);                      \
     }
 #define SHMEMU_COMPAT_AMO_BIT(NAME, TYPE)                                      \
@@ -885,68 +1117,81 @@ SHMEMU_AMO_BIT_TYPES(SHMEMU_COMPAT_AMO_BIT)
 #define SHMEMU_COMPAT_P2P(NAME, TYPE)                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE v)  \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_wait_until(ivar, cmp, v);                        \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_wait(TYPE *ivar, TYPE v)                 \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_wait_until(ivar, SHMEMU_CMP_NE, v);              \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE v)         \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_test(ivar, cmp, v) > 0;                         \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_wait_until_all(TYPE *ivars, size_t n,    \
                                                      const int *status, int cmp, \
                                                      TYPE v)                   \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_wait_until_all(ivars, n, status, cmp, v);        \
     }                                                                          \
     SHMEMU_OSH_FN size_t shmem_##NAME##_wait_until_any(TYPE *ivars, size_t n,  \
                                                        const int *status, int cmp, \
                                                        TYPE v)                 \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_wait_until_any(ivars, n, status, cmp, v);       \
     }                                                                          \
     SHMEMU_OSH_FN size_t shmem_##NAME##_wait_until_some(TYPE *ivars, size_t n, \
                                                         size_t *idx, const int *status, \
                                                         int cmp, TYPE v)       \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_wait_until_some(ivars, n, idx, status, cmp, v); \
     }                                                                          \
     SHMEMU_OSH_FN void shmem_##NAME##_wait_until_all_vector(                   \
         TYPE *ivars, size_t n, const int *status, int cmp, TYPE *vs)           \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         (void)shmemu_##NAME##_wait_until_all_vector(ivars, n, status, cmp, vs); \
     }                                                                          \
     SHMEMU_OSH_FN size_t shmem_##NAME##_wait_until_any_vector(                 \
         TYPE *ivars, size_t n, const int *status, int cmp, TYPE *vs)           \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_wait_until_any_vector(ivars, n, status, cmp, vs); \
     }                                                                          \
     SHMEMU_OSH_FN size_t shmem_##NAME##_wait_until_some_vector(                \
         TYPE *ivars, size_t n, size_t *idx, const int *status, int cmp, TYPE *vs) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_wait_until_some_vector(ivars, n, idx, status, cmp, vs); \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_test_all(TYPE *ivars, size_t n, const int *status, \
                                               int cmp, TYPE v)                 \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_test_all(ivars, n, status, cmp, v) > 0;         \
     }                                                                          \
     SHMEMU_OSH_FN size_t shmem_##NAME##_test_any(TYPE *ivars, size_t n,        \
                                                  const int *status, int cmp, TYPE v) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_test_any(ivars, n, status, cmp, v);             \
     }                                                                          \
     SHMEMU_OSH_FN size_t shmem_##NAME##_test_some(TYPE *ivars, size_t n, size_t *idx, \
                                                   const int *status, int cmp, TYPE v) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_test_some(ivars, n, idx, status, cmp, v);       \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_test_all_vector(TYPE *ivars, size_t n,    \
                                                      const int *status, int cmp, \
                                                      TYPE *vs)                 \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         size_t i;                                                              \
         for (i = 0; i < n; i++)                                                \
             if ((!status || !status[i]) && shmemu_##NAME##_test(&ivars[i], cmp, vs[i]) <= 0) \
@@ -957,6 +1202,7 @@ SHMEMU_AMO_BIT_TYPES(SHMEMU_COMPAT_AMO_BIT)
                                                         const int *status, int cmp, \
                                                         TYPE *vs)              \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         size_t i;                                                              \
         for (i = 0; i < n; i++)                                                \
             if ((!status || !status[i]) && shmemu_##NAME##_test(&ivars[i], cmp, vs[i]) > 0) \
@@ -967,6 +1213,7 @@ SHMEMU_AMO_BIT_TYPES(SHMEMU_COMPAT_AMO_BIT)
                                                          size_t *idx, const int *status, \
                                                          int cmp, TYPE *vs)    \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         size_t i, k = 0;                                                       \
         for (i = 0; i < n; i++)                                                \
             if ((!status || !status[i]) && shmemu_##NAME##_test(&ivars[i], cmp, vs[i]) > 0) \
@@ -979,11 +1226,13 @@ SHMEMU_P2P_TYPES(SHMEMU_COMPAT_P2P)
 #ifndef __cplusplus
 SHMEMU_OSH_FN void shmem_wait_until(long *ivar, int cmp, long v)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_long_wait_until(ivar, cmp, v);
 }
 #endif
 SHMEMU_OSH_FN void shmem_wait(long *ivar, long v)
 {
+    SHMEMU_OSH_CALL;
     (void)shmemu_long_wait_until(ivar, SHMEMU_CMP_NE, v);
 }
 
@@ -998,18 +1247,22 @@ int shmem_test_lock(long *lock);
 SHMEMU_OSH_FN int shmem_broadcastmem(shmem_team_t team, void *d, const void *s, size_t n,
                                      int root)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_broadcastmem(team, d, s, n, root);
 }
 SHMEMU_OSH_FN int shmem_collectmem(shmem_team_t team, void *d, const void *s, size_t n)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_collectmem(team, d, s, n);
 }
 SHMEMU_OSH_FN int shmem_fcollectmem(shmem_team_t team, void *d, const void *s, size_t n)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_fcollectmem(team, d, s, n);
 }
 SHMEMU_OSH_FN int shmem_alltoallmem(shmem_team_t team, void *d, const void *s, size_t n)
 {
+    SHMEMU_OSH_CALL;
     return shmemu_alltoallmem(team, d, s, n);
 }
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
@@ -1019,26 +1272,31 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *src, ptrdiff_t
     SHMEMU_OSH_FN int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *d, const TYPE *s, \
                                                size_t n, int root)             \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_broadcastmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE)), root); \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_collect(shmem_team_t team, TYPE *d, const TYPE *s, \
                                              size_t n)                         \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_collectmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE))); \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *d, const TYPE *s, \
                                               size_t n)                        \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_fcollectmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE))); \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *d, const TYPE *s, \
                                               size_t n)                        \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_alltoallmem(team, d, s, shmemu_compat_bytes(n, sizeof(TYPE))); \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *d, const TYPE *s, \
                                                ptrdiff_t dst, ptrdiff_t sst, size_t n) \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_compat_alltoalls(team, d, s, dst, sst, n, sizeof(TYPE)); \
     }
 int shmemu_compat_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
@@ -1051,37 +1309,44 @@ SHMEMU_COMPAT_RMA_TYPES(SHMEMU_COMPAT_COLL)
     SHMEMU_OSH_FN int shmem_##NAME##_sum_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_sum_reduce(t, d, s, n);                         \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_prod_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                  size_t n)                     \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_prod_reduce(t, d, s, n);                        \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_min_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_min_reduce(t, d, s, n);                         \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_max_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_max_reduce(t, d, s, n);                         \
     }
 #define SHMEMU_COMPAT_RED_BIT(NAME, TYPE)                                      \
     SHMEMU_OSH_FN int shmem_##NAME##_and_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_and_reduce(t, d, s, n);                         \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_or_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                size_t n)                       \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_or_reduce(t, d, s, n);                          \
     }                                                                          \
     SHMEMU_OSH_FN int shmem_##NAME##_xor_reduce(shmem_team_t t, TYPE *d, const TYPE *s, \
                                                 size_t n)                      \
     {                                                                          \
+        SHMEMU_OSH_CALL;                                                       \
         return shmemu_##NAME##_xor_reduce(t, d, s, n);                         \
     }
 #define SHMEMU_COMPAT_RED_BIT_0(NAME, TYPE)

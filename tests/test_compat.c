@@ -70,6 +70,41 @@ static void test_features_checked(void **state)
         }
 }
 
+/* A race in an oshrun job (two PEs put into a third's static buffer,
+ * nothing orders them): the launcher prints the note, naming the routine,
+ * its site in the program and the target, and exits 1, on every seed.  Its
+ * twin, ordered by a quiet and a barrier, passes without a note. */
+static void test_race_reported(void **state)
+{
+    (void)state;
+    for (int seed = 0; seed <= 2; seed++)
+        for (int n = 3; n <= 4; n++)
+            for (int ordered = 0; ordered <= 1; ordered++) {
+                char np[16], check[40], target[48];
+                snprintf(np, sizeof(np), "%d", n);
+                snprintf(check, sizeof(check), seed ? "SHMEMU_CHECK=fuzz:%d,race"
+                                                    : "SHMEMU_CHECK=race", seed);
+                snprintf(target, sizeof(target), "(raced+0) of PE %d's heap, which PE ",
+                         n - 1);
+                char *argv[] = {th_tool("oshrun"), "-np", np,
+                                th_tool("tests/progs/osh_features"), "race",
+                                ordered ? "1" : "0", NULL};
+                const char *env[] = {check, NULL};
+                struct th_outcome o;
+                th_run_cmd(argv, env, &o);
+                const char *note = strstr(o.out, "shmemu-check: note: race: PE ");
+                int ok = ordered ? exited(&o, 0) && !strstr(o.out, "shmemu")
+                                 : exited(&o, 1) && note &&
+                                       strstr(note, "'s shmem_long_put (at main+") &&
+                                       strstr(note, target) &&
+                                       strstr(note, "'s shmem_long_put (at main+") &&
+                                       strstr(note, "no wait, signal or sync orders the two");
+                if (!ok)
+                    fail_msg("%s, %d PEs, %s: status %#x, output:\n%s", check, n,
+                             ordered ? "ordered" : "unordered", o.status, o.out);
+            }
+}
+
 /* Threads inside each PE (SHMEM_THREAD_MULTIPLE) on 1 to 4 PEs, plain and
  * under the checker: exact values, no hang, no false deadlock. */
 static void test_threads(void **state)
@@ -103,7 +138,7 @@ static void test_thread_after_finalize(void **state)
     struct th_outcome o;
     th_run_cmd(argv, NULL, &o);
     if (!exited(&o, 0) ||
-        !strstr(o.out, "shmemu: shmemu_putmem: called after shmemu_finalize: this thread "
+        !strstr(o.out, "shmemu: shmem_long_p: called after shmem_finalize: this thread "
                        "called as PE 1, which has finalized\n") ||
         !strstr(o.out, "late call returned, my_pe -1\n"))
         fail_msg("status %#x, output:\n%s", o.status, o.out);
@@ -298,32 +333,41 @@ static void test_global_exit(void **state)
 /* A typed put whose byte count overflows size_t, or that runs past the
  * end of the symmetric static data, a put on a destroyed context, a
  * context destroyed twice, a lock set twice by one thread, a lock cleared
- * that the PE never set: one line saying so, the job ended. */
+ * that the PE never set: one line saying so, the job ended.  A wait on a
+ * static flag nobody sets, or a shmem_long_g loop polling one: the
+ * deadlock or livelock report names the routine and the variable. */
 static void test_misuse(void **state)
 {
     (void)state;
     static const char *const want[] = {
-        "shmemu_putmem: dest 0x",
+        "/2 shmem_long_put: dest 0x",
         "runs past the end of the program's static data, which are symmetric (",
-        "shmem_ctx_*: ctx 0x", "shmem_ctx_destroy: ctx 0x",
+        "/2 shmem_ctx_long_p: ctx 0x", "shmem_ctx_destroy: ctx 0x",
         "shmem_set_lock: this thread holds lock 0x",
-        "shmemu: PE 0/2 shmem_clear_lock: lock 0x"};
+        "shmemu: PE 0/2 shmem_clear_lock: lock 0x",
+        ("shmemu:   PE 0/2 in shmem_int_wait_until(ivar=stuck_flag+0x4, SHMEM_CMP_EQ, 5): "
+         "ivar is 0\n"),
+        "shmemu:   PE 0/2 polls shmem_long_g on polled_flag+0 of PE 1 (8 bytes) at "};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
                                        "+18446744073709551615 runs past",
                                        " was destroyed (shmem_ctx_destroy)\n",
                                        " was destroyed already\n",
                                        " already: it would wait for itself\n",
                                        (" is not held by this PE (no shmem_set_lock, or "
-                                        "successful shmem_test_lock, took it)\n")};
-    for (int k = 0; k < 6; k++) {
+                                        "successful shmem_test_lock, took it)\n"),
+                                       "shmemu:   PE 1/2 in shmem_barrier_all (",
+                                       "shmemu:   PE 1/2 in shmem_barrier_all ("};
+    for (int k = 0; k < 8; k++) {
         char ks[16];
         snprintf(ks, sizeof(ks), "%d", k);
         char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"),
                         "misuse", ks, NULL};
         struct th_outcome o;
         th_run_cmd(argv, NULL, &o);
+        /* Each report names the OpenSHMEM routine called, never the shmemu
+         * call under it, and a site in the program, not in shmem.h. */
         if (exited(&o, 0) || strstr(o.out, "FAIL") || !strstr(o.out, want[k]) ||
-            !strstr(o.out, tail[k]))
+            !strstr(o.out, tail[k]) || strstr(o.out, "shmemu_"))
             fail_msg("case %d: status %#x, output:\n%s", k, o.status, o.out);
     }
 }
@@ -458,6 +502,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_features_checked),
+        cmocka_unit_test(test_race_reported),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_generic),
         cmocka_unit_test(test_contexts),

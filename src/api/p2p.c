@@ -17,6 +17,17 @@ const char *shmemu__cmp_name(int cmp)
     return cmp >= 0 && cmp < 6 ? names[cmp] : "an unknown comparison";
 }
 
+/* A comparison as the waiting call's API spells it: SHMEM_CMP_EQ in a
+ * report on an OpenSHMEM routine. */
+static const char *cmp_as(const char *call, int cmp)
+{
+    static const char *const names[] = {"SHMEM_CMP_EQ", "SHMEM_CMP_NE", "SHMEM_CMP_GT",
+                                        "SHMEM_CMP_GE", "SHMEM_CMP_LT", "SHMEM_CMP_LE"};
+    if (strncmp(call, "shmem_", 6) == 0 && cmp >= 0 && cmp < 6)
+        return names[cmp];
+    return shmemu__cmp_name(cmp);
+}
+
 void shmemu__vt_format(int vt, uint64_t bits, char *buf, size_t len)
 {
     if (shmemu__vt_signed(vt))
@@ -46,6 +57,9 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
         shmemu__tl_heap_get(job, pe, (size_t)d->off, got, n8 * w8) == SHMEMU_OK)
         bytes = got; /* a peer's heap this process does not map */
     shmemu__vt_format(d->vtype, d->value, want, sizeof(want));
+    char where[128];
+    if (!shmemu__static_name(shmemu__self, d->off, where, sizeof(where)))
+        snprintf(where, sizeof(where), "heap+0x%" PRIx64, d->off);
     if (bytes || shmemu__tl_ptr_direct(job, pe, (size_t)d->off)) {
         /* Show the value(s) the PE is stuck on, as they are now. */
         size_t n = d->kind == SHMEMU__WAIT_ARRAY ? d->nelems : 1, used = 0;
@@ -61,15 +75,14 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
         }
     }
     if (d->kind == SHMEMU__WAIT_ARRAY)
-        snprintf(buf, len, "in %s(ivars=heap+0x%" PRIx64 ", nelems=%" PRIu64
-                           ", %s, %s): values are %s",
-                 d->call, d->off, d->nelems, shmemu__cmp_name(d->cmp), want,
+        snprintf(buf, len, "in %s(ivars=%s, nelems=%" PRIu64 ", %s, %s): values are %s",
+                 d->call, where, d->nelems, cmp_as(d->call, d->cmp), want,
                  *now ? now : "not readable here");
     else
     {
         const char *arg = ivar_name(d->call, WS_ONE);
-        snprintf(buf, len, "in %s(%s=heap+0x%" PRIx64 ", %s, %s): %s is %s", d->call, arg,
-                 d->off, shmemu__cmp_name(d->cmp), want, arg,
+        snprintf(buf, len, "in %s(%s=%s, %s, %s): %s is %s", d->call, arg, where,
+                 cmp_as(d->call, d->cmp), want, arg,
                  *now ? now : "not readable here");
     }
 }
@@ -228,7 +241,7 @@ static int run_wait_at(void *site, const char *call, struct waitspec *w, const v
                                                             : SHMEMU__WAIT_ARRAY,
                                   .vtype = w->vt, .cmp = w->cmp, .off = w->off,
                                   .nelems = w->nelems, .value = w->value};
-    shmemu__strlcpy(d.call, call, sizeof(d.call));
+    shmemu__strlcpy(d.call, shmemu__user_call(call), sizeof(d.call));
     if ((st = shmemu__wait_ready(me, &d, holds, w)))
         return shmemu__fail(me, st, call, "%s while waiting",
                             st == SHMEMU_EDEADLOCK ? "deadlock" : "job aborted");

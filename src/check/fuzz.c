@@ -246,6 +246,7 @@ int shmemu__check_progress(shmemu__pe *me, int (*ready)(shmemu__pe *me, void *ar
 
 void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
 {
+    call = shmemu__user_call(call);
     shmemu__chk_enter(me);
     check_enter_held(me, call, site);
     shmemu__chk_leave(me);

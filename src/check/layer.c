@@ -326,6 +326,7 @@ static void check_sync_exit_held(shmemu__pe *me, int slot, uint32_t gen)
 
 void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nbytes)
 {
+    call = shmemu__user_call(call);
     shmemu__chk_enter(me);
     check_woke_held(me, call, off, nbytes);
     shmemu__chk_leave(me);
@@ -333,6 +334,7 @@ void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nby
 
 void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
 {
+    call = shmemu__user_call(call);
     shmemu__chk_enter(me);
     check_sync_arrive_held(me, slot, call);
     shmemu__chk_leave(me);

@@ -303,10 +303,14 @@ static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, si
     atomic_fetch_add(&h->nraces, 1);
     if (!fresh)
         return;
+    /* Bytes of the program's static data: the variable they start in. */
+    char var[128] = "", name[96];
+    if (shmemu__static_name(me, lo, name, sizeof(name)))
+        snprintf(var, sizeof(var), " (%s)", name);
     shmemu__check_note(me->job,
-                       "race: PE %d's %s %s bytes [%#zx, %#zx) of PE %d's heap, which PE %d's "
-                       "%s %s [%#zx, %#zx), and no wait, signal or sync orders the two",
-                       me->pe, a, write ? "wrote" : "read", lo, hi, pe, other_pe, b,
+                       "race: PE %d's %s %s bytes [%#zx, %#zx)%s of PE %d's heap, which PE "
+                       "%d's %s %s [%#zx, %#zx), and no wait, signal or sync orders the two",
+                       me->pe, a, write ? "wrote" : "read", lo, hi, var, pe, other_pe, b,
                        other_write ? "wrote" : "read", olo, ohi);
 }
 

@@ -29,7 +29,7 @@ static void publish(shmemu__pe *me, const char *call, void *site, int pe, size_t
 {
     struct shmemu__ctl_pe *cp = me->ctl_me;
     uint64_t words[SHMEMU__CALL_LEN / 8] = {0};
-    shmemu__strlcpy((char *)words, call, sizeof(words));
+    shmemu__strlcpy((char *)words, shmemu__user_call(call), sizeof(words));
     for (size_t i = 0; i < SHMEMU__CALL_LEN / 8; i++)
         atomic_store_explicit(&cp->poll.call[i], words[i], memory_order_relaxed);
     atomic_store_explicit(&cp->poll.pe, pe, memory_order_relaxed);
@@ -55,9 +55,13 @@ void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t le
      * process or a fork of it, not an exec'd program. */
     if (site && !job->argv)
         snprintf(at, sizeof(at), " at %s", shmemu__site_name((void *)site));
+    char what[128];
+    uint64_t off = atomic_load(&cp->poll.off);
+    if (!shmemu__static_name(shmemu__self, off, what, sizeof(what)))
+        snprintf(what, sizeof(what), "heap+0x%llx", (unsigned long long)off);
     snprintf(buf, len,
-             "polls %s on heap+0x%llx of PE %d (%llu bytes)%s: unchanged (0x%llx) for %.1f s",
-             (const char *)words, (unsigned long long)atomic_load(&cp->poll.off),
+             "polls %s on %s of PE %d (%llu bytes)%s: unchanged (0x%llx) for %.1f s",
+             (const char *)words, what,
              (int)atomic_load(&cp->poll.pe), (unsigned long long)atomic_load(&cp->poll.nbytes),
              at, (unsigned long long)atomic_load(&cp->poll.value),
              (double)(shmemu__clock(job) - since) / 1e9);

@@ -637,7 +637,7 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
         return shmemu__fail(me, shmemu__aborted(me), call, "job aborted while waiting");
     }
     struct shmemu__wait_desc d = {.kind = SHMEMU__WAIT_SYNC, .team = slot, .gen = gen};
-    shmemu__strlcpy(d.call, call, sizeof(d.call));
+    shmemu__strlcpy(d.call, shmemu__user_call(call), sizeof(d.call));
     struct shmemu__gen_moved moved = {t, gen};
     struct idle s = {.d = &d, .ready = shmemu__gen_moved, .arg = &moved};
     int p = -1, completed = 0;

@@ -442,7 +442,7 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
     settle(me);
     struct shmemu__ctl_pe *mine = me->ctl_me;
     uint32_t tok = ++me->wtoken;
-    shmemu__strlcpy(mine->wait.call, call, sizeof(mine->wait.call));
+    shmemu__strlcpy(mine->wait.call, shmemu__user_call(call), sizeof(mine->wait.call));
     mine->wait.kind = SHMEMU__WAIT_SYNC;
     mine->wait.team = slot;
     mine->wait.gen = gen;

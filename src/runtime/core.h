@@ -166,6 +166,14 @@ extern _Thread_local shmemu__pe *shmemu__self
 /* The calling thread's current context (shmemu_ctx_select); what the
  * checker tags its operations with. */
 extern _Thread_local int shmemu__ctx_id SHMEMU__HIDDEN;
+/* The routine the program called, when a wrapper layer calls shmemu on its
+ * behalf (shmem.h's routines set it around their call), else NULL.  What
+ * reports name: a program that calls shmem_long_put reads shmem_long_put. */
+extern _Thread_local const char *shmemu_compat_call __attribute__((visibility("default")));
+static inline const char *shmemu__user_call(const char *call)
+{
+    return shmemu_compat_call ? shmemu_compat_call : call;
+}
 /* As shmemu__ctx_id while a PE drains: a quiet of every context. */
 #define SHMEMU__CTX_ALL (-1)
 /* The PE a process hosts when it hosts exactly one (shmemu_init, or a PE
@@ -255,6 +263,9 @@ static inline int shmemu__aborted(const shmemu__pe *me)
 const char *shmemu__site_name(void *addr) SHMEMU__HIDDEN;
 /* The same into buf (site.c). */
 void shmemu__format_site(void *addr, char *buf, size_t len) SHMEMU__HIDDEN;
+/* The program's variable that holds addr, as "name+offset"; 0 where no
+ * symbol table knows one. */
+int shmemu__format_object(const void *addr, char *buf, size_t len) SHMEMU__HIDDEN;
 
 /* PEs that take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE): a public
  * call is a scheduling point. */
@@ -338,6 +349,11 @@ int shmemu__static_attach(shmemu__pe *me) SHMEMU__HIDDEN;
 int shmemu__static_off(const shmemu__pe *me, const void *addr, size_t *off_p) SHMEMU__HIDDEN;
 /* A one-line reason why addr (static data, not symmetric) cannot be
  * reached, naming the variable where the symbol table knows it. */
+/* The variable at heap offset off when it lies in me's static data, as
+ * "name+offset" (every PE runs the same program: one offset, one variable);
+ * 0 otherwise. */
+int shmemu__static_name(const shmemu__pe *me, uint64_t off, char *buf, size_t len)
+    SHMEMU__HIDDEN;
 void shmemu__static_why(const shmemu__pe *me, const void *addr, char *buf, size_t len)
     SHMEMU__HIDDEN;
 

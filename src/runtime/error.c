@@ -13,6 +13,7 @@
 _Thread_local shmemu__pe *shmemu__self;
 _Thread_local int shmemu__last_status;
 _Thread_local int shmemu__ctx_id;
+_Thread_local const char *shmemu_compat_call;
 
 const char *shmemu_strerror(int status)
 {
@@ -65,6 +66,7 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     shmemu__last_status = status;
+    call = shmemu__user_call(call);
     int code;
     if (me && job_wide(status) && shmemu__plane_global_exit(me->job, &code)) {
         /* Another PE ended the job on purpose: this one ends too, quietly,
@@ -97,17 +99,20 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
 
 int shmemu__enter_fail(shmemu__pe *me, const char *call)
 {
+    /* Name the program's own init and finalize, shmemu's or OpenSHMEM's. */
+    const char *api = shmemu_compat_call ? "shmem" : "shmemu";
     if (me && shmemu__retired(me)) {
         shmemu__self = NULL; /* the thread is a PE's no longer */
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
-                            "called after shmemu_finalize: this thread called as PE %d, "
+                            "called after %s_finalize: this thread called as PE %d, "
                             "which has finalized",
-                            me->pe);
+                            api, me->pe);
     }
     if (!me)
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
-                            "called outside a PE (no shmemu_init, or after "
-                            "shmemu_finalize, or from a thread that is not a PE)");
+                            "called outside a PE (no %s_init, or after %s_finalize, or "
+                            "from a thread that is not a PE)",
+                            api, api);
     return shmemu__fail(me, shmemu__aborted(me), call, "the job was aborted");
 }
 
@@ -135,7 +140,8 @@ int shmemu__collective_refuse(shmemu__pe *me, int reporter, int status, const ch
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    snprintf(line, sizeof(line), "shmemu: PE %d/%d %s: %s\n", me->pe, me->npes, call, msg);
+    snprintf(line, sizeof(line), "shmemu: PE %d/%d %s: %s\n", me->pe, me->npes,
+             shmemu__user_call(call), msg);
     shmemu__emit(line);
     return status;
 }

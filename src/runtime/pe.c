@@ -22,6 +22,7 @@ struct pe_ctx {
     shmemu__pe *self;
     int last_status;
     const char *agree_names;
+    const char *compat_call;
     int ctx_id;
 };
 
@@ -33,11 +34,12 @@ void shmemu__pe_ctx(struct shmemu_tl_job *tl, void *ctx, int save)
     struct pe_ctx *c = ctx;
     if (save) {
         *c = (struct pe_ctx){shmemu__self, shmemu__last_status, shmemu__agree_names,
-                             shmemu__ctx_id};
+                             shmemu_compat_call, shmemu__ctx_id};
     } else {
         shmemu__self = c->self;
         shmemu__last_status = c->last_status;
         shmemu__agree_names = c->agree_names;
+        shmemu_compat_call = c->compat_call;
         shmemu__ctx_id = c->ctx_id;
     }
 }
@@ -166,6 +168,7 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
     }
     shmemu__self = me;
     shmemu__ctx_id = SHMEMU_CTX_DEFAULT; /* a thread that ran a PE before starts over */
+    shmemu_compat_call = NULL; /* named by a routine an abort jumped out of */
     if (job->notify_global) /* a process of its own: its other threads are this PE */
         atomic_store(&shmemu__proc_pe, me);
     int rc;

@@ -20,6 +20,7 @@
 
 #include "ctl/plane.h"
 #include "ctl/wait.h"
+#include "check/check.h"
 
 /* After an abort, PEs that have not left get SIGTERM, then SIGKILL. */
 #define TERM_AFTER_NS 500000000LL
@@ -255,6 +256,12 @@ int shmemu__run(const struct shmemu__run_opts *o)
         if (!status && (st || shmemu__plane_abort_status(job)))
             status = 1;
     }
+    /* Checker mode: what it found is the launcher's to tell, as
+     * shmemu_launch tells it: the notes when the job failed, and a race
+     * (a note of its own) fails a job that otherwise succeeded. */
+    if (shmemu__check_job_end(job, status ? SHMEMU_EABORTED : SHMEMU_OK) != SHMEMU_OK &&
+        !status)
+        status = 1;
     shmemu__job_free(job);
     return status;
 }

@@ -69,8 +69,11 @@ static void load(struct module *m)
     }
 }
 
-/* The function of module `path` (loaded at base) that contains addr. */
-static int lookup(const char *path, void *base, void *addr, char *buf, size_t len)
+/* The symbol of module `path` (loaded at base) of type `type` (STT_FUNC,
+ * STT_OBJECT) that contains the byte at addr - back, as "name+offset" of
+ * addr itself (a return address points just past its call). */
+static int lookup(const char *path, void *base, const void *addr, size_t back, int type,
+                  char *buf, size_t len)
 {
     pthread_mutex_lock(&modules_lock);
     struct module *m = NULL;
@@ -84,19 +87,32 @@ static int lookup(const char *path, void *base, void *addr, char *buf, size_t le
     }
     int found = 0;
     if (m && m->syms) {
-        uintptr_t at = (uintptr_t)addr - 1 - (m->relative ? (uintptr_t)base : 0);
+        uintptr_t at = (uintptr_t)addr - back - (m->relative ? (uintptr_t)base : 0);
         for (size_t i = 0; i < m->nsyms && !found; i++) {
             const Elf64_Sym *s = &m->syms[i];
-            if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || at < s->st_value ||
+            if (ELF64_ST_TYPE(s->st_info) != type || at < s->st_value ||
                 at >= s->st_value + (s->st_size ? s->st_size : 1))
                 continue;
             snprintf(buf, len, "%s+%#lx", m->strs + s->st_name,
-                     (unsigned long)(at + 1 - s->st_value));
+                     (unsigned long)(at + back - s->st_value));
             found = 1;
         }
     }
     pthread_mutex_unlock(&modules_lock);
     return found;
+}
+
+int shmemu__format_object(const void *addr, char *buf, size_t len)
+{
+    Dl_info di;
+    if (!addr || !dladdr(addr, &di))
+        return 0;
+    if (di.dli_sname && di.dli_saddr) {
+        snprintf(buf, len, "%s+%#lx", di.dli_sname,
+                 (unsigned long)((const char *)addr - (const char *)di.dli_saddr));
+        return 1;
+    }
+    return di.dli_fname && lookup(di.dli_fname, di.dli_fbase, addr, 0, STT_OBJECT, buf, len);
 }
 
 void shmemu__format_site(void *addr, char *buf, size_t len)
@@ -109,7 +125,7 @@ void shmemu__format_site(void *addr, char *buf, size_t len)
         snprintf(buf, len, "%s+%#lx", di.dli_sname,
                  (unsigned long)((char *)addr - (char *)di.dli_saddr));
     } else if (dladdr((char *)addr - 1, &di) && di.dli_fname) {
-        if (lookup(di.dli_fname, di.dli_fbase, addr, buf, len))
+        if (lookup(di.dli_fname, di.dli_fbase, addr, 1, STT_FUNC, buf, len))
             return;
         const char *base = strrchr(di.dli_fname, '/');
         snprintf(buf, len, "%s+%#lx", base ? base + 1 : di.dli_fname,

@@ -12,7 +12,6 @@
  * (local, sim: threads or fibers) there is a single copy of each variable,
  * so a remote access to one is refused with the variable's name.
  */
-#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <stdio.h>
@@ -114,13 +113,19 @@ int shmemu__static_off(const shmemu__pe *me, const void *addr, size_t *off_p)
     return 1;
 }
 
+int shmemu__static_name(const shmemu__pe *me, uint64_t off, char *buf, size_t len)
+{
+    if (!me || !me->static_mapped || off < me->static_off ||
+        off - me->static_off >= me->static_len)
+        return 0;
+    return shmemu__format_object(me->static_lo + (off - me->static_off), buf, len);
+}
+
 void shmemu__static_why(const shmemu__pe *me, const void *addr, char *buf, size_t len)
 {
-    Dl_info di;
-    char name[160] = "";
-    if (dladdr(addr, &di) && di.dli_sname && di.dli_saddr)
-        snprintf(name, sizeof(name), " (variable '%s'+%zu)", di.dli_sname,
-                 (size_t)((const char *)addr - (const char *)di.dli_saddr));
+    char var[128], name[160] = "";
+    if (shmemu__format_object(addr, var, sizeof(var)))
+        snprintf(name, sizeof(name), " (variable %s)", var);
     struct shmemu__job *job = me->job;
     const char *why;
     if (!SHMEMU_TL_HAS(job->ops, alias))

@@ -18,7 +18,13 @@
  *                           data, 2: a put on a destroyed context, 3: a
  *                           context destroyed twice, 4: a lock set twice
  *                           by one thread, 5: a lock cleared that was
- *                           never set), which ends the job with one line
+ *                           never set, 6: PE 0 waits on a flag nobody
+ *                           sets, 7: PE 0 polls one with shmem_long_g),
+ *                           which ends the job with one line (a deadlock
+ *                           or livelock report for 6 and 7)
+ *   osh_features race T     PEs 0 and 1 put 16 longs into the last PE's
+ *                           static buffer: unordered (T 0), or ordered by
+ *                           a quiet and a barrier (T 1, the correct twin)
  */
 #include <complex.h>
 #include <shmem.h>
@@ -326,6 +332,10 @@ static void openshmem_1_6(int me, int n)
     shmem_barrier_all();
 }
 
+static int stuck_flag[2]; /* misuse 6 and 7: nobody sets them */
+static long polled_flag;
+static long raced[16]; /* "race" */
+
 int main(int argc, char **argv)
 {
     reset_psync();
@@ -352,6 +362,11 @@ int main(int argc, char **argv)
             shmem_long_put(blk, local, (size_t)1 << 61, 0); /* 2^64 bytes: wraps to 0 */
         else if (k == 1)
             shmem_long_put(global, local, (size_t)-1, 0);
+        else if (k == 6 && me == 0)
+            shmem_int_wait_until(&stuck_flag[1], SHMEM_CMP_EQ, 5);
+        else if (k == 7 && me == 0)
+            while (shmem_long_g(&polled_flag, 1) != 5)
+                ;
         else if (k == 4 || k == 5) {
             static long mlock;
             if (k == 4)
@@ -359,7 +374,7 @@ int main(int argc, char **argv)
             if (k == 4 || me == 1)
                 shmem_set_lock(&mlock); /* PE 1 waits its turn (k 4), or holds it */
             shmem_clear_lock(&mlock);   /* k 5: PE 0 never set it */
-        } else if (shmem_ctx_create(0, &ctx) == 0) {
+        } else if (k < 6 && shmem_ctx_create(0, &ctx) == 0) {
             shmem_ctx_destroy(ctx);
             if (k == 2)
                 shmem_ctx_long_p(ctx, global, 1, 0);
@@ -370,6 +385,26 @@ int main(int argc, char **argv)
         printf("FAIL: PE %d went on after a bad put\n", me);
         shmem_finalize();
         return 1;
+    }
+    if (argc > 2 && !strcmp(argv[1], "race")) {
+        long mine[16];
+        for (int i = 0; i < 16; i++)
+            mine[i] = me * 100 + i;
+        int ordered = atoi(argv[2]);
+        if (me == 0)
+            shmem_long_put(raced, mine, 16, n - 1);
+        if (ordered) {
+            shmem_quiet();
+            shmem_barrier_all();
+        }
+        if (me == 1)
+            shmem_long_put(raced, mine, 16, n - 1);
+        shmem_barrier_all();
+        if (ordered && me == n - 1)
+            for (int i = 0; i < 16; i++)
+                CHECK(raced[i] == 100 + i, "raced[%d] = %ld", i, raced[i]);
+        shmem_finalize();
+        return failures ? 1 : 0;
     }
     if (argc > 1 && !strcmp(argv[1], "big")) {
         size_t sz = (size_t)96 << 20;
