@@ -164,6 +164,33 @@ static void test_openshmem(void **state)
     }
 }
 
+/* A race under mpirun (no shmemu launcher looks at the job's end): the
+ * last PE to finalize prints the note and its process exits 1, so mpirun
+ * fails the job; the ordered twin exits 0 without a note.  Also under
+ * fuzzing (seed 1). */
+static void test_race_reported(void **state)
+{
+    (void)state;
+    need_mpirun();
+    static const char *const checks[] = {"SHMEMU_CHECK=race", "SHMEMU_CHECK=fuzz:1,race"};
+    for (int c = 0; c < 2; c++)
+        for (int ordered = 0; ordered <= 1; ordered++) {
+            const char *const env[] = {checks[c], NULL};
+            struct th_outcome o;
+            run_mpi(3, env, "tests/progs/osh_features", "race", ordered ? "1" : "0", &o);
+            const char *note = strstr(o.out, "shmemu-check: note: race: PE ");
+            int ok = ordered ? WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0 &&
+                                   !strstr(o.out, "shmemu")
+                             : WIFEXITED(o.status) && WEXITSTATUS(o.status) != 0 && note &&
+                                   strstr(note, "'s shmem_long_put (at main+") &&
+                                   strstr(note, "(raced+0) of PE 2's heap, which PE ") &&
+                                   !strstr(note + 1, "shmemu-check: note: race");
+            if (!ok)
+                fail_msg("%s, %s: status %#x, output:\n%s", checks[c],
+                         ordered ? "ordered" : "unordered", o.status, o.out);
+        }
+}
+
 /* shmem_global_exit(N) under mpirun: mpirun ends every process (one
  * computes outside the library) and exits with N, 0 included, with no
  * report of processes that ended without telling it. */
@@ -426,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_hello_tcp),
         cmocka_unit_test(test_openshmem),
         cmocka_unit_test(test_global_exit),
+        cmocka_unit_test(test_race_reported),
         cmocka_unit_test(test_crash_ends_job),
         cmocka_unit_test(test_network_control),
         cmocka_unit_test(test_network_control_crash),

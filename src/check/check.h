@@ -52,6 +52,10 @@ void shmemu__check_ctl_init(struct shmemu__job *job) SHMEMU__HIDDEN;
  * return rc, or SHMEMU_ERACE when it otherwise succeeded but conflicts
  * were found. */
 int shmemu__check_job_end(struct shmemu__job *job, int rc) SHMEMU__HIDDEN;
+/* A PE of a job no shmemu launcher ends (check_told_by_pe) finalizes:
+ * the last one to do so tells what the checker found, as the launcher
+ * would, and gets SHMEMU_ERACE when it found a race. */
+int shmemu__check_pe_end(struct shmemu__job *job) SHMEMU__HIDDEN;
 
 /* SHMEMU_CHECK=device: turn this process's faults on symmetric memory into
  * the job's report (device.c).  Once per process; -1 if the handler could

@@ -66,6 +66,7 @@ struct chk_tgt {
 struct chk_shared {
     _Atomic uint32_t lock;
     uint32_t nnotes;
+    _Atomic int32_t finalized; /* PEs past shmemu_finalize (check_told_by_pe) */
     char notes[CHK_NOTES][CHK_NOTE_LEN];
     struct chk_tgt tgt[]; /* [npes] */
 };

@@ -122,6 +122,18 @@ int shmemu_check_notes(char *buf, size_t len)
     return notes_text(me->job, buf, len, "");
 }
 
+int shmemu__check_pe_end(struct shmemu__job *job)
+{
+    if (!job->check_ctl_off || !job->check_told_by_pe)
+        return SHMEMU_OK;
+    /* Every PE drained before it got here: the last one sees every access
+     * the detector will ever record. */
+    struct chk_shared *sh = shmemu__chk_shared(job);
+    if (atomic_fetch_add(&sh->finalized, 1) + 1 != job->tl.npes)
+        return SHMEMU_OK;
+    return shmemu__check_job_end(job, SHMEMU_OK);
+}
+
 int shmemu__check_job_end(struct shmemu__job *job, int rc)
 {
     if (!job->check_ctl_off) { /* an unchecked job leaves no notes */

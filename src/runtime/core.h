@@ -58,6 +58,9 @@ struct shmemu__job {
      * the control area starts (0: none). */
     struct shmemu__check_cfg check;
     size_t check_ctl_off;
+    /* No shmemu launcher will look at the job's end (mpirun started it):
+     * its last PE to finalize tells what the checker found. */
+    int check_told_by_pe;
     size_t wireup_ctl_off; /* the wire-up blobs (dispatch.c); 0: none */
 
     /* The control plane over a network (tl.ctl_remote, src/ctl/net.c):

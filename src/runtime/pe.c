@@ -222,6 +222,11 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
 
 /* ------------------------------------------------------------------- SPMD */
 
+/* Set when this process's PE, the last of a job no shmemu launcher ends,
+ * found that the checker saw a race: the process then exits 1, whatever
+ * main returned, so that mpirun fails the job (as shmemu-run would). */
+static int exit_failing;
+
 /* A program that returns from main (or calls exit) without finalizing still
  * leaves the job cleanly instead of looking like a crash. */
 static void finalize_at_exit(void)
@@ -230,6 +235,10 @@ static void finalize_at_exit(void)
     if (me && me->owns_job && !shmemu__aborted(me)) {
         me->refs = 1;
         shmemu_finalize();
+    }
+    if (exit_failing) {
+        fflush(NULL);
+        _exit(1);
     }
 }
 
@@ -291,6 +300,8 @@ int shmemu_finalize(void)
     shmemu__depart(me, SHMEMU__LIFE_DEPARTED, 0);
     shmemu__self = NULL;
     leave_process(me);
+    if (me->owns_job && shmemu__check_pe_end(me->job) != SHMEMU_OK)
+        exit_failing = 1;
     if (me->owns_job) {
         struct shmemu__job *job = me->job;
         pe_free(me);
