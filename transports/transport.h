@@ -185,6 +185,8 @@ struct shmemu_tl_rma {
 
 /* rma's answer to a lazy put it left outstanding until the next quiet. */
 #define SHMEMU_TL_DEFERRED 1
+/* Added to progress's answer when the call moved something. */
+#define SHMEMU_TL_MOVED 2
 
 enum shmemu_tl_amo_op {
     SHMEMU_TL_AMO_FETCH, /* result = *p */
@@ -379,7 +381,10 @@ struct shmemu_transport_ops {
      * SHMEMU_TL_CAP_PROGRESS).  Returns SHMEMU_OK when nothing it issued is
      * left in flight (the core then wakes the targets of its nonblocking
      * puts), SHMEMU_TL_DEFERRED while some may be (they are woken after the
-     * quiet that completes them).  NULL: nothing to drive. */
+     * quiet that completes them), either with SHMEMU_TL_MOVED added when
+     * this call received or completed something: a waiting PE then keeps
+     * driving the traffic instead of leaving it to a thread woken for it.
+     * NULL: nothing to drive. */
     int (*progress)(struct shmemu_tl_job *job, int pe);
     /* Local compute where host code cannot touch heap bytes
      * (SHMEMU_TL_CAP_LOAD_STORE clear), so that the reference collectives

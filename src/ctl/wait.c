@@ -227,7 +227,10 @@ static int spin_phase(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
         int64_t deadline = shmemu__now_ns() + job->spin_ns;
         for (unsigned i = 1;; i++) {
             shmemu__cpu_relax();
-            shmemu__drive(me);
+            /* While traffic flows, this PE moving it is work, not a burnt
+             * core: the spin lasts until spin_ns pass with nothing moved. */
+            if (shmemu__drive(me))
+                deadline = shmemu__now_ns() + job->spin_ns;
             if (ready(me, arg))
                 return 1;
             if ((i & 63) == 0) {
@@ -389,8 +392,9 @@ static int sync_spin(shmemu__pe *me, struct shmemu__ctl_team *t, uint32_t gen)
             shmemu__cpu_relax();
             /* A transport that needs progress gets it from the waiter: what
              * arrives meanwhile (puts to this PE) is received here, not by
-             * a thread woken for it. */
-            shmemu__drive(me);
+             * a thread woken for it, for as long as it keeps arriving. */
+            if (shmemu__drive(me))
+                deadline = shmemu__now_ns() + job->spin_ns;
             if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
                 return 1;
             if ((i & 63) == 0 && shmemu__now_ns() > deadline)

@@ -74,11 +74,16 @@ static inline void shmemu__notify_delivered(shmemu__pe *me)
 
 /* Let the transport move what this PE has outstanding, then wake the PEs
  * whose puts that delivered: what a PE does before it polls or sleeps.
- * Puts still in flight keep their targets marked for the quiet. */
-static inline void shmemu__drive(shmemu__pe *me)
+ * Puts still in flight keep their targets marked for the quiet.  Returns 1
+ * when the transport moved something (traffic is flowing). */
+static inline int shmemu__drive(shmemu__pe *me)
 {
-    if (SHMEMU__UNLIKELY(me->progress) && shmemu__tl_progress(me) == SHMEMU_OK)
+    if (SHMEMU__LIKELY(!me->progress))
+        return 0;
+    int st = shmemu__tl_progress(me);
+    if ((st & ~SHMEMU_TL_MOVED) == SHMEMU_OK)
         shmemu__notify_delivered(me);
+    return (st & SHMEMU_TL_MOVED) != 0;
 }
 
 /* Barrier over the members of team slot (arrival only; no quiet).  Returns

@@ -858,10 +858,10 @@ static int fence(struct shmemu_ucx_pe *p, char *why, size_t len)
 
 static int progress(struct shmemu_ucx_pe *p)
 {
-    drive(p);
+    int moved = drive(p) ? SHMEMU_TL_MOVED : 0;
     uint64_t upto = atomic_load(&p->issued);
     if (atomic_load(&p->done) >= upto)
-        return SHMEMU_OK;
+        return SHMEMU_OK | moved;
     if (!atomic_flag_test_and_set(&p->flush_lock)) { /* else another thread sees to it */
         if (p->flush_req) {
             ucs_status_t s = ucp_request_check_status(p->flush_req);
@@ -886,7 +886,7 @@ static int progress(struct shmemu_ucx_pe *p)
         }
         atomic_flag_clear(&p->flush_lock);
     }
-    return atomic_load(&p->done) >= upto ? SHMEMU_OK : SHMEMU_TL_DEFERRED;
+    return (atomic_load(&p->done) >= upto ? SHMEMU_OK : SHMEMU_TL_DEFERRED) | moved;
 }
 
 static void *peer_ptr(struct shmemu_ucx_pe *p, int peer, size_t off)
