@@ -316,15 +316,16 @@ int shmemu__chk_check_get_overtaken(shmemu__pe *me, const struct held *g)
     if (later >= 0 && me->job->check_ctl_off)
         shmemu__check_note(
             me->job,
-            "get not complete (a missing shmemu_quiet): PE %d's %s (at %s) of bytes "
+            "get not complete (a missing %s_quiet): PE %d's %s (at %s) of bytes "
             "[%#zx, %#zx) on PE %d was still in flight when PE %d's later %s (at %s) "
             "reached PE %d, which may then change those bytes (reuse the buffer) before "
-            "the get reads them; a nonblocking get completes only at shmemu_quiet(): "
+            "the get reads them; a nonblocking get completes only at %s_quiet(): "
             "call it after the get, before that %s",
-            me->pe, g->call ? g->call : "?", shmemu__chk_site_name(k, g->site), g->rma.off,
+            shmemu__chk_api(g->call), me->pe, g->call ? g->call : "?", shmemu__chk_site_name(k, g->site), g->rma.off,
             g->rma.off + g->rma.nbytes, g->rma.pe, me->pe,
             k->last_call[later] ? k->last_call[later] : "?", shmemu__chk_site_name(k, k->last_site[later]),
-            later, k->last_call[later] ? k->last_call[later] : "operation");
+            later, shmemu__chk_api(g->call),
+            k->last_call[later] ? k->last_call[later] : "operation");
     return later >= 0;
 }
 

@@ -244,10 +244,11 @@ static void check_woke_held(shmemu__pe *me, const char *call, size_t off, size_t
              "flag before data: PE %d woke in %s on bytes [%#llx, %#llx) written by PE %d's "
              "%s (at %s) while PE %d's earlier %s (at %s) of bytes [%#llx, %#llx) to PE %d "
              "was still in flight: nothing orders two operations to one PE without "
-             "shmemu_fence() (or shmemu_quiet()) between them",
+             "%s_fence() (or %s_quiet()) between them",
              me->pe, call, (unsigned long long)hit.x_lo, (unsigned long long)hit.x_hi,
              hit.src, hit.x_call, hit.x_site, hit.src, hit.y_call, hit.y_site,
-             (unsigned long long)hit.y_lo, (unsigned long long)hit.y_hi, me->pe);
+             (unsigned long long)hit.y_lo, (unsigned long long)hit.y_hi, me->pe,
+             shmemu__chk_api(hit.x_call), shmemu__chk_api(hit.x_call));
 }
 
 static int in_team(const struct shmemu__team_geom *t, int p)
@@ -285,6 +286,13 @@ static void check_sync_arrive_held(shmemu__pe *me, int slot, const char *call)
     char on[32] = "";
     if (ctx != SHMEMU_CTX_DEFAULT)
         snprintf(on, sizeof(on), ", on context %d", ctx);
+    const char *api = shmemu__chk_api(call);
+    char fix[96];
+    if (ctx != SHMEMU_CTX_DEFAULT)
+        snprintf(fix, sizeof(fix), "%s_ctx_quiet() on that context before the sync", api);
+    else
+        snprintf(fix, sizeof(fix), "%s_quiet() before the sync, or %s_barrier_all()", api,
+                 api);
     shmemu__check_note(me->job,
          "sync with puts in flight: PE %d entered %s (at %s) with %zu operation%s to "
          "other members still in flight (the first: %s at %s, to PE %d%s); %s, so a "
@@ -294,9 +302,7 @@ static void check_sync_arrive_held(shmemu__pe *me, int slot, const char *call)
          shmemu__chk_target_of(&k->q[first]), on,
          ctx != SHMEMU_CTX_DEFAULT ? "a barrier completes the default context only"
                                    : "a sync completes nothing",
-         ctx != SHMEMU_CTX_DEFAULT ? "shmem_ctx_quiet (shmemu_ctx_quiet) on that context "
-                                     "before the sync"
-                                   : "shmemu_quiet() before the sync, or shmemu_barrier_all()");
+         fix);
 }
 
 static void check_synced_held(shmemu__pe *me)
