@@ -313,11 +313,12 @@ $(BUILD)/oshc++ $(BUILD)/oshcxx: tools/oshcc
 
 # ----------------------------------------------------------------- install
 install: lib $(TOOLS)
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	install -d $(DESTDIR)$(PREFIX)/include/mpp $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/shmemu.h include/shmemu_cuda.h include/shmem.h include/shmemx.h \
 	  $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/mpp/shmem.h include/mpp/shmemx.h $(DESTDIR)$(PREFIX)/include/mpp/
 	$(if $(CUDA_PLUGIN),install -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
 	$(if $(UCX_PLUGIN),install -m 755 $(UCX_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
 	install -m 644 $(BUILD)/libshmemu.a $(DESTDIR)$(PREFIX)/lib/

@@ -5,10 +5,11 @@
  * at test time and runs it under oshrun.  Prints "missing NAME" for a
  * routine the library does not export, then, on PE 0, "sum S want W
  * missing M" after each PE added me + 1 to PE 0's counter through the
- * looked-up shmem_long_atomic_fetch_add and shmem_barrier_all.
+ * looked-up shmem_long_atomic_fetch_add and shmem_barrier_all.  Includes
+ * the header under its older name, <mpp/shmem.h>, as Cray-era suites do.
  */
 #include <dlfcn.h>
-#include <shmem.h>
+#include <mpp/shmem.h>
 #include <stdio.h>
 #include <string.h>
 
