@@ -349,7 +349,7 @@ static void test_misuse(void **state)
          "ivar is 0\n"),
         "shmemu:   PE 0/2 polls shmem_long_g on polled_flag+0 of PE 1 (8 bytes) at "};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
-                                       "+18446744073709551615 runs past",
+                                       "global+0) runs past the end",
                                        " was destroyed (shmem_ctx_destroy)\n",
                                        " was destroyed already\n",
                                        " already: it would wait for itself\n",

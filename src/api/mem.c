@@ -25,12 +25,16 @@ int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
             *off_p = off; /* the program's static data, a heap range here */
             return SHMEMU_OK;
         }
-        if (in > 0)
+        if (in > 0) {
+            char var[128], name[144] = "";
+            if (shmemu__format_object(addr, var, sizeof(var)))
+                snprintf(name, sizeof(name), " (variable %s)", var);
             return shmemu__fail(me, SHMEMU_ERANGE, call,
-                                "%s %p+%zu runs past the end of the program's static data, "
+                                "%s %p+%zu%s runs past the end of the program's static data, "
                                 "which are symmetric (%zu bytes from %p)",
-                                what, addr, nbytes, me->static_len,
+                                what, addr, nbytes, name, me->static_len,
                                 (const void *)((const char *)addr - (off - me->static_off)));
+        }
         if (in) {
             char why[400];
             shmemu__static_why(me, addr, why, sizeof(why));

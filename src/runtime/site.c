@@ -93,8 +93,13 @@ static int lookup(const char *path, void *base, const void *addr, size_t back, i
             if (ELF64_ST_TYPE(s->st_info) != type || at < s->st_value ||
                 at >= s->st_value + (s->st_size ? s->st_size : 1))
                 continue;
-            snprintf(buf, len, "%s+%#lx", m->strs + s->st_name,
-                     (unsigned long)(at + back - s->st_value));
+            /* A function's static variable is "name.N" to gcc: name it. */
+            const char *nm = m->strs + s->st_name, *dot = strrchr(nm, '.');
+            int n = (int)strlen(nm);
+            if (type == STT_OBJECT && dot && dot[1] &&
+                strspn(dot + 1, "0123456789") == strlen(dot + 1))
+                n = (int)(dot - nm);
+            snprintf(buf, len, "%.*s+%#lx", n, nm, (unsigned long)(at + back - s->st_value));
             found = 1;
         }
     }
