@@ -162,29 +162,13 @@ void start_pes(int npes);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 
-SHMEMU_OSH_FN int shmem_my_pe(void)
-{
-    SHMEMU_OSH_CALL;
-    return shmemu_my_pe();
-}
-SHMEMU_OSH_FN int shmem_n_pes(void)
-{
-    SHMEMU_OSH_CALL;
-    return shmemu_n_pes();
-}
-SHMEMU_OSH_FN int _my_pe(void)
-{
-    SHMEMU_OSH_CALL;
-    return shmemu_my_pe();
-}
-SHMEMU_OSH_FN int _num_pes(void)
-{
-    SHMEMU_OSH_CALL;
-    return shmemu_n_pes();
-}
+/* Queries that cannot fail name nothing: they are called in hot loops. */
+SHMEMU_OSH_FN int shmem_my_pe(void) { return shmemu_my_pe(); }
+SHMEMU_OSH_FN int shmem_n_pes(void) { return shmemu_n_pes(); }
+SHMEMU_OSH_FN int _my_pe(void) { return shmemu_my_pe(); }
+SHMEMU_OSH_FN int _num_pes(void) { return shmemu_n_pes(); }
 SHMEMU_OSH_FN int shmem_pe_accessible(int pe)
 {
-    SHMEMU_OSH_CALL;
     return pe >= 0 && pe < shmemu_n_pes();
 }
 SHMEMU_OSH_FN int shmem_addr_accessible(const void *addr, int pe)

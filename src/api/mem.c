@@ -26,9 +26,8 @@ int shmemu__check_sym_slow(shmemu__pe *me, const char *call, const char *what,
             return SHMEMU_OK;
         }
         if (in > 0) {
-            char var[128], name[144] = "";
-            if (shmemu__format_object(addr, var, sizeof(var)))
-                snprintf(name, sizeof(name), " (variable %s)", var);
+            char name[160];
+            shmemu__variable_note(addr, name, sizeof(name));
             return shmemu__fail(me, SHMEMU_ERANGE, call,
                                 "%s %p+%zu%s runs past the end of the program's static data, "
                                 "which are symmetric (%zu bytes from %p)",

@@ -23,7 +23,7 @@ static const char *cmp_as(const char *call, int cmp)
 {
     static const char *const names[] = {"SHMEM_CMP_EQ", "SHMEM_CMP_NE", "SHMEM_CMP_GT",
                                         "SHMEM_CMP_GE", "SHMEM_CMP_LT", "SHMEM_CMP_LE"};
-    if (strncmp(call, "shmem_", 6) == 0 && cmp >= 0 && cmp < 6)
+    if (shmemu__is_osh_call(call) && cmp >= 0 && cmp < 6)
         return names[cmp];
     return shmemu__cmp_name(cmp);
 }
@@ -58,8 +58,7 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
         bytes = got; /* a peer's heap this process does not map */
     shmemu__vt_format(d->vtype, d->value, want, sizeof(want));
     char where[128];
-    if (!shmemu__static_name(shmemu__self, d->off, where, sizeof(where)))
-        snprintf(where, sizeof(where), "heap+0x%" PRIx64, d->off);
+    shmemu__word_name(shmemu__self, d->off, where, sizeof(where));
     if (bytes || shmemu__tl_ptr_direct(job, pe, (size_t)d->off)) {
         /* Show the value(s) the PE is stuck on, as they are now. */
         size_t n = d->kind == SHMEMU__WAIT_ARRAY ? d->nelems : 1, used = 0;

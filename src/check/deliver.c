@@ -321,10 +321,11 @@ int shmemu__chk_check_get_overtaken(shmemu__pe *me, const struct held *g)
             "reached PE %d, which may then change those bytes (reuse the buffer) before "
             "the get reads them; a nonblocking get completes only at %s_quiet(): "
             "call it after the get, before that %s",
-            shmemu__chk_api(g->call), me->pe, g->call ? g->call : "?", shmemu__chk_site_name(k, g->site), g->rma.off,
+            shmemu__api_of(g->call), me->pe, g->call ? g->call : "?",
+            shmemu__chk_site_name(k, g->site), g->rma.off,
             g->rma.off + g->rma.nbytes, g->rma.pe, me->pe,
             k->last_call[later] ? k->last_call[later] : "?", shmemu__chk_site_name(k, k->last_site[later]),
-            later, shmemu__chk_api(g->call),
+            later, shmemu__api_of(g->call),
             k->last_call[later] ? k->last_call[later] : "operation");
     return later >= 0;
 }

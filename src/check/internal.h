@@ -6,7 +6,6 @@
 #define SHMEMU_CHECK_INTERNAL_H
 
 #include <pthread.h>
-#include <string.h>
 
 #include "runtime/core.h"
 
@@ -170,12 +169,6 @@ int64_t shmemu__chk_afford(struct shmemu__chk *k, int64_t want) SHMEMU__HIDDEN;
 void shmemu__chk_repay(struct shmemu__chk *k, int64_t spent, int64_t paid) SHMEMU__HIDDEN;
 void shmemu__chk_nap(shmemu__pe *me, int64_t from) SHMEMU__HIDDEN;
 const char * shmemu__chk_site_name(struct shmemu__chk *k, void *addr) SHMEMU__HIDDEN;
-/* The API a note's fix is spelled in: "shmem" when the program called an
- * OpenSHMEM routine (call), else "shmemu". */
-static inline const char *shmemu__chk_api(const char *call)
-{
-    return call && strncmp(call, "shmem_", 6) == 0 ? "shmem" : "shmemu";
-}
 struct chk_tgt * shmemu__chk_tgt(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
 void shmemu__chk_bump_activity(shmemu__pe *me, int acted) SHMEMU__HIDDEN;
 int shmemu__chk_target_of(const struct held *h) SHMEMU__HIDDEN;

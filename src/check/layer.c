@@ -248,7 +248,7 @@ static void check_woke_held(shmemu__pe *me, const char *call, size_t off, size_t
              me->pe, call, (unsigned long long)hit.x_lo, (unsigned long long)hit.x_hi,
              hit.src, hit.x_call, hit.x_site, hit.src, hit.y_call, hit.y_site,
              (unsigned long long)hit.y_lo, (unsigned long long)hit.y_hi, me->pe,
-             shmemu__chk_api(hit.x_call), shmemu__chk_api(hit.x_call));
+             shmemu__api_of(hit.x_call), shmemu__api_of(hit.x_call));
 }
 
 static int in_team(const struct shmemu__team_geom *t, int p)
@@ -286,7 +286,7 @@ static void check_sync_arrive_held(shmemu__pe *me, int slot, const char *call)
     char on[32] = "";
     if (ctx != SHMEMU_CTX_DEFAULT)
         snprintf(on, sizeof(on), ", on context %d", ctx);
-    const char *api = shmemu__chk_api(call);
+    const char *api = shmemu__api_of(call);
     char fix[96];
     if (ctx != SHMEMU_CTX_DEFAULT)
         snprintf(fix, sizeof(fix), "%s_ctx_quiet() on that context before the sync", api);

@@ -56,9 +56,7 @@ void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t le
     if (site && !job->argv)
         snprintf(at, sizeof(at), " at %s", shmemu__site_name((void *)site));
     char what[128];
-    uint64_t off = atomic_load(&cp->poll.off);
-    if (!shmemu__static_name(shmemu__self, off, what, sizeof(what)))
-        snprintf(what, sizeof(what), "heap+0x%llx", (unsigned long long)off);
+    shmemu__word_name(shmemu__self, atomic_load(&cp->poll.off), what, sizeof(what));
     snprintf(buf, len,
              "polls %s on %s of PE %d (%llu bytes)%s: unchanged (0x%llx) for %.1f s",
              (const char *)words, what,

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -176,6 +177,16 @@ extern _Thread_local const char *shmemu_compat_call __attribute__((visibility("d
 static inline const char *shmemu__user_call(const char *call)
 {
     return shmemu_compat_call ? shmemu_compat_call : call;
+}
+/* Whether call is an OpenSHMEM routine: a report on it then speaks that
+ * API, in the routines and constants it suggests (shmemu__api_of). */
+static inline int shmemu__is_osh_call(const char *call)
+{
+    return call && strncmp(call, "shmem_", 6) == 0;
+}
+static inline const char *shmemu__api_of(const char *call)
+{
+    return shmemu__is_osh_call(call) ? "shmem" : "shmemu";
 }
 /* As shmemu__ctx_id while a PE drains: a quiet of every context. */
 #define SHMEMU__CTX_ALL (-1)
@@ -357,6 +368,12 @@ int shmemu__static_off(const shmemu__pe *me, const void *addr, size_t *off_p) SH
  * 0 otherwise. */
 int shmemu__static_name(const shmemu__pe *me, uint64_t off, char *buf, size_t len)
     SHMEMU__HIDDEN;
+/* Heap offset off as a report names it: its variable, else "heap+0x...". */
+void shmemu__word_name(const shmemu__pe *me, uint64_t off, char *buf, size_t len)
+    SHMEMU__HIDDEN;
+/* " (variable name+offset)" for an address of the program's data, "" where
+ * no symbol table knows it: what a report appends to the address. */
+void shmemu__variable_note(const void *addr, char *buf, size_t len) SHMEMU__HIDDEN;
 void shmemu__static_why(const shmemu__pe *me, const void *addr, char *buf, size_t len)
     SHMEMU__HIDDEN;
 

@@ -100,7 +100,7 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
 int shmemu__enter_fail(shmemu__pe *me, const char *call)
 {
     /* Name the program's own init and finalize, shmemu's or OpenSHMEM's. */
-    const char *api = shmemu_compat_call ? "shmem" : "shmemu";
+    const char *api = shmemu__api_of(shmemu__user_call(call));
     if (me && shmemu__retired(me)) {
         shmemu__self = NULL; /* the thread is a PE's no longer */
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,

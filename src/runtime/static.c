@@ -121,11 +121,25 @@ int shmemu__static_name(const shmemu__pe *me, uint64_t off, char *buf, size_t le
     return shmemu__format_object(me->static_lo + (off - me->static_off), buf, len);
 }
 
+void shmemu__word_name(const shmemu__pe *me, uint64_t off, char *buf, size_t len)
+{
+    if (!shmemu__static_name(me, off, buf, len))
+        snprintf(buf, len, "heap+0x%llx", (unsigned long long)off);
+}
+
+void shmemu__variable_note(const void *addr, char *buf, size_t len)
+{
+    char var[128];
+    if (shmemu__format_object(addr, var, sizeof(var)))
+        snprintf(buf, len, " (variable %s)", var);
+    else if (len)
+        buf[0] = '\0';
+}
+
 void shmemu__static_why(const shmemu__pe *me, const void *addr, char *buf, size_t len)
 {
-    char var[128], name[160] = "";
-    if (shmemu__format_object(addr, var, sizeof(var)))
-        snprintf(name, sizeof(name), " (variable %s)", var);
+    char name[160];
+    shmemu__variable_note(addr, name, sizeof(name));
     struct shmemu__job *job = me->job;
     const char *why;
     if (!SHMEMU_TL_HAS(job->ops, alias))
