@@ -268,10 +268,34 @@ static int pe_ring(void *arg)
 
 /* ------------------------------------------------------------- barrier */
 
+/* Barriers that fit in about budget_ns, at most iters, as PE 0 times a
+ * few: the PE count alone cannot tell a shared-memory barrier (1 us) from
+ * one across nodes (1 ms).  Every PE must run the same count. */
+static long barrier_iters(long iters, double budget_ns)
+{
+    long *n = shmemu_malloc(sizeof(long));
+    if (!n)
+        return iters;
+    double t0 = now_ns();
+    for (int i = 0; i < 20; i++)
+        shmemu_barrier_all();
+    if (shmemu_my_pe() == 0) {
+        double each = (now_ns() - t0) / 20;
+        long fit = each > 0 ? (long)(budget_ns / each) : iters;
+        fit = fit < 200 ? 200 : fit > iters ? iters : fit;
+        for (int p = 0; p < shmemu_n_pes(); p++)
+            shmemu_long_p(n, fit, p);
+    }
+    shmemu_barrier_all(); /* a quiet, then the barrier: n has landed */
+    long fit = *n;
+    shmemu_free(n);
+    return fit;
+}
+
 static int pe_barrier(void *arg)
 {
-    long iters = *(long *)arg;
     int me = shmemu_my_pe(), np = shmemu_n_pes();
+    long iters = barrier_iters(*(long *)arg, 2e8);
     double t[MAX_REPS];
     for (int r = 0; r < reps; r++) {
         shmemu_barrier_all();

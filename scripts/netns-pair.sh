@@ -67,7 +67,10 @@ netns_pair_down() {
     return 0
 }
 
+# Each namespace's daemon takes the VM's CPUs for its own and binds its
+# first process to CPU 0, so both "hosts" would share one CPU; two real
+# hosts have CPUs each: no binding.
 ns_mpirun() {
     ip netns exec "$NS_A" "${NS_RUN:-mpirun}" --allow-run-as-root \
-        --mca plm_rsh_agent "$NS_AGENT" "$@"
+        --mca plm_rsh_agent "$NS_AGENT" --bind-to none "$@"
 }

@@ -255,6 +255,36 @@ static void test_network_control(void **state)
     }
 }
 
+/* The network plane's barrier (net.c): no PE through early, on the world
+ * and on strided teams whose sizes are not powers of two, and PEs in
+ * different collective calls all told so. */
+static void test_network_control_syncs(void **state)
+{
+    (void)state;
+    need_mpirun();
+    const char *const tcp_env[] = {"SHMEMU_UCX_CONTROL=network", "UCX_TLS=tcp", NULL};
+    static const int npes[] = {2, 3, 5, 6};
+    for (size_t k = 0; k < sizeof(npes) / sizeof(npes[0]); k++) {
+        int n = npes[k];
+        for (int m = 0; m < 2; m++) {
+            const char *mode = m ? "mixed" : "order";
+            struct th_outcome o;
+            char want[24];
+            snprintf(want, sizeof(want), "ok %d\n", n);
+            run_mpi(n, n == 5 ? tcp_env : net_env, "tests/progs/syncs", mode, NULL, &o);
+            if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0 || !strstr(o.out, want) ||
+                strstr(o.out, "FAIL"))
+                fail_msg("syncs %s, %d PEs: status %#x, output:\n%s", mode, n, o.status,
+                         o.out);
+            if (m && !strstr(o.out, "shmemu_barrier_all: PEs disagree: this PE is in a "
+                                    "barrier or team sync while others of the team are in "
+                                    "a collective allocation"))
+                fail_msg("syncs mixed, %d PEs: the barrier's mismatch was not told:\n%s", n,
+                         o.out);
+        }
+    }
+}
+
 static void test_network_control_crash(void **state)
 {
     (void)state;
@@ -456,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_race_reported),
         cmocka_unit_test(test_crash_ends_job),
         cmocka_unit_test(test_network_control),
+        cmocka_unit_test(test_network_control_syncs),
         cmocka_unit_test(test_network_control_crash),
         cmocka_unit_test(test_network_control_deadlock),
         cmocka_unit_test(test_network_control_no_checker),

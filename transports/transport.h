@@ -215,6 +215,13 @@ struct shmemu_tl_amo {
      * leave it outstanding and answer SHMEMU_TL_DEFERRED, as for a lazy
      * put. */
     int lazy;
+    /* ---- added with the network plane's dissemination barrier ---- */
+    /* With lazy (and no result): control traffic whose target observes its
+     * arrival for itself (a barrier's "I arrived").  The transport may
+     * leave it outstanding without making quiet wait for it (a PE's quiet
+     * is about its data) and answer SHMEMU_OK; its progress delivers it,
+     * and ctl_flush completes it. */
+    int unacked;
 };
 
 /* Apply d to the word at p with the CPU's atomics (sequentially consistent).
@@ -441,6 +448,12 @@ struct shmemu_transport_ops {
      * status, msg saying why.  Returns 0 once asked, else nonzero.  NULL:
      * no such launcher (the core's abort, which every PE sees, does it). */
     int (*job_exit)(struct shmemu_tl_job *job, int status, const char *msg);
+
+    /* ---- added with the network plane's dissemination barrier ---------- */
+    /* Complete every operation of the calling PE, unacked atomics (see
+     * shmemu_tl_amo) included: the deadlock detector counts a PE asleep only
+     * with nothing of its own in flight.  NULL: quiet does. */
+    int (*ctl_flush)(struct shmemu_tl_job *job, int pe);
 };
 
 /* Does ops (built against an older table, maybe) have this member set? */

@@ -22,9 +22,10 @@
 #include "shmemu.h"
 
 #define SHMEMU__CTL_MAGIC 0x73686d75u /* "shmu" */
-#define SHMEMU__CTL_LAYOUT 2u
+#define SHMEMU__CTL_LAYOUT 3u
 #define SHMEMU__TEAMS_MAX 64 /* team slots per job, world included */
 #define SHMEMU__CALL_LEN 48
+#define SHMEMU__DISS_ROUNDS 31 /* ceil(log2(INT_MAX)): rounds of a dissemination barrier */
 /* Every heap ends with one SHMEMU_TEAM_WORKSPACE_BYTES area per team slot. */
 #define SHMEMU__WORKSPACE_TOTAL ((size_t)SHMEMU__TEAMS_MAX * SHMEMU_TEAM_WORKSPACE_BYTES)
 
@@ -123,6 +124,15 @@ struct shmemu__ctl_team {
     _Atomic uint64_t arrived SHMEMU__ALIGNED(SHMEMU__CACHELINE);
     /* gen + 1 of the last generation that mixed kinds of call. */
     _Atomic uint32_t mixed_gen;
+    /* Network plane (net.c), in each member's own copy: its dissemination
+     * barrier's arrivals, by the sync's parity and round.  Each is written
+     * by one member (the one 2^round before this one) and cleared by this
+     * one as it reads it; the parity lets a member one sync ahead arrive
+     * without touching what this one has yet to read.  syncs counts this
+     * member's syncs of the team (its parity); both are zero again once
+     * the member leaves the team. */
+    _Atomic uint32_t diss[2][SHMEMU__DISS_ROUNDS] SHMEMU__ALIGNED(SHMEMU__CACHELINE);
+    _Atomic uint32_t syncs;
     /* Members are world PEs start + i * stride, 0 <= i < size. */
     int32_t start SHMEMU__ALIGNED(SHMEMU__CACHELINE);
     int32_t stride;

@@ -38,13 +38,14 @@ static int amo(struct shmemu__job *job, int pe, int op, unsigned width, const vo
     return st;
 }
 
-/* A non-fetching atomic (add, and, or, xor) that may complete only at the
- * next quiet: SHMEMU_OK, SHMEMU_TL_DEFERRED, or a failure. */
-static int post(struct shmemu__job *job, int pe, int op, unsigned width,
-                const volatile void *field, uint64_t value)
+/* Tell PE pe that we arrived: an OR of value into the word, unacked (the
+ * target sees it come; a quiet of the user's need not wait for it). */
+static int arrive(struct shmemu__job *job, int pe, const volatile _Atomic uint32_t *word,
+                  uint32_t value)
 {
-    struct shmemu_tl_amo d = {.op = op, .pe = pe, .width = width, .off = off_of(job, field),
-                              .value = value, .lazy = 1};
+    struct shmemu_tl_amo d = {.op = SHMEMU_TL_AMO_OR, .pe = pe, .width = 4,
+                              .off = off_of(job, word), .value = value, .lazy = 1,
+                              .unacked = 1};
     return shmemu__tl_ctl_amo(job, &d);
 }
 
@@ -333,7 +334,7 @@ static void launcher_gone(shmemu__pe *me)
 static void confirm(shmemu__pe *me, struct idle *s)
 {
     struct shmemu__ctl_pe *mine = me->ctl_me;
-    if (shmemu__tl_complete(me, 1) != SHMEMU_OK) /* nothing of ours in flight */
+    if (shmemu__tl_ctl_flush(me) != SHMEMU_OK) /* nothing of ours in flight */
         return;
     mine->wait = *s->d;
     if (s->d->kind == SHMEMU__WAIT_SYNC) {
@@ -537,6 +538,10 @@ void shmemu__net_team_leave(shmemu__pe *me, int slot)
     if (slot >= 2 && me->pe != 0) /* PE 0's copy is every PE's map of slots */
         atomic_fetch_and(&c->team_used[slot / 64], ~bit);
     struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
+    /* Every sync of ours is over: what was told us was read. */
+    for (int k = 0; k < SHMEMU__DISS_ROUNDS; k++)
+        atomic_store(&t->diss[0][k], 0), atomic_store(&t->diss[1][k], 0);
+    atomic_store(&t->syncs, 0);
     int st = amo(job, 0, SHMEMU_TL_AMO_ADD, 4, &t->refs, (uint32_t)-1, 0, &old);
     if (st == SHMEMU_OK && (int32_t)old == 1) /* the last member frees the slot */
         st = amo(job, 0, SHMEMU_TL_AMO_AND, 8, &c->team_used[slot / 64], ~bit, 0, NULL);
@@ -575,21 +580,30 @@ int32_t shmemu__net_out(shmemu__pe *me, int pe, int k)
 /* -------------------------------------------------------------- team sync */
 
 /*
- * The first member's copy counts, in one word, arrivals (ARR_MASK),
- * arrivals in a control call (<< ARR_CTL) and syncs completed
- * (<< ARR_DONE).  The last arrival clears both counts and adds a completed
- * sync, then bumps each member's mismatch count (if kinds differed) and
- * release count in their own copies, where they wait.  The reset is
- * complete before any release is issued, so no member arrives for the next
- * sync before the word was reset; the releases go out together and are
- * complete before the last arrival returns.  Members are released one by
- * one: a waiter that sees a member departed asks the word whether its sync
- * completed (that member passed it, and our release is on its way) before
- * it calls the sync hopeless.
+ * A dissemination barrier (Hensgen, Finkel and Manber, 1988): in round k,
+ * member i tells member i + 2^k (mod size) that it arrived, with a posted
+ * atomic OR into that member's copy, then waits to be told by member
+ * i - 2^k.  After ceil(log2 size) rounds every member has heard, directly
+ * or not, from every other: one message a round and no round trip, where
+ * a counter at one member cost a round trip to arrive and a release per
+ * member after the last arrival.  What a member tells carries what it
+ * knows of the kinds of call the members are in (a control call, a plain
+ * sync), so that every member learns whether they were mixed.
+ *
+ * A member that departed is asked how many syncs of the team it passed:
+ * one more than this member, and it saw every member arrive, so what this
+ * one waits for is on its way; as many, and it left without this sync.
  */
-#define ARR_MASK 0xfffffu
-#define ARR_CTL 20
-#define ARR_DONE 40
+#define DISS_TOLD 1u  /* a told word is never 0 */
+#define DISS_CTL 2u   /* some member arrived in a control call */
+#define DISS_PLAIN 4u /* ... some in a plain sync */
+
+static int told(shmemu__pe *me, void *word)
+{
+    (void)me;
+    return atomic_load_explicit((_Atomic uint32_t *)word, memory_order_acquire) != 0;
+}
+
 int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed,
                           int *first)
 {
@@ -599,6 +613,9 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
     if (shmemu__net_team(me, slot, &g))
         return shmemu__fail(me, shmemu__aborted(me) ? shmemu__aborted(me) : SHMEMU_EINVAL,
                             call, "team slot %d is not in use", slot);
+    if (!member(&g, me->pe))
+        return shmemu__fail(me, SHMEMU_EINVAL, call, "this PE is not a member of team slot %d",
+                            slot);
     *first = me->pe == g.start;
     if (g.size <= 1) {
         shmemu__full_fence();
@@ -606,68 +623,60 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
     }
     shmemu__drive(me);
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
-    _Atomic uint32_t *rel = (_Atomic uint32_t *)shmemu__team_gen_word(t);
-    uint32_t gen = atomic_load(rel), mix0 = atomic_load(&t->mixed_gen);
-    uint64_t old = 0;
-    int st = amo(job, g.start, SHMEMU_TL_AMO_ADD, 8, &t->arrived, 1 + ((uint64_t)ctl << ARR_CTL),
-                 0, &old);
-    uint64_t done = old >> ARR_DONE;
-    if (st == SHMEMU_OK && (old & ARR_MASK) == (uint64_t)g.size - 1) {
-        uint32_t nctl = (uint32_t)(old >> ARR_CTL & ARR_MASK) + (uint32_t)ctl;
-        int mx = nctl != 0 && nctl != (uint32_t)g.size;
-        st = amo(job, g.start, SHMEMU_TL_AMO_SET, 8, &t->arrived, (done + 1) << ARR_DONE, 0,
-                 NULL);
-        /* The releases go out together (one round trip, not one each),
-         * each mismatch count before its member's release. */
-        for (int i = 0; i < g.size && st >= 0; i++) {
-            int p = g.start + i * g.stride;
-            if (mx && (st = post(job, p, SHMEMU_TL_AMO_ADD, 4, &t->mixed_gen, 1)) ==
-                          SHMEMU_TL_DEFERRED)
-                st = shmemu__tl_complete(me, 0); /* a fence */
-            if (st >= 0)
-                st = post(job, p, SHMEMU_TL_AMO_ADD, 4, rel, 1);
-            if (st >= 0)
-                poke(job, p);
-        }
-        if (st >= 0) /* complete before we could arrive for the next sync */
-            st = shmemu__tl_complete(me, 1);
-    }
-    if (st) {
-        lost(job, st, g.start);
-        return shmemu__fail(me, shmemu__aborted(me), call, "job aborted while waiting");
-    }
+    _Atomic uint32_t *gen_w = (_Atomic uint32_t *)shmemu__team_gen_word(t);
+    uint32_t gen = atomic_load(gen_w), syncs = atomic_load(&t->syncs);
+    uint32_t know = ctl ? DISS_CTL : DISS_PLAIN;
+    int i = (me->pe - g.start) / g.stride, st = SHMEMU_OK, p = -1, passed = 0;
     struct shmemu__wait_desc d = {.kind = SHMEMU__WAIT_SYNC, .team = slot, .gen = gen};
     shmemu__strlcpy(d.call, shmemu__user_call(call), sizeof(d.call));
-    struct shmemu__gen_moved moved = {t, gen};
-    struct idle s = {.d = &d, .ready = shmemu__gen_moved, .arg = &moved};
-    int p = -1, completed = 0;
-    for (;;) {
-        uint32_t seq = atomic_load(&me->ctl_me->wake_seq);
-        if (atomic_load_explicit(rel, memory_order_acquire) != gen)
+    for (int k = 0, dist = 1; dist < g.size; k++, dist *= 2) {
+        int to = g.start + (int)(((int64_t)i + dist) % g.size) * g.stride;
+        _Atomic uint32_t *w = &t->diss[syncs & 1][k];
+        if ((st = arrive(job, to, w, know | DISS_TOLD)) < 0) {
+            lost(job, st, to);
+            st = shmemu__aborted(me) ? shmemu__aborted(me) : SHMEMU_EABORTED;
             break;
-        if ((st = shmemu__aborted(me)))
-            break;
-        if (!completed && (p = shmemu__departed_member(me, g.start, g.stride, g.size)) >= 0 &&
-            atomic_load(rel) == gen) {
-            uint64_t now = 0;
-            if ((st = amo(job, g.start, SHMEMU_TL_AMO_FETCH, 8, &t->arrived, 0, 0, &now))) {
-                lost(job, st, g.start);
-                break;
-            }
-            if ((now >> ARR_DONE) == done)
-                break; /* it left before this sync could complete */
-            completed = 1;
-            p = -1;
         }
-        idle(me, &s, seq);
+        poke(job, to);
+        /* Each round is a wait of its own: a member counted asleep in an
+         * earlier one, with a round's message posted since, would look
+         * stuck while that message travels. */
+        struct idle s = {.d = &d, .ready = told, .arg = (void *)w};
+        for (st = SHMEMU_OK;;) {
+            uint32_t seq = atomic_load(&me->ctl_me->wake_seq);
+            if (told(me, (void *)w))
+                break;
+            if ((st = shmemu__aborted(me)))
+                break;
+            if (!passed &&
+                (p = shmemu__departed_member(me, g.start, g.stride, g.size)) >= 0 &&
+                !told(me, (void *)w)) {
+                uint64_t theirs = 0;
+                if ((st = amo(job, p, SHMEMU_TL_AMO_FETCH, 4, &t->syncs, 0, 0, &theirs))) {
+                    lost(job, st, p);
+                    st = shmemu__aborted(me) ? shmemu__aborted(me) : SHMEMU_EABORTED;
+                    break;
+                }
+                if ((uint32_t)theirs != syncs + 1)
+                    break; /* it left before this sync could complete */
+                passed = 1;
+                p = -1;
+            }
+            idle(me, &s, seq);
+        }
+        unconfirm(me, &s);
+        if (st || p >= 0)
+            break;
+        know |= atomic_exchange(w, 0);
     }
-    unconfirm(me, &s);
     if (st)
         return shmemu__fail(me, st, call, "job aborted while waiting");
-    if (p >= 0 && atomic_load(rel) == gen)
+    if (p >= 0)
         return shmemu__fail(me, SHMEMU_EABORTED, call,
                             "PE %d left the job while this PE waits for it (team slot %d)", p,
                             slot);
-    *mixed = atomic_load(&t->mixed_gen) != mix0;
+    atomic_store(&t->syncs, syncs + 1);
+    atomic_fetch_add_explicit(gen_w, 1, memory_order_release);
+    *mixed = (know & (DISS_CTL | DISS_PLAIN)) == (DISS_CTL | DISS_PLAIN);
     return SHMEMU_OK;
 }

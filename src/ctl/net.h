@@ -11,8 +11,8 @@
  *  - the abort word: every copy (each PE tests its own on every call); PE
  *    0's decides which abort wins, and the winner writes every copy;
  *  - team slots' membership, references and the report claim: PE 0's;
- *  - a team's arrival counter: its first member's copy; its release count
- *    and mismatch count: each member's copy, bumped by the last arrival.
+ *  - a team sync's arrivals: each member's copy, told by the members that
+ *    precede it by 1, 2, 4 ... in the team (a dissemination barrier).
  *
  * Nobody can wake a process across a network: a PE that waits here spins,
  * yields, then naps on its own word for at most NET_NAP_MAX_NS at a time,

@@ -126,6 +126,16 @@ int shmemu__tl_complete(shmemu__pe *me, int quiet)
     return SHMEMU_OK;
 }
 
+int shmemu__tl_ctl_flush(shmemu__pe *me)
+{
+    /* The transport itself, as for the control plane's atomics (a layer
+     * never sees those). */
+    const struct shmemu_transport_ops *t = me->job->transport;
+    if (SHMEMU_TL_HAS(t, ctl_flush))
+        return t->ctl_flush(&me->job->tl, me->pe);
+    return shmemu__tl_complete(me, 1);
+}
+
 /* What shmemu_ptr hands the user: a host address where heaps are
  * host-addressable, a device address where they are device memory. */
 void *shmemu__tl_ptr(struct shmemu__job *job, int pe, size_t off)

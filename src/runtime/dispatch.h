@@ -110,6 +110,9 @@ static SHMEMU__ALWAYS_INLINE int shmemu__tl_amo(shmemu__pe *me, const struct shm
 /* Complete (quiet = 1) or order (quiet = 0) what this PE issued; a
  * transport without fence gets quiet, which implies it. */
 int shmemu__tl_complete(shmemu__pe *me, int quiet) SHMEMU__HIDDEN;
+/* Complete everything this PE issued, the control plane's unacked atomics
+ * included (the transport table's ctl_flush). */
+int shmemu__tl_ctl_flush(shmemu__pe *me) SHMEMU__HIDDEN;
 
 /* Does the transport itself hold nonblocking puts past the call (and the
  * job run on it directly)?  A checking layer delivers, and wakes, itself. */

@@ -103,6 +103,9 @@ struct shmemu_ucx_plugin {
     void (*idle)(struct shmemu_ucx_pe *pe);
     /* Ask the launcher to end every process of the job with status. */
     int (*pmix_abort)(int status, const char *msg);
+    /* Complete every operation this PE issued, unacked atomics included
+     * (quiet leaves those out). */
+    int (*flush)(struct shmemu_ucx_pe *pe, char *why, size_t len);
 };
 
 #endif /* SHMEMU_UCX_PLUGIN_H */

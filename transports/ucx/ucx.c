@@ -393,6 +393,14 @@ static int ucx_quiet(struct shmemu_tl_job *job, int pe)
     return failed(job, uj->pl->quiet(uj->self, why, sizeof(why)), why);
 }
 
+static int ucx_ctl_flush(struct shmemu_tl_job *job, int pe)
+{
+    (void)pe;
+    struct ucx_job *uj = job->priv;
+    char why[200];
+    return failed(job, uj->pl->flush(uj->self, why, sizeof(why)), why);
+}
+
 static int ucx_fence(struct shmemu_tl_job *job, int pe)
 {
     (void)pe;
@@ -458,4 +466,5 @@ const struct shmemu_transport_ops shmemu_ucx_ops = {
     .job_launched = ucx_job_launched,
     .job_join = ucx_job_join,
     .job_exit = ucx_job_exit,
+    .ctl_flush = ucx_ctl_flush,
 };

@@ -93,6 +93,9 @@ struct shmemu_ucx_pe {
      * one nonblocking flush in flight (flush_req, covering flush_upto) so
      * that a PE that only polls still delivers what it issued. */
     _Atomic uint64_t issued, done;
+    /* Unacked atomics (the control plane's "I arrived"): quiet leaves them
+     * out, flush covers them the same way. */
+    _Atomic uint64_t unacked, unacked_done;
     _Atomic int64_t issued_ns; /* when the last of them was issued */
     atomic_flag flush_lock;
     ucs_status_ptr_t flush_req;
@@ -809,6 +812,10 @@ static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why
                                                        1, q->heap + d->off, q->rkey, &post));
         if (s != UCS_OK)
             return ucs_fail(why, len, "ucp_atomic_op_nbx", s);
+        if (d->unacked) { /* its target sees it come: nobody's quiet waits */
+            atomic_fetch_add(&p->unacked, 1);
+            return SHMEMU_OK;
+        }
         left_to_flush(p);
         return SHMEMU_TL_DEFERRED;
     }
@@ -827,13 +834,18 @@ static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why
     return SHMEMU_OK;
 }
 
-/* A flush that started once issued was upto completed: so is everything
+/* A flush that started once a count was upto completed: so is everything
  * counted up to there. */
+static void raise_to(_Atomic uint64_t *done, uint64_t upto)
+{
+    uint64_t d = atomic_load(done);
+    while (d < upto && !atomic_compare_exchange_weak(done, &d, upto))
+        ;
+}
+
 static void flushed(struct shmemu_ucx_pe *p, uint64_t upto)
 {
-    uint64_t d = atomic_load(&p->done);
-    while (d < upto && !atomic_compare_exchange_weak(&p->done, &d, upto))
-        ;
+    raise_to(&p->done, upto);
 }
 
 static int quiet(struct shmemu_ucx_pe *p, char *why, size_t len)
@@ -846,6 +858,20 @@ static int quiet(struct shmemu_ucx_pe *p, char *why, size_t len)
     if (s != UCS_OK)
         return ucs_fail(why, len, "ucp_worker_flush_nbx", s);
     flushed(p, upto);
+    return SHMEMU_OK;
+}
+
+static int flush(struct shmemu_ucx_pe *p, char *why, size_t len)
+{
+    uint64_t upto = atomic_load(&p->unacked);
+    if (atomic_load(&p->unacked_done) >= upto)
+        return quiet(p, why, len);
+    uint64_t data = atomic_load(&p->issued);
+    ucs_status_t s = wait_req(p, ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0}));
+    if (s != UCS_OK)
+        return ucs_fail(why, len, "ucp_worker_flush_nbx", s);
+    flushed(p, data);
+    raise_to(&p->unacked_done, upto);
     return SHMEMU_OK;
 }
 
@@ -1053,6 +1079,7 @@ static const struct shmemu_ucx_plugin plugin = {
     .set_arrival = set_arrival,
     .idle = idle_pe,
     .pmix_abort = pmix_abort,
+    .flush = flush,
 };
 
 const struct shmemu_ucx_plugin *shmemu_ucx_plugin(void) __attribute__((visibility("default")));
