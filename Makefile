@@ -195,6 +195,7 @@ $(BUILD)/tests/progs/%: $(BUILD)/obj/tests/progs/%.o $(BUILD)/libshmemu.a
 $(BUILD)/tests/progs/osh_generic_cxx: tests/progs/osh_generic.c tests/progs/osh_check.h \
     include/shmem.h include/shmemu.h $(BUILD)/oshc++ $(BUILD)/libshmemu.so
 	$(say) CXX $@
+	@mkdir -p $(@D)
 	$(Q)CXX="$(CXX)" $(BUILD)/oshc++ -x c++ -std=c++11 -Wall -Wextra -Werror $(OPT) -g \
 	  $(LDFLAGS) -Itests/progs -o $@ $<
 
@@ -303,19 +304,22 @@ bench: $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH)
 
 # OpenSHMEM's compiler wrapper and launcher: scripts that find the library
 # beside themselves (build/ here, PREFIX/bin once installed).
-$(BUILD)/oshcc $(BUILD)/oshrun: $(BUILD)/%: tools/%
+# The wrapper in a build tree is told where the sources' headers are.
+$(BUILD)/oshrun: tools/oshrun
 	@mkdir -p $(@D)
 	$(Q)install -m 755 $< $@
 # The C++ names of the wrapper: the same script, which picks CXX by name.
-$(BUILD)/oshc++ $(BUILD)/oshcxx: tools/oshcc
+$(BUILD)/oshcc $(BUILD)/oshc++ $(BUILD)/oshcxx: tools/oshcc
 	@mkdir -p $(@D)
-	$(Q)install -m 755 $< $@
+	$(Q)sed 's|^build_inc=$$|build_inc="$(CURDIR)/include"|' $< >$@.tmp && chmod 755 $@.tmp && \
+	  mv $@.tmp $@
 
 # ----------------------------------------------------------------- install
 install: lib $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/include/mpp $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(filter-out $(BUILD)/osh%,$(TOOLS)) $(BUILD)/oshrun $(DESTDIR)$(PREFIX)/bin/
+	for w in oshcc oshc++ oshcxx; do install -m 755 tools/oshcc $(DESTDIR)$(PREFIX)/bin/$$w; done
 	install -m 644 include/shmemu.h include/shmemu_cuda.h include/shmem.h include/shmemx.h \
 	  $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/mpp/shmem.h include/mpp/shmemx.h $(DESTDIR)$(PREFIX)/include/mpp/
