@@ -86,5 +86,8 @@ grep -q "PE 3/4 in shmemu_int_wait_until(.*): ivar is 0" "$TMP/out" || {
     echo "FAIL: the deadlock report names no wait of PE 3, or not the value it waits on:"
     sed 's/^/    /' "$TMP/out" | head -20
 }
+EXPECT="PE 2/3 polls shmem_long_g on polled_flag+0 of PE 0 (8 bytes) at " \
+    run "a livelock across the hosts is reported" "$ODD" 3 ends -x SHMEMU_LIVELOCK=1 \
+    "$BUILD/tests/progs/osh_features" misuse 8
 echo "test-multinode: $((runs - fails)) of $runs passed"
 [ $fails -eq 0 ]

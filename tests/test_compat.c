@@ -372,6 +372,37 @@ static void test_misuse(void **state)
     }
 }
 
+/* Every PE polls a flag nobody sets: the livelock report names each PE's
+ * site as its own process names it -- these are programs exec'd one per
+ * PE, where another PE's addresses mean nothing (in checker mode, the
+ * report read another process's call name through its pointer and died
+ * of SIGSEGV). */
+static void test_livelock_every_pe(void **state)
+{
+    (void)state;
+    for (int checked = 0; checked < 2; checked++) {
+        char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_features"),
+                        "misuse", "8", NULL};
+        const char *env[] = {"SHMEMU_LIVELOCK=1", checked ? "SHMEMU_CHECK=fuzz:1" : NULL,
+                             NULL};
+        struct th_outcome o;
+        th_run_cmd(argv, env, &o);
+        if (exited(&o, 0) || strstr(o.out, "FAIL") || strstr(o.out, "SIGSEGV") ||
+            !strstr(o.out, "livelock: for "))
+            fail_msg("checked %d: status %#x, output:\n%s", checked, o.status, o.out);
+        for (int p = 0; p < 3; p++) {
+            char want[128], raw[160];
+            snprintf(want, sizeof(want),
+                     "shmemu:   PE %d/3 polls shmem_long_g on polled_flag+0 of PE %d (8 "
+                     "bytes) at ",
+                     p, (p + 1) % 3);
+            snprintf(raw, sizeof(raw), "%s0x", want);
+            if (!strstr(o.out, want) || strstr(o.out, raw))
+                fail_msg("checked %d: PE %d's site is not named:\n%s", checked, p, o.out);
+        }
+    }
+}
+
 /* The flags this test binary was built with that a program linked to
  * the same library needs (its sanitizer runtime). */
 static const char *san_flag(void)
@@ -511,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_by_name),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_livelock_every_pe),
         cmocka_unit_test(test_thread_after_finalize),
         cmocka_unit_test(test_static_off_refused),
         cmocka_unit_test(test_globals_by_transport),

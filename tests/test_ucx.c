@@ -285,6 +285,30 @@ static void test_network_control_syncs(void **state)
     }
 }
 
+/* Livelock detection over the network plane, where each PE's polling
+ * record lives in its own process: every PE polls a flag nobody sets, or
+ * one polls while the others wait in a barrier. */
+static void test_network_control_livelock(void **state)
+{
+    (void)state;
+    need_mpirun();
+    const char *const env[] = {"SHMEMU_UCX_CONTROL=network", "SHMEMU_LIVELOCK=1", NULL};
+    for (int every = 0; every < 2; every++) {
+        struct th_outcome o;
+        run_mpi(3, env, "tests/progs/osh_features", "misuse", every ? "8" : "7", &o);
+        const char *want = every ? ("shmemu:   PE 2/3 polls shmem_long_g on polled_flag+0 "
+                                    "of PE 0 (8 bytes) at ")
+                                 : "shmemu:   PE 1/3 in shmem_barrier_all (team slot 0)\n";
+        if (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0)
+            fail_msg("misuse %d: the job did not fail:\n%s", 7 + every, o.out);
+        if (!strstr(o.out, "shmemu: livelock: for ") ||
+            !strstr(o.out, "shmemu:   PE 0/3 polls shmem_long_g on polled_flag+0 of PE 1 (8 "
+                           "bytes) at ") ||
+            !strstr(o.out, want) || strstr(o.out, "FAIL"))
+            fail_msg("misuse %d: no livelock report, or not this one:\n%s", 7 + every, o.out);
+    }
+}
+
 static void test_network_control_crash(void **state)
 {
     (void)state;
@@ -487,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_crash_ends_job),
         cmocka_unit_test(test_network_control),
         cmocka_unit_test(test_network_control_syncs),
+        cmocka_unit_test(test_network_control_livelock),
         cmocka_unit_test(test_network_control_crash),
         cmocka_unit_test(test_network_control_deadlock),
         cmocka_unit_test(test_network_control_no_checker),

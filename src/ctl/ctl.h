@@ -22,9 +22,10 @@
 #include "shmemu.h"
 
 #define SHMEMU__CTL_MAGIC 0x73686d75u /* "shmu" */
-#define SHMEMU__CTL_LAYOUT 3u
+#define SHMEMU__CTL_LAYOUT 4u
 #define SHMEMU__TEAMS_MAX 64 /* team slots per job, world included */
 #define SHMEMU__CALL_LEN 48
+#define SHMEMU__SITE_LEN 96
 #define SHMEMU__DISS_ROUNDS 31 /* ceil(log2(INT_MAX)): rounds of a dissemination barrier */
 /* Every heap ends with one SHMEMU_TEAM_WORKSPACE_BYTES area per team slot. */
 #define SHMEMU__WORKSPACE_TOTAL ((size_t)SHMEMU__TEAMS_MAX * SHMEMU_TEAM_WORKSPACE_BYTES)
@@ -110,6 +111,10 @@ struct shmemu__ctl_pe {
         _Atomic int32_t pe;
         _Atomic uint64_t off, value, nbytes;
         _Atomic uintptr_t site;
+        /* The site's name as the PE's own process gives it: another
+         * PE's process may be another program image (exec'd PEs, other
+         * nodes), where the address means nothing. */
+        _Atomic uint64_t where[SHMEMU__SITE_LEN / 8];
     } poll;
 } SHMEMU__ALIGNED(SHMEMU__CACHELINE);
 

@@ -36,7 +36,14 @@ static void publish(shmemu__pe *me, const char *call, void *site, int pe, size_t
     atomic_store_explicit(&cp->poll.off, off, memory_order_relaxed);
     atomic_store_explicit(&cp->poll.nbytes, nbytes, memory_order_relaxed);
     atomic_store_explicit(&cp->poll.value, value, memory_order_relaxed);
-    atomic_store_explicit(&cp->poll.site, (uintptr_t)site, memory_order_relaxed);
+    if (atomic_load_explicit(&cp->poll.site, memory_order_relaxed) != (uintptr_t)site) {
+        uint64_t at[SHMEMU__SITE_LEN / 8] = {0};
+        if (site)
+            shmemu__strlcpy((char *)at, shmemu__site_name(site), sizeof(at));
+        for (size_t i = 0; i < SHMEMU__SITE_LEN / 8; i++)
+            atomic_store_explicit(&cp->poll.where[i], at[i], memory_order_relaxed);
+        atomic_store_explicit(&cp->poll.site, (uintptr_t)site, memory_order_relaxed);
+    }
     atomic_store_explicit(&cp->poll_since, me->poll.since_ns, memory_order_relaxed);
     atomic_store_explicit(&cp->poll_beat, now, memory_order_release);
 }
@@ -44,34 +51,38 @@ static void publish(shmemu__pe *me, const char *call, void *site, int pe, size_t
 void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t len)
 {
     struct shmemu__ctl_pe *cp = shmemu__ctl_pe(job->tl.ctl, pe);
-    uint64_t words[SHMEMU__CALL_LEN / 8];
+    uint64_t words[SHMEMU__CALL_LEN / 8], where[SHMEMU__SITE_LEN / 8];
     for (size_t i = 0; i < SHMEMU__CALL_LEN / 8; i++)
         words[i] = atomic_load_explicit(&cp->poll.call[i], memory_order_relaxed);
     ((char *)words)[sizeof(words) - 1] = '\0';
-    int64_t since = atomic_load(&cp->poll_since);
-    uintptr_t site = atomic_load(&cp->poll.site);
-    char at[160] = "";
-    /* An address of the PE's process: readable here when this is that
-     * process or a fork of it, not an exec'd program. */
-    if (site && !job->argv)
-        snprintf(at, sizeof(at), " at %s", shmemu__site_name((void *)site));
+    for (size_t i = 0; i < SHMEMU__SITE_LEN / 8; i++)
+        where[i] = atomic_load_explicit(&cp->poll.where[i], memory_order_relaxed);
+    ((char *)where)[sizeof(where) - 1] = '\0';
+    /* How long, in the PE's own clock (another node's is not ours). */
+    int64_t since = atomic_load(&cp->poll_since), beat = atomic_load(&cp->poll_beat);
+    char at[SHMEMU__SITE_LEN + 8] = "";
+    if (where[0])
+        snprintf(at, sizeof(at), " at %s", (const char *)where);
     char what[128];
     shmemu__word_name(shmemu__self, atomic_load(&cp->poll.off), what, sizeof(what));
     snprintf(buf, len,
              "polls %s on %s of PE %d (%llu bytes)%s: unchanged (0x%llx) for %.1f s",
              (const char *)words, what,
              (int)atomic_load(&cp->poll.pe), (unsigned long long)atomic_load(&cp->poll.nbytes),
-             at, (unsigned long long)atomic_load(&cp->poll.value),
-             (double)(shmemu__clock(job) - since) / 1e9);
+             at, (unsigned long long)atomic_load(&cp->poll.value), (double)(beat - since) / 1e9);
 }
 
 /* Whether PE p polls unchanged words since long enough (its beat then),
  * or sleeps in the library (its wait state then). */
 enum { P_NO, P_POLLS, P_SLEEPS, P_GONE };
 
-static int classify(shmemu__pe *me, int p, int64_t now, uint64_t *snap)
+static int classify(shmemu__pe *me, int p, uint64_t *snap)
 {
-    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(me->ctl, p);
+    int net = shmemu__net(me->job);
+    /* Over a network, p's block lives in its own process: read it now. */
+    struct shmemu__ctl_pe *cp = net ? shmemu__net_block(me, p) : shmemu__ctl_pe(me->ctl, p);
+    if (!cp)
+        return P_NO;
     uint32_t life = atomic_load(&cp->life);
     if (life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED)
         return P_GONE;
@@ -85,17 +96,21 @@ static int classify(shmemu__pe *me, int p, int64_t now, uint64_t *snap)
     }
     if (s == SHMEMU__WS_SYNC_CONF) {
         struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, atomic_load(&cp->sync_team));
-        if ((uint32_t)atomic_load(&t->sleep) != atomic_load(&cp->sync_gen))
+        if (net ? shmemu__net_sync_released(me, p, cp)
+                : (uint32_t)atomic_load(&t->sleep) != atomic_load(&cp->sync_gen))
             return P_NO; /* released, not yet running */
         *snap = w;
         return P_SLEEPS;
     }
     if (s != SHMEMU__WS_RUNNING)
         return P_NO;
+    /* Polled unchanged words long enough, in its own clock: its last beat
+     * against since (a PE that stopped polling does not beat again, below). */
     int64_t since = atomic_load_explicit(&cp->poll_since, memory_order_acquire);
-    if (!since || now - since < me->poll.limit_ns)
+    int64_t beat = atomic_load_explicit(&cp->poll_beat, memory_order_acquire);
+    if (!since || beat - since < me->poll.limit_ns)
         return P_NO;
-    *snap = (uint64_t)atomic_load_explicit(&cp->poll_beat, memory_order_acquire);
+    *snap = (uint64_t)beat;
     return P_POLLS;
 }
 
@@ -116,7 +131,7 @@ static void check_livelock(shmemu__pe *me, const char *call, void *site, int pe,
             kind[p] = P_GONE; /* we know what we do */
             continue;
         }
-        if ((kind[p] = classify(me, p, now, &snap[p])) == P_NO)
+        if ((kind[p] = classify(me, p, &snap[p])) == P_NO)
             goto out;
         pollers += kind[p] == P_POLLS;
     }
@@ -129,7 +144,7 @@ static void check_livelock(shmemu__pe *me, const char *call, void *site, int pe,
             uint64_t again = 0;
             if (kind[p] == P_GONE)
                 continue;
-            int k = classify(me, p, now, &again);
+            int k = classify(me, p, &again);
             if (k != kind[p] || (k == P_SLEEPS && again != snap[p]))
                 goto out; /* it moved on */
             if (k == P_POLLS && !moved[p] && again != snap[p]) {

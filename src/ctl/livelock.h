@@ -30,6 +30,15 @@ void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t le
 
 int64_t shmemu__thread_cpu_ns(void) SHMEMU__HIDDEN;
 
+/* Over a network plane (net.c), where each PE's block of the control area
+ * lives in its own process: PE p's block as it is now, read into this
+ * PE's copy (NULL: p did not answer); and whether p, asleep in a team sync
+ * according to that block, has been released since. */
+struct shmemu__ctl_pe;
+struct shmemu__ctl_pe *shmemu__net_block(shmemu__pe *me, int p) SHMEMU__HIDDEN;
+int shmemu__net_sync_released(shmemu__pe *me, int p, const struct shmemu__ctl_pe *cp)
+    SHMEMU__HIDDEN;
+
 /* Around the transport call of a poll: on a transport that needs progress
  * (a network), the round trip's CPU time is measured and set aside, since
  * livelock detection tells work between polls from polling by CPU time. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "livelock.h"
 #include "runtime/dispatch.h"
 
 /* Naps double from the first to the last: a peer's answer over TCP takes
@@ -198,6 +199,16 @@ static int released(shmemu__pe *me, int p, const struct shmemu__ctl_pe *cp)
     else if (amo(me->job, p, SHMEMU_TL_AMO_FETCH, 4, rel, 0, 0, &now))
         return 1;
     return (uint32_t)now != atomic_load(&cp->sync_gen);
+}
+
+struct shmemu__ctl_pe *shmemu__net_block(shmemu__pe *me, int p)
+{
+    return peek(me, p, sizeof(struct shmemu__ctl_pe));
+}
+
+int shmemu__net_sync_released(shmemu__pe *me, int p, const struct shmemu__ctl_pe *cp)
+{
+    return released(me, p, cp);
 }
 
 /* ready(me, arg): this PE's own condition, looked at once more after the

@@ -61,21 +61,25 @@ void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
     } else if (state == SHMEMU__WS_RUNNING || state == SHMEMU__WS_DATA_REG) {
         uintptr_t call = atomic_load(&cp->last_call), site = atomic_load(&cp->last_site);
         char where[96] = "";
-        /* The names are addresses in the PE's process: readable here when
-         * it is this process or a fork of it, not an exec'd program. */
-        if (call && !job->argv)
+        if (call && shmemu__addrs_readable(job, pe))
             snprintf(where, sizeof(where), "; its last shmemu call: %s at %s",
                      (const char *)call, shmemu__site_name((void *)site));
+        /* Polled lately; another node's clock is not ours: there, what
+         * asks (livelock detection) has just seen it poll. */
         int64_t beat = atomic_load(&cp->poll_beat);
-        if (atomic_load(&cp->poll_since) && shmemu__clock(job) - beat < 1000000000)
+        if (atomic_load(&cp->poll_since) &&
+            (shmemu__net(job) || shmemu__clock(job) - beat < 1000000000))
             shmemu__poll_describe(job, pe, buf, len);
         else
             snprintf(buf, len, "is running (not asleep in a shmemu call)%s", where);
     } else if (cp->wait.kind == SHMEMU__WAIT_SYNC) {
         const struct shmemu__wait_desc *d = &cp->wait;
         struct shmemu__ctl_team *t = shmemu__ctl_team(c, d->team);
-        snprintf(buf, len, "in %s (team slot %d of %d PEs: %u arrived)", d->call,
-                 d->team, t->size, (uint32_t)atomic_load(&t->arrived));
+        if (shmemu__net(job)) /* arrivals are told member to member there */
+            snprintf(buf, len, "in %s (team slot %d)", d->call, d->team);
+        else
+            snprintf(buf, len, "in %s (team slot %d of %d PEs: %u arrived)", d->call,
+                     d->team, t->size, (uint32_t)atomic_load(&t->arrived));
     } else {
         shmemu__format_value_wait(job, pe, &cp->wait, 0, buf, len);
     }

@@ -42,6 +42,7 @@ struct shmemu__job {
      * no fence (see shmemu__notify).  Decided when the job is created;
      * every process of the job registers for it. */
     int notify_global; /* PEs are processes: the cross-process command */
+    int exec_pes;      /* each PE a program of its own (shmemu-run, mpirun) */
     int coop;          /* PEs take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE) */
     int bind;          /* bind PEs to cores as SHMEMU_BIND says */
 
@@ -202,6 +203,17 @@ shmemu__pe *shmemu__adopt(void) SHMEMU__HIDDEN;
 static inline int shmemu__net(const struct shmemu__job *job)
 {
     return job->tl.ctl_remote;
+}
+
+/* Does an address PE pe published (a call's name, a site) mean anything in
+ * the calling thread?  Threads of one process and processes forked from
+ * it share their addresses; programs exec'd for each PE (shmemu-run's,
+ * mpirun's) and shmemu-run itself do not. */
+static inline int shmemu__addrs_readable(const struct shmemu__job *job, int pe)
+{
+    if (job->argv)
+        return 0;
+    return !job->exec_pes || (shmemu__self && shmemu__self->pe == pe);
 }
 
 /* Over a network, the launcher (mpirun) that started this process died:

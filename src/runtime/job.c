@@ -262,6 +262,7 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
                             "environment (a different shmemu version?)");
     }
     job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
+    job->exec_pes = 1;
     *job_p = job;
     *pe_p = (int)pe;
     return SHMEMU_OK;
@@ -444,6 +445,7 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
                                 "different SHMEMU_HEAP_SIZE?)");
         }
         job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
+    job->exec_pes = 1;
         job->check_told_by_pe = 1;
         launcher_watch_start(job, pe);
         *job_p = job;

@@ -19,9 +19,10 @@
  *                           context destroyed twice, 4: a lock set twice
  *                           by one thread, 5: a lock cleared that was
  *                           never set, 6: PE 0 waits on a flag nobody
- *                           sets, 7: PE 0 polls one with shmem_long_g),
- *                           which ends the job with one line (a deadlock
- *                           or livelock report for 6 and 7)
+ *                           sets, 7: PE 0 polls one with shmem_long_g,
+ *                           8: every PE polls the next PE's), which ends
+ *                           the job with one line (a deadlock or livelock
+ *                           report for 6 to 8)
  *   osh_features race T     PEs 0 and 1 put 16 longs into the last PE's
  *                           static buffer: unordered (T 0), or ordered by
  *                           a quiet and a barrier (T 1, the correct twin)
@@ -332,7 +333,7 @@ static void openshmem_1_6(int me, int n)
     shmem_barrier_all();
 }
 
-static int stuck_flag[2]; /* misuse 6 and 7: nobody sets them */
+static int stuck_flag[2]; /* misuse 6 to 8: nobody sets them */
 static long polled_flag;
 static long raced[16]; /* "race" */
 
@@ -366,6 +367,9 @@ int main(int argc, char **argv)
             shmem_int_wait_until(&stuck_flag[1], SHMEM_CMP_EQ, 5);
         else if (k == 7 && me == 0)
             while (shmem_long_g(&polled_flag, 1) != 5)
+                ;
+        else if (k == 8)
+            while (shmem_long_g(&polled_flag, (me + 1) % n) != 5)
                 ;
         else if (k == 4 || k == 5) {
             static long mlock;
