@@ -19,19 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "osh_check.h" /* CHECK, failures */
 #include "shmemu.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            printf("FAIL PE %d line %d: ", shmemu_my_pe(), __LINE__);          \
-            printf(__VA_ARGS__);                                               \
-            printf("\n");                                                      \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
 
 /* Rounds of put-right, sync, read-left on team (world PEs start + i *
  * stride); box is symmetric, one long per round parity. */
