@@ -445,7 +445,7 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
                                 "different SHMEMU_HEAP_SIZE?)");
         }
         job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
-    job->exec_pes = 1;
+        job->exec_pes = 1;
         job->check_told_by_pe = 1;
         launcher_watch_start(job, pe);
         *job_p = job;
