@@ -40,8 +40,9 @@ run() {
     shift 4
     runs=$((runs + 1))
     start=$(date +%s)
+    # --bind-to none: as ns_mpirun (scripts/netns-pair.sh) says why
     timeout -s KILL $LIMIT ip netns exec "$A" mpirun --allow-run-as-root \
-        --mca plm_rsh_agent "$NS_AGENT" --host "$hosts" -np "$np" --oversubscribe \
+        --mca plm_rsh_agent "$NS_AGENT" --bind-to none --host "$hosts" -np "$np" --oversubscribe \
         -x UCX_TLS=tcp -x SHMEMU_UCX_PLUGIN="$PLUGIN" "$@" >"$TMP/out" 2>&1
     rc=$? secs=$(($(date +%s) - start))
     ok=1
