@@ -550,8 +550,9 @@ void shmemu__net_team_leave(shmemu__pe *me, int slot)
         atomic_fetch_and(&c->team_used[slot / 64], ~bit);
     struct shmemu__ctl_team *t = shmemu__ctl_team(c, slot);
     /* Every sync of ours is over: what was told us was read. */
-    for (int k = 0; k < SHMEMU__DISS_ROUNDS; k++)
-        atomic_store(&t->diss[0][k], 0), atomic_store(&t->diss[1][k], 0);
+    for (int par = 0; par < 2; par++)
+        for (int k = 0; k < SHMEMU__DISS_ROUNDS; k++)
+            atomic_store(&t->diss[par][k], 0);
     atomic_store(&t->syncs, 0);
     int st = amo(job, 0, SHMEMU_TL_AMO_ADD, 4, &t->refs, (uint32_t)-1, 0, &old);
     if (st == SHMEMU_OK && (int32_t)old == 1) /* the last member frees the slot */

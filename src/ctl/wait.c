@@ -74,12 +74,13 @@ void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
             snprintf(buf, len, "is running (not asleep in a shmemu call)%s", where);
     } else if (cp->wait.kind == SHMEMU__WAIT_SYNC) {
         const struct shmemu__wait_desc *d = &cp->wait;
-        struct shmemu__ctl_team *t = shmemu__ctl_team(c, d->team);
-        if (shmemu__net(job)) /* arrivals are told member to member there */
+        if (shmemu__net(job)) { /* arrivals are told member to member there */
             snprintf(buf, len, "in %s (team slot %d)", d->call, d->team);
-        else
+        } else {
+            struct shmemu__ctl_team *t = shmemu__ctl_team(c, d->team);
             snprintf(buf, len, "in %s (team slot %d of %d PEs: %u arrived)", d->call,
                      d->team, t->size, (uint32_t)atomic_load(&t->arrived));
+        }
     } else {
         shmemu__format_value_wait(job, pe, &cp->wait, 0, buf, len);
     }
