@@ -284,7 +284,10 @@ static struct shmemu_fiber *fib(struct sim *s, struct sim_pe *p)
 static void hand_over(struct sim *s, struct sim_pe *next)
 {
     s->hash = (s->hash ^ (uint64_t)(next ? next->pe + 1 : 0)) * 0x100000001b3ULL;
-    atomic_fetch_add_explicit(&s->switches, 1, memory_order_relaxed);
+    /* Only this thread counts (the watchdog reads): no lock prefix. */
+    atomic_store_explicit(&s->switches,
+                          atomic_load_explicit(&s->switches, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     save(s, s->cur);
     s->cur = next;
     if (next)
