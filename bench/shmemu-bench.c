@@ -268,26 +268,32 @@ static int pe_ring(void *arg)
 
 /* ------------------------------------------------------------- barrier */
 
-/* Barriers that fit in about budget_ns, at most iters, as PE 0 times a
- * few: the PE count alone cannot tell a shared-memory barrier (1 us) from
- * one across nodes (1 ms).  Every PE must run the same count. */
-static long barrier_iters(long iters, double budget_ns)
+/* Barriers that fit in about budget_ns, at most iters (and no fewer than
+ * 200, or iters if less), as PE 0 times a few: the PE count alone cannot
+ * tell a shared-memory barrier (1 us) from one across nodes (1 ms).  Every
+ * PE must run the same count; n is a symmetric long to pass it in. */
+static long barrier_iters_at(long *n, long iters, double budget_ns)
 {
-    long *n = shmemu_malloc(sizeof(long));
-    if (!n)
-        return iters;
     double t0 = now_ns();
     for (int i = 0; i < 20; i++)
         shmemu_barrier_all();
     if (shmemu_my_pe() == 0) {
         double each = (now_ns() - t0) / 20;
-        long fit = each > 0 ? (long)(budget_ns / each) : iters;
-        fit = fit < 200 ? 200 : fit > iters ? iters : fit;
+        long fit = each > 0 ? (long)(budget_ns / each) : iters, least = iters < 200 ? iters : 200;
+        fit = fit < least ? least : fit > iters ? iters : fit;
         for (int p = 0; p < shmemu_n_pes(); p++)
             shmemu_long_p(n, fit, p);
     }
     shmemu_barrier_all(); /* a quiet, then the barrier: n has landed */
-    long fit = *n;
+    return *n;
+}
+
+static long barrier_iters(long iters, double budget_ns)
+{
+    long *n = shmemu_malloc(sizeof(long));
+    if (!n)
+        return iters;
+    long fit = barrier_iters_at(n, iters, budget_ns);
     shmemu_free(n);
     return fit;
 }
@@ -324,8 +330,14 @@ static int pe_scale(void *arg)
 {
     long iters = *(long *)arg;
     int me = shmemu_my_pe(), np = shmemu_n_pes();
-    long *v = shmemu_malloc(2 * sizeof(long));
+    long *v = shmemu_malloc(3 * sizeof(long));
+    if (!v)
+        return 1;
     double bar[MAX_REPS], red[MAX_REPS];
+    /* PE 0's clock is off by up to a barrier at either end (it runs at
+     * some point of the others' turns): at least 50 barriers a loop, more
+     * where they fit in 0.1 s. */
+    long bar_iters = barrier_iters_at(&v[2], iters > 50 ? iters : 50, 1e8);
     /* An allreduce of n PEs is some 10 log2(n) scheduling points a PE on
      * sim: past 1,024 PEs one call a repetition is enough. */
     long red_iters = np > 1024 ? 1 : iters;
@@ -337,9 +349,9 @@ static int pe_scale(void *arg)
     for (int r = 0; r < reps; r++) {
         shmemu_barrier_all();
         double t0 = now_ns();
-        for (long i = 0; i < iters; i++)
+        for (long i = 0; i < bar_iters; i++)
             shmemu_barrier_all();
-        bar[r] = (now_ns() - t0) / (double)iters / 1000;
+        bar[r] = (now_ns() - t0) / (double)bar_iters / 1000;
     }
     for (int r = 0; r < reps; r++) {
         shmemu_barrier_all();

@@ -45,6 +45,11 @@ struct shmemu__job {
     int exec_pes;      /* each PE a program of its own (shmemu-run, mpirun) */
     int coop;          /* PEs take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE) */
     int bind;          /* bind PEs to cores as SHMEMU_BIND says */
+    /* A cooperative job's PEs (pe.c): one array on huge pages, not a
+     * malloc'd block each, so that thousands of PEs run in turn without a
+     * TLB miss each for their state.  NULL: PEs are malloc'd. */
+    char *pe_slab;
+    size_t pe_slab_len;
 
     /* Supervision of process PEs (run.c), in the launching process. */
     const char *who;         /* prefix of its messages: "shmemu", "shmemu-run" */
@@ -308,6 +313,10 @@ void shmemu__nap(int64_t ns) SHMEMU__HIDDEN;
 /* The core's per-thread state as one PE's (job->tl.pe_ctx). */
 void shmemu__pe_ctx(struct shmemu_tl_job *tl, void *ctx, int save) SHMEMU__HIDDEN;
 size_t shmemu__pe_ctx_size(void) SHMEMU__HIDDEN;
+/* A cooperative job's array of PE structures (job->pe_slab): 0, or -1 when
+ * out of memory; nothing for other jobs. */
+int shmemu__pe_slab_alloc(struct shmemu__job *job, int npes) SHMEMU__HIDDEN;
+void shmemu__pe_slab_free(struct shmemu__job *job) SHMEMU__HIDDEN;
 
 /* Every public call starts with this; failret is what it returns when the
  * caller is not a live PE or the job has been aborted.  site: the user's

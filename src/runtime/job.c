@@ -28,6 +28,7 @@ void shmemu__job_free(struct shmemu__job *job)
     launcher_watch_stop(job);
     if (job->tl.ctl)
         shmemu__tl_job_destroy(job);
+    shmemu__pe_slab_free(job);
     free(job->tl.heap_base);
     free(job->tl.priv);
     free(job);
@@ -157,7 +158,7 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     size_t priv = shmemu__tl_priv_size(job->ops);
     job->tl.priv = calloc(1, priv ? priv : 1);
     job->tl.heap_base = calloc((size_t)npes, sizeof(char *));
-    if (!job->tl.priv || !job->tl.heap_base) {
+    if (!job->tl.priv || !job->tl.heap_base || shmemu__pe_slab_alloc(job, npes) != 0) {
         shmemu__job_free(job);
         return shmemu__fail(NULL, SHMEMU_ENOMEM, call, "out of memory");
     }

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check/check.h"
@@ -80,14 +81,63 @@ const _Atomic int32_t shmemu__retired_word = SHMEMU__RETIRED;
 static shmemu__pe *retired;
 static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A cooperative job's PE structures: see shmemu__job.pe_slab. */
+#define PE_STRIDE SHMEMU__ROUND_UP(sizeof(shmemu__pe), SHMEMU__CACHELINE)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+int shmemu__pe_slab_alloc(struct shmemu__job *job, int npes)
+{
+    if (!job->coop)
+        return 0;
+    size_t len = SHMEMU__ROUND_UP((size_t)npes * PE_STRIDE, HUGE_PAGE);
+    char *raw = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return -1;
+    char *start = (char *)SHMEMU__ROUND_UP((uintptr_t)raw, HUGE_PAGE);
+    if (start > raw)
+        munmap(raw, (size_t)(start - raw));
+    if (raw + HUGE_PAGE > start)
+        munmap(start + len, (size_t)(raw + HUGE_PAGE - start));
+    if ((size_t)npes * PE_STRIDE >= HUGE_PAGE / 2) /* a hint; a few PEs need none */
+        (void)madvise(start, len, MADV_HUGEPAGE);
+    job->pe_slab = start;
+    job->pe_slab_len = len;
+    return 0;
+}
+
+void shmemu__pe_slab_free(struct shmemu__job *job)
+{
+    if (job->pe_slab)
+        munmap(job->pe_slab, job->pe_slab_len);
+    job->pe_slab = NULL;
+}
+
+static shmemu__pe *pe_alloc(struct shmemu__job *job, int pe)
+{
+    if (!job->pe_slab)
+        return calloc(1, sizeof(shmemu__pe));
+    shmemu__pe *me = (shmemu__pe *)(void *)(job->pe_slab + (size_t)pe * PE_STRIDE);
+    memset(me, 0, sizeof(*me));
+    return me;
+}
+
+static void pe_release(shmemu__pe *me)
+{
+    if (me && !me->job->pe_slab)
+        free(me);
+}
+
 static void pe_free(shmemu__pe *me)
 {
     shmemu__check_pe_fini(me);
     shmemu__heap_fini(&me->alloc);
     free(me->nbi_dirty);
     me->nbi_dirty = NULL;
-    if (!me->joined) {
-        free(me);
+    /* No other thread joins a cooperative job's PE (threads.c: a process
+     * with one PE only), so a slab's PE is never retired. */
+    if (!me->joined || me->job->pe_slab) {
+        pe_release(me);
         return;
     }
     me->abort_word = &shmemu__retired_word;
@@ -99,12 +149,14 @@ static void pe_free(shmemu__pe *me)
 
 static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
 {
-    shmemu__pe *me = calloc(1, sizeof(*me));
-    if (!me || shmemu__heap_init(&me->alloc, job->tl.heap_size, SHMEMU__WORKSPACE_TOTAL) != 0) {
-        free(me);
+    shmemu__pe *me = pe_alloc(job, pe);
+    if (!me)
+        return NULL;
+    me->job = job;
+    if (shmemu__heap_init(&me->alloc, job->tl.heap_size, SHMEMU__WORKSPACE_TOTAL) != 0) {
+        pe_release(me);
         return NULL;
     }
-    me->job = job;
     me->pe = pe;
     me->npes = job->tl.npes;
     me->heap = job->tl.heap_base[pe];
@@ -114,7 +166,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     shmemu__poll_init(me, (int64_t)(job->params.LIVELOCK * 1e9));
     if (shmemu__plane_pe_start(me)) {
         shmemu__heap_fini(&me->alloc);
-        free(me);
+        pe_release(me);
         return NULL;
     }
     if (job->bind && !job->coop) /* one thread runs every PE: no binding */
@@ -122,7 +174,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     shmemu__tl_bind(me);
     if (shmemu__device_check_start(me) != 0 || shmemu__check_pe_init(me) != 0) {
         shmemu__heap_fini(&me->alloc);
-        free(me);
+        pe_release(me);
         return NULL;
     }
     /* A transport that may hold nonblocking puts: their targets are woken
@@ -131,7 +183,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
         !(me->nbi_dirty = calloc((size_t)(me->npes + 63) / 64, sizeof(uint64_t)))) {
         shmemu__check_pe_fini(me);
         shmemu__heap_fini(&me->alloc);
-        free(me);
+        pe_release(me);
         return NULL;
     }
     shmemu__plane_pe_running(me);
