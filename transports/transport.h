@@ -97,6 +97,10 @@ struct shmemu_tl_job {
     int npes;
     size_t heap_size; /* per PE; a multiple of SHMEMU_TL_HEAP_ALIGN */
     size_t ctl_size;  /* bytes of shared control area the core needs */
+    /* Its first ctl_hot_size bytes are what every PE touches all the time;
+     * the rest (the checker's shadow of every heap) is touched sparsely.
+     * A transport may back the first part, not the rest, with huge pages. */
+    size_t ctl_hot_size;
     void *priv;       /* ops->job_priv_size zeroed bytes, owned by the core */
     void *core;       /* opaque to the transport; passed back in callbacks */
     /* Called by a process transport's job_run, in the launching process, when

@@ -20,7 +20,7 @@ static int local_job_create(struct shmemu_tl_job *job)
 {
     struct shmemu_tl_hostmem *hm = job->priv;
     int st = shmemu_tl_hostmem_create(hm, job->npes, job->heap_size, job->ctl_size,
-                                      job->heap_base);
+                                      job->ctl_hot_size, job->heap_base);
     if (st == SHMEMU_OK)
         job->ctl = hm->ctl;
     return st;

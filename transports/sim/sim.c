@@ -461,7 +461,7 @@ static int sim_job_create(struct shmemu_tl_job *job)
     if (!s->o.seed_given && job->seed) /* checker mode's seed decides both */
         s->o.seed = job->seed;
     int st = shmemu_tl_hostmem_create(&s->hm, job->npes, job->heap_size, job->ctl_size,
-                                      job->heap_base);
+                                      job->ctl_hot_size, job->heap_base);
     if (st != SHMEMU_OK)
         return st;
     /* Thousands of PEs touch a page of their heaps each: small pages. */
