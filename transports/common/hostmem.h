@@ -20,8 +20,8 @@ struct shmemu_tl_hostmem {
 
 /* Map npes heaps of heap_size bytes (bases[pe] set, each aligned to
  * SHMEMU_TL_BASE_ALIGN) and ctl_size zeroed bytes of control area, the
- * first ctl_hot of them on huge pages where that is 2 MiB or more
- * (shmemu_tl_job.ctl_hot_size).  SHMEMU_ENOMEM leaves nothing behind. */
+ * first ctl_hot of them (shmemu_tl_job.ctl_hot_size) rounded up to 2 MiB
+ * on huge pages where ctl_hot is 1 MiB or more.  SHMEMU_ENOMEM leaves nothing behind. */
 int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap_size,
                              size_t ctl_size, size_t ctl_hot, char **bases);
 /* Unmap what create mapped (idempotent). */
