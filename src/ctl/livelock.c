@@ -205,7 +205,7 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
 {
     struct shmemu__poll_state *s = &me->poll;
     if (shmemu__mt(me)) { /* a poll's value may be another thread's to change */
-        me->poll_countdown = UINT32_MAX;
+        __atomic_store_n(&me->poll_countdown, UINT32_MAX, __ATOMIC_RELAXED);
         return;
     }
     uint32_t period = me->poll_countdown == 0 && s->limit_ns ? next_period(s) : UINT32_MAX;

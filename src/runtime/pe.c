@@ -136,7 +136,7 @@ static void pe_free(shmemu__pe *me)
     me->nbi_dirty = NULL;
     /* No other thread joins a cooperative job's PE (threads.c: a process
      * with one PE only), so a slab's PE is never retired. */
-    if (!me->joined || me->job->pe_slab) {
+    if (!__atomic_load_n(&me->joined, __ATOMIC_RELAXED) || me->job->pe_slab) {
         pe_release(me);
         return;
     }

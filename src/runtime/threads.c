@@ -41,7 +41,7 @@ static void make_key(void) { (void)pthread_key_create(&joined_key, joined_thread
 
 static void joined(shmemu__pe *me, int by_attach)
 {
-    me->joined = 1;
+    __atomic_store_n(&me->joined, 1, __ATOMIC_RELAXED); /* several threads may join at once */
     shmemu__self = me;
     joined_by_attach = by_attach;
     (void)pthread_once(&joined_once, make_key);

@@ -11,6 +11,7 @@
  */
 #include <pthread.h>
 #include <shmem.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
@@ -107,7 +108,7 @@ static void run(void *(*fn)(void *), int nthreads, int me, int n, int barrier_me
 
 /* "osh_threads late": a thread that called as its PE calls again after
  * the PE finalized; the call fails with one line, nothing else breaks. */
-static volatile int late_go, late_first;
+static _Atomic int late_go, late_first;
 static void *late_caller(void *p)
 {
     (void)p;
