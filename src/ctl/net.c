@@ -183,7 +183,7 @@ static struct shmemu__ctl_pe *peek(shmemu__pe *me, int p, size_t bytes)
 }
 
 /* A PE asleep in a sync whose release has come: about to run. */
-static int released(shmemu__pe *me, int p, const struct shmemu__ctl_pe *cp)
+int shmemu__net_sync_released(shmemu__pe *me, int p, const struct shmemu__ctl_pe *cp)
 {
     uint32_t state = shmemu__ws_state(atomic_load(&cp->wstate));
     if (state != SHMEMU__WS_SYNC_CONF)
@@ -204,11 +204,6 @@ static int released(shmemu__pe *me, int p, const struct shmemu__ctl_pe *cp)
 struct shmemu__ctl_pe *shmemu__net_block(shmemu__pe *me, int p)
 {
     return peek(me, p, sizeof(struct shmemu__ctl_pe));
-}
-
-int shmemu__net_sync_released(shmemu__pe *me, int p, const struct shmemu__ctl_pe *cp)
-{
-    return released(me, p, cp);
 }
 
 /* ready(me, arg): this PE's own condition, looked at once more after the
@@ -232,7 +227,7 @@ static int all_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
         uint32_t state = cp ? shmemu__ws_state(atomic_load(&cp->wstate)) : 0;
         if (life != SHMEMU__LIFE_RUNNING ||
             (state != SHMEMU__WS_DATA_CONF && state != SHMEMU__WS_SYNC_CONF) ||
-            released(me, p, cp)) {
+            shmemu__net_sync_released(me, p, cp)) {
             stuck = 0;
             break;
         }
@@ -249,7 +244,7 @@ static int all_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
             continue;
         }
         struct shmemu__ctl_pe *cp = peek(me, p, HEAD_BYTES);
-        if (!cp || atomic_load(&cp->wstate) != ws[p] || released(me, p, cp) ||
+        if (!cp || atomic_load(&cp->wstate) != ws[p] || shmemu__net_sync_released(me, p, cp) ||
             shmemu__aborted(me) || shmemu__now_ns() > until) {
             stuck = 0;
         } else if ((uint32_t)(atomic_load(&cp->looks) - (uint32_t)looks[p]) >= 2) {
@@ -270,7 +265,7 @@ static int all_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
 
 static void describe(shmemu__pe *me, int p, char *buf, size_t len)
 {
-    struct shmemu__ctl_pe *cp = peek(me, p, sizeof(struct shmemu__ctl_pe));
+    struct shmemu__ctl_pe *cp = shmemu__net_block(me, p);
     uint32_t life = cp ? atomic_load(&cp->life) : SHMEMU__LIFE_NEW;
     if (!cp)
         snprintf(buf, len, "did not answer");
