@@ -19,7 +19,7 @@
 const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)
 {
-    return "race:nbi_flag_bug\nrace:amo_counter_bug\nrace:sync_only_bug\nrace:early_ack_bug\n"
+    return "race:nbi_flag_bug\nrace:amo_counter_bug\nrace:ptr_flag_bug\nrace:sync_only_bug\nrace:early_ack_bug\n"
            "race:late_dest_bug\nrace:snapshot_at_return\n";
 }
 #endif
@@ -95,6 +95,34 @@ static int amo_counter(shmemu_team_t team, void *dest, const void *src, size_t c
     for (int i = 1; i < n; i++) {
         int p = world(team, (me + i) % n);
         shmemu_putmem(slot_of(team, me, count), src, count * 8, p);
+        if (fence)
+            shmemu_fence();
+        shmemu_uint64_atomic_add(&u[1], 1, p);
+    }
+    shmemu_uint64_wait_until(&u[1], SHMEMU_CMP_GE, gen * (uint64_t)(n - 1));
+    return sum_slots(team, dest, src, count);
+}
+
+/* Bug 2b: amo_counter with the data stored through shmemu_ptr, one element
+ * at a time, as a GPU kernel would; the transport's put where there is no
+ * pointer.  Under the checker a store through a pointer is held like a put
+ * (a GPU's stores to a peer are weakly ordered too), so the missing fence
+ * shows the same way, with the store's location. */
+static int ptr_flag(shmemu_team_t team, void *dest, const void *src, size_t count,
+                    shmemu_dtype_t dtype, shmemu_op_t op, int fence)
+{
+    (void)dtype, (void)op;
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
+    uint64_t *u = user_words(team), gen = ++u[0];
+    const int64_t *in = src;
+    for (int i = 1; i < n; i++) {
+        int p = world(team, (me + i) % n);
+        volatile int64_t *peer = shmemu_ptr(slot_of(team, me, count), p);
+        if (peer)
+            for (size_t k = 0; k < count; k++)
+                peer[k] = in[k];
+        else
+            shmemu_putmem(slot_of(team, me, count), src, count * 8, p);
         if (fence)
             shmemu_fence();
         shmemu_uint64_atomic_add(&u[1], 1, p);
@@ -195,6 +223,7 @@ static int early_ack(shmemu_team_t team, void *dest, const void *src, size_t cou
     }
 TWINS(nbi_flag)
 TWINS(amo_counter)
+TWINS(ptr_flag)
 TWINS(sync_only)
 TWINS(early_ack)
 TWINS(late_dest)
@@ -269,6 +298,31 @@ static void test_amo_counter(void **state)
 {
     (void)state;
     planted(amo_counter_bug, amo_counter_ok, 4, 100, 0, "flag before data");
+}
+
+static void test_ptr_flag(void **state)
+{
+    (void)state;
+    planted(ptr_flag_bug, ptr_flag_ok, 4, 100, 0, "flag before data");
+    /* Where pointers are checked views (shm), the note names the store
+     * and where the program made it. */
+    int shm = 0;
+    for (int t = 0; t < th_transport_count(); t++)
+        shm |= strcmp(th_transport(t), "shm") == 0;
+    for (int npes = 2; shm && npes <= 3; npes++) {
+        shmemu_verify_result r = {.passed = 1};
+        for (int seed = 1; seed <= 10 && r.passed; seed++) {
+            char check[32];
+            snprintf(check, sizeof(check), "fuzz:%d", seed);
+            r = run(ptr_flag_bug, "shm", npes, 13, check);
+        }
+        if (r.passed)
+            fail_msg("shm, %d PEs: the planted bug passed on 10 seeds", npes);
+        if (!strstr(r.notes, "earlier shmemu_ptr store (at ptr_flag") ||
+            !strstr(r.notes, "written by PE ") || !strstr(r.notes, "shmemu_uint64_atomic_add"))
+            fail_msg("shm, %d PEs: the note does not name the store and the flag: %s", npes,
+                     r.notes);
+    }
 }
 
 static void test_sync_only(void **state)
@@ -363,6 +417,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nbi_flag),
         cmocka_unit_test(test_amo_counter),
+        cmocka_unit_test(test_ptr_flag),
         cmocka_unit_test(test_sync_only),
         cmocka_unit_test(test_early_ack),
         cmocka_unit_test(test_late_dest),

@@ -458,6 +458,19 @@ struct shmemu_transport_ops {
      * shmemu_tl_amo) included: the deadlock detector counts a PE asleep only
      * with nothing of its own in flight.  NULL: quiet does. */
     int (*ctl_flush)(struct shmemu_tl_job *job, int pe);
+
+    /* ---- added with checked pointers ----------------------------------- */
+    /* Map [off, off + len) of PE pe's heap (any PE of the job) at addr,
+     * replacing what is there (MAP_FIXED), read-only or writable.  Checker
+     * mode's shmemu_ptr hands out such views, read-only, so that a store
+     * through one faults and the checker sees it (src/check/pointers.c);
+     * called from its signal handlers, so it must be async-signal-safe (an
+     * mmap, no allocation, no message).  off, addr and len are
+     * page-aligned.  NULL: heaps that are no shared mapping of this
+     * process's (threads of one image, device memory, remote nodes); checker
+     * mode's shmemu_ptr then gives NULL for peers. */
+    int (*map_view)(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len,
+                    int writable);
 };
 
 /* Does ops (built against an older table, maybe) have this member set? */

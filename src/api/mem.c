@@ -5,6 +5,7 @@
 
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
+#include "check/check.h"
 #include "ctl/plane.h"
 #include "ctl/wait.h"
 
@@ -403,9 +404,11 @@ void *shmemu_ptr(const void *dest, int pe)
         shmemu__last_status = SHMEMU_ERANGE; /* not in an allocated block */
         return NULL;
     }
-    /* NULL where heaps are not host-addressable, and in checker mode, whose
-     * layer must see every access. */
-    void *p = shmemu__tl_ptr(me->job, pe, off);
+    /* NULL where heaps are not host-addressable.  In checker mode, whose
+     * layer must see every access, a view whose stores the checker sees
+     * (check.h). */
+    void *p = SHMEMU__CHECKED(me) ? shmemu__check_ptr(me, pe, off)
+                                  : shmemu__tl_ptr(me->job, pe, off);
     if (!p) {
         shmemu__last_status = SHMEMU_ENOTSUP;
         return NULL;

@@ -57,6 +57,14 @@ int shmemu__check_job_end(struct shmemu__job *job, int rc) SHMEMU__HIDDEN;
  * would, and gets SHMEMU_ERACE when it found a race. */
 int shmemu__check_pe_end(struct shmemu__job *job) SHMEMU__HIDDEN;
 
+/* shmemu_ptr in checker mode: for a peer, an address in a read-only view
+ * of its heap whose stores the checker turns into held puts
+ * (pointers.c); for me, its own heap.  NULL where the transport maps no
+ * views (map_view) or the machine is not x86-64. */
+void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
+/* The PE leaves: its views go (from shmemu__check_pe_fini). */
+void shmemu__check_ptr_fini(shmemu__pe *me) SHMEMU__HIDDEN;
+
 /* SHMEMU_CHECK=device: turn this process's faults on symmetric memory into
  * the job's report (device.c).  Once per process; -1 if the handler could
  * not be installed. */

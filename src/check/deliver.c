@@ -94,7 +94,9 @@ int shmemu__chk_record_overtake(shmemu__pe *me, const struct held *h)
  * its reader cannot have consumed (it has done nothing at all since)? */
 static void record_write(shmemu__pe *me, const struct held *h)
 {
-    if (h->kind != H_PUT || !h->rma.nbytes || !me->job->check_ctl_off)
+    /* Stores through a pointer write the same bytes again in program order
+     * (a memcpy, then a patch): not a buffer's reuse. */
+    if (h->kind != H_PUT || !h->rma.nbytes || !me->job->check_ctl_off || h->view)
         return;
     struct shmemu__chk *k = me->chk;
     int dst = h->rma.pe;
@@ -179,6 +181,8 @@ void shmemu__chk_perform(shmemu__pe *me, struct held *h)
         (void)k->amo(me->tlj, &h->amo);
     else
         (void)k->rma(me->tlj, &h->rma);
+    if (h->view)
+        shmemu__chk_view_landed(me, h);
     if (h->kind != H_GET) {
         if (me->job->check_ctl_off)
             atomic_fetch_add_explicit(&shmemu__chk_tgt(me, shmemu__chk_target_of(h))->landed, 1, memory_order_release);
@@ -271,6 +275,38 @@ void shmemu__chk_deliver(shmemu__pe *me, size_t i)
     shmemu__chk_perform(me, &h);
     free(h.copy);
     free(h.rel);
+}
+
+static int writes_into(const struct held *h, int pe, size_t lo, size_t hi)
+{
+    if (h->kind == H_GET || shmemu__chk_target_of(h) != pe)
+        return 0;
+    uint64_t a, b;
+    shmemu__chk_written(h, &a, &b);
+    if (a < hi && lo < b)
+        return 1;
+    /* a put with signal: its data too */
+    return h->kind == H_PUT && h->rma.nbytes && h->rma.off < hi && lo < h->rma.off + h->rma.nbytes;
+}
+
+void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi)
+{
+    struct shmemu__chk *k = me->chk;
+    for (;;) {
+        size_t oldest = SIZE_MAX;
+        int any = 0;
+        for (size_t j = 0; j < k->n; j++) {
+            const struct held *h = &k->q[j];
+            if (h->kind == H_GET || shmemu__chk_target_of(h) != pe)
+                continue;
+            any |= writes_into(h, pe, lo, hi);
+            if (oldest == SIZE_MAX || h->seq < k->q[oldest].seq)
+                oldest = j;
+        }
+        if (!any)
+            return;
+        shmemu__chk_deliver(me, oldest);
+    }
 }
 
 /* Which held operation goes next: mostly the newest one allowed (the order

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "internal.h"
 #include "ctl/plane.h"
 
 static struct sigaction previous;
@@ -61,24 +62,30 @@ static int in_system_library(void *pc)
     return strncmp(info.dli_fname, "/lib", 4) == 0 || strncmp(info.dli_fname, "/usr/lib", 8) == 0;
 }
 
-static void name_site(void *pc, char *buf, size_t len)
+void *shmemu__chk_user_pc(void *pc)
 {
-    shmemu__format_site(pc, buf, len);
     if (!in_system_library(pc))
-        return;
+        return pc;
     void *frames[32];
     int n = backtrace(frames, 32), k = 0;
     while (k < n && frames[k] != pc) /* up to the interrupted frame */
         k++;
     for (k++; k < n; k++)
-        if (!in_system_library(frames[k])) {
-            char caller[160];
-            size_t used = strlen(buf);
-            /* A return address: the call is just before it. */
-            shmemu__format_site((char *)frames[k] - 1, caller, sizeof(caller));
-            snprintf(buf + used, len - used, ", called from %s", caller);
-            return;
-        }
+        if (!in_system_library(frames[k]))
+            return (char *)frames[k] - 1; /* a return address: the call is just before */
+    return pc;
+}
+
+static void name_site(void *pc, char *buf, size_t len)
+{
+    shmemu__format_site(pc, buf, len);
+    void *user = shmemu__chk_user_pc(pc);
+    if (user == pc)
+        return;
+    char caller[160];
+    size_t used = strlen(buf);
+    shmemu__format_site(user, caller, sizeof(caller));
+    snprintf(buf + used, len - used, ", called from %s", caller);
 }
 
 static void on_fault(int sig, siginfo_t *si, void *ucv)

@@ -343,6 +343,8 @@ int shmemu__chk_enqueue(shmemu__pe *me, struct held *h)
         k->q = q;
         k->cap = cap;
     }
+    if (h->view)
+        shmemu__chk_view_held(me, h);
     k->q[k->n++] = *h;
     if (h->kind == H_PUT)
         k->bytes += h->rma.nbytes;

@@ -94,6 +94,9 @@ struct held {
     uint32_t clock;           /* race: the issuer's clock at issue */
     uint32_t *rel;            /* race: the clock vector it publishes, owned */
     size_t rel_off;           /*       on this word of the destination */
+    int view;                 /* a store through a checked pointer
+                                 (pointers.c): 1, or 2 once held, its page
+                                 then kept from loads until it lands */
 };
 
 struct site_name {
@@ -130,6 +133,7 @@ struct shmemu__chk {
     const char **last_call;
     void **last_site;
     int fuzz;
+    int view_store; /* the put being issued is a store through a view */
     int64_t budget, budget_at; /* for delays: see afford() */
     struct shmemu__race *race; /* NULL: no race detection */
     int64_t last_long_ns; /* the last long hold began */
@@ -144,8 +148,20 @@ struct shmemu__chk {
     pthread_mutex_t mu;
 };
 
-static inline void shmemu__chk_enter(shmemu__pe *me) { pthread_mutex_lock(&me->chk->mu); }
-static inline void shmemu__chk_leave(shmemu__pe *me) { pthread_mutex_unlock(&me->chk->mu); }
+/* How deep the calling thread is in its PE's checker state: a store
+ * through a checked pointer made from inside (the library writing where the
+ * program asked it to) cannot be held then. */
+extern _Thread_local int shmemu__chk_depth SHMEMU__HIDDEN;
+static inline void shmemu__chk_enter(shmemu__pe *me)
+{
+    pthread_mutex_lock(&me->chk->mu);
+    shmemu__chk_depth++;
+}
+static inline void shmemu__chk_leave(shmemu__pe *me)
+{
+    shmemu__chk_depth--;
+    pthread_mutex_unlock(&me->chk->mu);
+}
 
 /* Bounds on what one PE holds: past them the oldest goes out. */
 #define HOLD_MAX_OPS 512
@@ -192,6 +208,24 @@ void shmemu__chk_fence(struct shmemu__chk *k, int ctx) SHMEMU__HIDDEN;
 /* The stamp of context ctx's last fence (0: none yet). */
 uint64_t shmemu__chk_fence_epoch(const struct shmemu__chk *k, int ctx) SHMEMU__HIDDEN;
 void shmemu__chk_stamp(shmemu__pe *me, struct held *h, int flag, size_t flag_off) SHMEMU__HIDDEN;
+
+/* Deliver, oldest first, what this PE holds for pe until nothing of it
+ * writes [lo, hi): its own later accesses of those bytes then see it. */
+void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi) SHMEMU__HIDDEN;
+
+/* Checked pointers (pointers.c): a store through one was held (h->view
+ * becomes 2: its page now faults on loads), or one held has landed. */
+void shmemu__chk_view_held(shmemu__pe *me, struct held *h) SHMEMU__HIDDEN;
+void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) SHMEMU__HIDDEN;
+/* An atomic instruction through a checked pointer on word off of pe's
+ * heap: before it runs (what a non-fetching AMO would do at issue: fenced
+ * work lands first, the race detector's release), and once it has. */
+void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
+void shmemu__chk_view_amo_end(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
+
+/* For reports on a fault: pc, or where the program called the system
+ * library (memcpy, memset) that pc is in. */
+void *shmemu__chk_user_pc(void *pc) SHMEMU__HIDDEN;
 
 /* Deliver everything held (quiet, barrier_all, collective allocation,
  * leaving the job), in a fuzzed order that respects fences. */

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "ctl/plane.h"
+#include "ctl/wait.h"
 #include "runtime/dispatch.h"
 #include "hooks.h"
 #include "internal.h"
@@ -25,7 +26,7 @@ static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
     struct shmemu__chk *k = me->chk;
     shmemu__chk_bump_activity(me, 1);
     struct held h = {.kind = d->op == SHMEMU_TL_GET ? H_GET : H_PUT, .rma = *d,
-                     .ctx = shmemu__ctx_id};
+                     .ctx = shmemu__ctx_id, .view = k->view_store};
     h.rma.nbi = 0;
     int flag = d->op == SHMEMU_TL_PUT && (d->sig_op != SHMEMU_TL_SIG_NONE || d->nbytes <= 8);
     shmemu__chk_stamp(me, &h, flag, d->sig_op != SHMEMU_TL_SIG_NONE ? d->sig_off : d->off);
@@ -82,6 +83,44 @@ static int chk_amo_held(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
     }
     shmemu__chk_perturb_exit(k, shmemu__chk_enqueue(me, &h));
     return SHMEMU_OK;
+}
+
+/* An atomic instruction through a checked pointer (pointers.c), told as
+ * chk_amo_held tells a non-fetching AMO at issue; the instruction itself
+ * then runs on the heap. */
+void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
+{
+    struct shmemu__chk *k = me->chk;
+    shmemu__chk_bump_activity(me, 1);
+    struct held h = {.kind = H_AMO, .ctx = shmemu__ctx_id};
+    h.amo.op = SHMEMU_TL_AMO_SET;
+    h.amo.pe = pe;
+    h.amo.off = off;
+    h.amo.width = 8;
+    shmemu__chk_stamp(me, &h, 1, off);
+    if (k->fuzz) {
+        shmemu__chk_deliver_fenced(me, pe);
+        h.seq = k->seq + 1; /* newer than everything held */
+        h.epoch = shmemu__chk_fence_epoch(k, h.ctx);
+        if (shmemu__chk_record_overtake(me, &h))
+            shmemu__chk_pause_for(me, pe, 0);
+    }
+    if (k->race && h.rel)
+        shmemu__race_release(me, k->race, pe, off, h.rel);
+    free(h.rel);
+}
+
+/* ... and once it ran: it landed, and it read the word (a fetching AMO). */
+void shmemu__chk_view_amo_end(shmemu__pe *me, int pe, size_t off)
+{
+    struct shmemu__chk *k = me->chk;
+    if (me->job->check_ctl_off)
+        atomic_fetch_add_explicit(&shmemu__chk_tgt(me, pe)->landed, 1, memory_order_release);
+    shmemu__notify(me, pe);
+    if (k->race)
+        shmemu__race_acquire(me, k->race, pe, off, 8);
+    if (k->fuzz)
+        shmemu__chk_perturb_exit(k, 1);
 }
 
 /* Deliver what this PE holds of the calling thread's context, then
@@ -199,6 +238,7 @@ void shmemu__check_pe_fini(shmemu__pe *me)
     struct shmemu__chk *k = me->chk;
     if (!k)
         return;
+    shmemu__check_ptr_fini(me);
     while (k->n)
         shmemu__chk_remove_at(k, k->n - 1);
     free(k->q);

@@ -303,6 +303,18 @@ static int shm_alias(struct shmemu_tl_job *job, int pe, size_t off, void *addr, 
     return SHMEMU_OK;
 }
 
+/* A view of any PE's heap for checker mode's pointers (map_view). */
+static int shm_map_view(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len,
+                        int writable)
+{
+    struct shmemu_shm_seg *sj = job->priv;
+    int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+    return mmap(addr, len, prot, MAP_SHARED | MAP_FIXED, sj->fd,
+                (off_t)(sj->ctl_len + (size_t)pe * job->heap_size + off)) == MAP_FAILED
+               ? SHMEMU_ENOMEM
+               : SHMEMU_OK;
+}
+
 const struct shmemu_transport_ops shmemu_shm_ops = {
     .size = sizeof(struct shmemu_transport_ops),
     .name = "shm",
@@ -324,6 +336,7 @@ const struct shmemu_transport_ops shmemu_shm_ops = {
     .ctl_wake = shmemu_mapped_wake_shared,
     .pe_export = shm_pe_export,
     .alias = shm_alias,
+    .map_view = shm_map_view,
 };
 
 /* ------------------------------------------------------ the device view */

@@ -1,0 +1,586 @@
+/* pointers.c - checked pointers: shmemu_ptr in checker mode.
+ *
+ * An algorithm's load/store path (stores through shmemu_ptr, then a flag)
+ * is where ports to GPUs break: a GPU's stores to a peer are weakly
+ * ordered, so a flag raised without a fence may land before the data.  If
+ * shmemu_ptr gave NULL under the checker, that path never ran while
+ * checked.  Here a peer's pointer is an address in a view of its heap that
+ * the transport maps read-only (map_view):
+ *
+ * - a load reads the heap, as through any pointer;
+ * - a store faults; the handler maps a private copy of the page in its
+ *   place and single-steps the instruction (the trap flag); at the trap it
+ *   takes the bytes that changed, puts the shared page back, and issues
+ *   them as a put through the checker's table, which holds it until a
+ *   fence or quiet like any other: a missing fence shows as it does for
+ *   puts, with the store's location as the call site;
+ * - an atomic instruction (lock prefix, xchg) runs on the shared page
+ *   itself, so that it stays atomic against the other PEs, and counts as a
+ *   non-fetching AMO when it starts and a fetching one when done;
+ * - while one of its stores is held the page is inaccessible: a load, or a
+ *   store of those bytes, first lands what the PE holds there, so that a PE
+ *   reads its own writes and its later store wins, as on any machine.
+ *
+ * Only where a page's mapping is one PE's alone (transports whose PEs are
+ * processes) and on x86-64 (the fault's kind and the trap flag).  Threads
+ * of one PE take turns through one lock from a store's fault to its trap.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "ctl/wait.h"
+#include "internal.h"
+#include "runtime/dispatch.h"
+
+_Thread_local int shmemu__chk_depth;
+
+#if defined(__x86_64__)
+
+#define TRAP_FLAG 0x100
+#define OPEN_MAX 8
+/* The widest store one instruction makes (AVX-512); the bytes from the
+ * fault's address on that it may write. */
+#define STORE_MAX 64
+
+struct open_page {
+    char *at; /* the page in the view */
+    int pe;
+    size_t off;            /* its offset in pe's heap */
+    int atomic;            /* the shared page, writable: an atomic instruction */
+    int counted;           /*   and the checker was told, of this word */
+    size_t word;
+    unsigned char *before; /* a store: the private copy's bytes before it */
+};
+
+struct dirty {
+    char *at;
+    uint32_t n; /* stores held on the page */
+};
+
+struct view {
+    shmemu__pe *me;
+    int (*map)(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len,
+               int writable);
+    char *base; /* npes heaps, stride apart */
+    size_t stride, len, page;
+    int npes;
+    unsigned char *mapped; /* [npes] */
+    const char *call;      /* what reports call a store */
+    struct dirty *dirty;
+    size_t ndirty, dcap;
+    struct open_page open[OPEN_MAX];
+    int nopen;
+    int owns_lock;      /* the pending trap releases the step lock */
+    uintptr_t rip;      /* the instruction being stepped */
+    void *site;         /* where the program made it */
+    unsigned char *buf; /* OPEN_MAX pages: open[i].before */
+};
+
+/* One PE per process here: the process's view. */
+static struct view *the_view;
+/* The thread between a store's fault and its trap (0: none). */
+static _Atomic pid_t stepper;
+static struct sigaction prev_segv, prev_trap;
+static int installed;
+
+static pid_t my_tid(void) { return (pid_t)syscall(SYS_gettid); }
+
+/* 1 if this call took the lock, 0 if the thread held it already (a fault
+ * while it steps, or in a handler of ours). */
+static int step_lock(void)
+{
+    pid_t self = my_tid(), none = 0;
+    if (atomic_load_explicit(&stepper, memory_order_acquire) == self)
+        return 0;
+    while (!atomic_compare_exchange_weak_explicit(&stepper, &none, self, memory_order_acquire,
+                                                  memory_order_relaxed)) {
+        none = 0;
+        sched_yield();
+    }
+    return 1;
+}
+
+static void step_unlock(void) { atomic_store_explicit(&stepper, 0, memory_order_release); }
+
+static struct dirty *dirty_of(struct view *v, const char *at)
+{
+    for (size_t i = 0; i < v->ndirty; i++)
+        if (v->dirty[i].at == at)
+            return &v->dirty[i];
+    return NULL;
+}
+
+static int is_open(const struct view *v, const char *at)
+{
+    for (int i = 0; i < v->nopen; i++)
+        if (v->open[i].at == at)
+            return 1;
+    return 0;
+}
+
+static char *page_at(const struct view *v, int pe, size_t off)
+{
+    return v->base + (size_t)pe * v->stride + (off & ~(v->page - 1));
+}
+
+void shmemu__chk_view_held(shmemu__pe *me, struct held *h)
+{
+    struct view *v = the_view;
+    (void)me;
+    if (!v || h->kind != H_PUT || !h->rma.nbytes)
+        return;
+    char *at = page_at(v, h->rma.pe, h->rma.off);
+    struct dirty *d = dirty_of(v, at);
+    if (!d) {
+        if (v->ndirty == v->dcap) {
+            size_t cap = v->dcap ? v->dcap * 2 : 16;
+            struct dirty *n = realloc(v->dirty, cap * sizeof(*n));
+            if (!n)
+                return; /* untracked: the PE may read its store late, never wrongly ordered */
+            v->dirty = n;
+            v->dcap = cap;
+        }
+        d = &v->dirty[v->ndirty++];
+        d->at = at;
+        d->n = 0;
+        if (!is_open(v, at))
+            mprotect(at, v->page, PROT_NONE);
+    }
+    d->n++;
+    h->view = 2;
+}
+
+void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h)
+{
+    struct view *v = the_view;
+    (void)me;
+    if (!v || h->view != 2)
+        return;
+    char *at = page_at(v, h->rma.pe, h->rma.off);
+    struct dirty *d = dirty_of(v, at);
+    if (!d || --d->n)
+        return;
+    *d = v->dirty[--v->ndirty];
+    if (!is_open(v, at)) /* an open page gets its mapping back when closed */
+        mprotect(at, v->page, PROT_READ);
+}
+
+/* A fault not ours: to whoever handled the signal before. */
+static void chain(const struct sigaction *prev, int sig, siginfo_t *si, void *uc)
+{
+    if (prev->sa_flags & SA_SIGINFO) {
+        prev->sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+        prev->sa_handler(sig);
+        return;
+    }
+    /* The default action: a fault recurs on return, a trap is raised again
+     * (it stays blocked until then). */
+    sigaction(sig, prev, NULL);
+    if (sig == SIGTRAP)
+        raise(sig);
+}
+
+/* An instruction that is atomic on its memory operand: a lock prefix, or
+ * xchg with memory (a write fault means the operand is memory). */
+static int atomic_insn(const unsigned char *p)
+{
+    for (int i = 0; i < 15; i++, p++) {
+        switch (*p) {
+        case 0xf0:
+            return 1;
+        case 0xf2: case 0xf3: case 0x2e: case 0x36: case 0x3e: case 0x26: case 0x64:
+        case 0x65: case 0x66: case 0x67:
+            continue;
+        default:
+            break;
+        }
+        if ((*p & 0xf0) == 0x40) /* REX */
+            continue;
+        return *p == 0x86 || *p == 0x87;
+    }
+    return 0;
+}
+
+/* The PE lands what it holds on [lo, hi) of pe's heap (see above). */
+static void land(shmemu__pe *me, int pe, size_t lo, size_t hi)
+{
+    shmemu__chk_enter(me);
+    shmemu__chk_land_range(me, pe, lo, hi);
+    shmemu__chk_leave(me);
+}
+
+/* `rep movs` or `rep stos` (what memcpy and memset use for large sizes),
+ * read at pc: 1 and its element size, operation and length, else 0. */
+struct rep_string {
+    int movs;      /* else stos */
+    unsigned size; /* bytes per element */
+    unsigned len;  /* bytes of the instruction */
+};
+
+static int rep_string(const unsigned char *p, struct rep_string *r)
+{
+    int rep = 0, opsize = 0, rexw = 0;
+    for (unsigned i = 0; i < 15; i++) {
+        unsigned char b = p[i];
+        if (b == 0xf3) {
+            rep = 1;
+            rexw = 0;
+        } else if (b == 0x66) {
+            opsize = 1;
+            rexw = 0;
+        } else if (b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 ||
+                   b == 0x65 || b == 0x67 || b == 0xf2 || b == 0xf0) {
+            if (b == 0xf2 || b == 0xf0)
+                return 0;
+            rexw = 0;
+        } else if ((b & 0xf0) == 0x40) {
+            rexw = (b & 8) != 0;
+        } else {
+            if (!rep || (b != 0xa4 && b != 0xa5 && b != 0xaa && b != 0xab))
+                return 0;
+            r->movs = b == 0xa4 || b == 0xa5;
+            r->size = (b == 0xa4 || b == 0xaa) ? 1 : rexw ? 8 : opsize ? 2 : 4;
+            r->len = i + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* What the checker is told next is a store through a pointer, made at
+ * site (the caller holds the PE's checker state). */
+static void as_store(shmemu__pe *me, struct view *v, void *site)
+{
+    struct shmemu__chk *k = me->chk;
+    k->call = v->call;
+    k->site = site;
+}
+
+static void issue_put(shmemu__pe *me, struct view *v, int pe, size_t off, void *bytes,
+                      size_t n)
+{
+    struct shmemu__chk *k = me->chk;
+    shmemu__chk_enter(me);
+    const char *call = k->call;
+    void *site = k->site;
+    as_store(me, v, v->site);
+    k->view_store = 1;
+    struct shmemu_tl_rma d = {.op = SHMEMU_TL_PUT, .pe = pe, .off = off, .local = bytes,
+                              .nbytes = n, .sig_op = SHMEMU_TL_SIG_NONE};
+    (void)me->job->ops->rma(me->tlj, &d);
+    k->view_store = 0;
+    k->call = call;
+    k->site = site;
+    shmemu__chk_leave(me);
+}
+
+/* The stepped instruction is done: every page it opened gets its shared
+ * mapping back (inaccessible again if stores are held on it), then the
+ * checker learns what the instruction did. */
+static void close_pages(struct view *v, shmemu__pe *me)
+{
+    struct open_page done[OPEN_MAX];
+    size_t lo[OPEN_MAX], hi[OPEN_MAX];
+    int n = v->nopen, owned = v->owns_lock;
+    for (int i = 0; i < n; i++) {
+        struct open_page *o = &v->open[i];
+        lo[i] = hi[i] = 0;
+        if (!o->atomic) {
+            size_t a = 0, b = v->page;
+            while (a < b && (unsigned char)o->at[a] == o->before[a])
+                a++;
+            while (b > a && (unsigned char)o->at[b - 1] == o->before[b - 1])
+                b--;
+            memcpy(o->before + a, o->at + a, b - a); /* the new bytes */
+            lo[i] = a;
+            hi[i] = b;
+        }
+        v->map(me->tlj, o->pe, o->off, o->at, v->page, 0);
+        done[i] = *o;
+    }
+    v->nopen = 0;
+    v->owns_lock = 0;
+    for (int i = 0; i < n; i++)
+        if (dirty_of(v, done[i].at))
+            mprotect(done[i].at, v->page, PROT_NONE);
+    for (int i = 0; i < n; i++) {
+        if (done[i].atomic && done[i].counted) {
+            shmemu__chk_enter(me);
+            as_store(me, v, v->site);
+            shmemu__chk_view_amo_end(me, done[i].pe, done[i].word);
+            shmemu__chk_leave(me);
+        } else if (hi[i] > lo[i]) {
+            issue_put(me, v, done[i].pe, done[i].off + lo[i], done[i].before + lo[i],
+                      hi[i] - lo[i]);
+        }
+    }
+    if (owned)
+        step_unlock();
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ucv)
+{
+    struct view *v = the_view;
+    if (!v || !v->nopen || atomic_load_explicit(&stepper, memory_order_relaxed) != my_tid()) {
+        chain(&prev_trap, sig, si, ucv);
+        return;
+    }
+    ucontext_t *uc = ucv;
+    /* A string instruction repeats in place: its pages stay open until it
+     * is done (or too many are). */
+    if ((uintptr_t)uc->uc_mcontext.gregs[REG_RIP] == v->rip && v->nopen < OPEN_MAX - 1)
+        return;
+    uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)TRAP_FLAG;
+    shmemu__pe *me = v->me;
+    int saved_errno = errno;
+    close_pages(v, me);
+    errno = saved_errno;
+}
+
+static int in_view(const struct view *v, uintptr_t a)
+{
+    uintptr_t base = (uintptr_t)v->base;
+    return a >= base && a - base < v->stride * (size_t)v->npes;
+}
+
+/* A `rep movs` or `rep stos` whose destination from here on is one PE's
+ * heap, going up: carried out at once as one put, rather than stepped an
+ * element at a time (a trap each).  1 if done. */
+static int emulate_rep(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe, size_t off)
+{
+    greg_t *g = uc->uc_mcontext.gregs;
+    struct rep_string r;
+    if (!rep_string((const unsigned char *)g[REG_RIP], &r) || (g[REG_EFL] & 0x400)) /* DF */
+        return 0;
+    size_t total = (size_t)g[REG_RCX] * r.size;
+    if ((uintptr_t)g[REG_RDI] != (uintptr_t)v->base + (size_t)pe * v->stride + off ||
+        total > v->len - off || !total)
+        return 0;
+    const void *src = (const void *)g[REG_RSI];
+    void *fill = NULL;
+    if (r.movs) {
+        if (in_view(v, (uintptr_t)src) || in_view(v, (uintptr_t)src + total - 1))
+            return 0; /* from another view: stepped, its loads see held stores */
+    } else {
+        if (!(fill = malloc(total)))
+            return 0;
+        uint64_t val = (uint64_t)g[REG_RAX];
+        for (size_t i = 0; i < total; i += r.size)
+            memcpy((char *)fill + i, &val, r.size);
+        src = fill;
+    }
+    v->site = shmemu__chk_user_pc((void *)g[REG_RIP]);
+    land(me, pe, off, off + total); /* the PE's own stores there go first */
+    issue_put(me, v, pe, off, (void *)src, total);
+    free(fill);
+    g[REG_RDI] += (greg_t)total;
+    if (r.movs)
+        g[REG_RSI] += (greg_t)total;
+    g[REG_RCX] = 0;
+    g[REG_RIP] += (greg_t)r.len;
+    return 1;
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ucv)
+{
+    struct view *v = the_view;
+    shmemu__pe *me = shmemu__self;
+    uintptr_t a = (uintptr_t)si->si_addr, base = v ? (uintptr_t)v->base : 0;
+    if (!v || me != v->me || a < base || a - base >= v->stride * (size_t)v->npes) {
+        chain(&prev_segv, sig, si, ucv);
+        return;
+    }
+    int pe = (int)((a - base) / v->stride);
+    size_t off = (a - base) % v->stride;
+    if (off >= v->len || !v->mapped[pe]) {
+        chain(&prev_segv, sig, si, ucv);
+        return;
+    }
+    int saved_errno = errno;
+    ucontext_t *uc = ucv;
+    int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    int took = step_lock();
+    char *at = page_at(v, pe, off);
+    size_t poff = off & ~(v->page - 1);
+    if (write && v->nopen == OPEN_MAX) { /* cannot be one instruction's: not ours */
+        if (took)
+            step_unlock();
+        chain(&prev_segv, sig, si, ucv);
+        return;
+    }
+    /* Only a page with stores held faults on a load: they land, so that
+     * the PE reads its own writes. */
+    if (!write) {
+        if (shmemu__chk_depth == 0)
+            land(me, pe, poff, poff + v->page);
+        struct dirty *d = dirty_of(v, at);
+        if (d) { /* could not land them here (inside the library): read late */
+            *d = v->dirty[--v->ndirty];
+            mprotect(at, v->page, PROT_READ);
+        }
+        if (took)
+            step_unlock();
+        errno = saved_errno;
+        return;
+    }
+    void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
+    if (!v->nopen && shmemu__chk_depth == 0 && emulate_rep(v, me, uc, pe, off)) {
+        if (took)
+            step_unlock();
+        errno = saved_errno;
+        return;
+    }
+    if (!v->nopen) {
+        v->rip = (uintptr_t)pc;
+        v->site = shmemu__chk_user_pc(pc);
+    }
+    struct open_page *o = &v->open[v->nopen];
+    o->at = at;
+    o->pe = pe;
+    o->off = poff;
+    o->counted = 0;
+    size_t end = off + STORE_MAX < poff + v->page ? off + STORE_MAX : poff + v->page;
+    /* The PE's own held stores of these bytes land first: the new one goes
+     * after them, and a read-modify-write reads them. */
+    if (shmemu__chk_depth == 0 && dirty_of(v, at))
+        land(me, pe, off, end);
+    /* From inside the library (it writes where the program asked it to),
+     * nothing can be held: the store goes straight to the heap. */
+    o->atomic = atomic_insn(pc) || shmemu__chk_depth > 0;
+    if (o->atomic) {
+        if (shmemu__chk_depth == 0) {
+            shmemu__chk_enter(me);
+            as_store(me, v, v->site);
+            o->word = off & ~(size_t)7;
+            shmemu__chk_view_amo_begin(me, pe, o->word);
+            shmemu__chk_leave(me);
+            o->counted = 1;
+        }
+        v->map(me->tlj, pe, poff, at, v->page, 1);
+    } else {
+        o->before = v->buf + (size_t)v->nopen * v->page;
+        memcpy(o->before, shmemu__tl_ptr_direct(me->job, pe, poff), v->page);
+        mmap(at, v->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+             0);
+        memcpy(at, o->before, v->page);
+    }
+    v->nopen++;
+    if (took)
+        v->owns_lock = 1;
+    uc->uc_mcontext.gregs[REG_EFL] |= TRAP_FLAG;
+    errno = saved_errno;
+}
+
+static int install(void)
+{
+    if (installed)
+        return 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    /* NODEFER: the checker may fault again while handling one (a put whose
+     * source is a view). */
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_sigaction = on_segv;
+    if (sigaction(SIGSEGV, &sa, &prev_segv) != 0)
+        return -1;
+    sa.sa_sigaction = on_trap;
+    if (sigaction(SIGTRAP, &sa, &prev_trap) != 0) {
+        sigaction(SIGSEGV, &prev_segv, NULL);
+        return -1;
+    }
+    installed = 1;
+    return 0;
+}
+
+static struct view *view_of(shmemu__pe *me)
+{
+    struct view *v = the_view;
+    if (v && v->me == me)
+        return v;
+    const struct shmemu_transport_ops *t = me->job->transport;
+    if (v || !SHMEMU_TL_HAS(t, map_view) || !(t->caps & SHMEMU_TL_CAP_PROCESSES) ||
+        !(t->caps & SHMEMU_TL_CAP_LOAD_STORE))
+        return NULL;
+    v = calloc(1, sizeof(*v));
+    if (!v)
+        return NULL;
+    v->me = me;
+    v->map = t->map_view;
+    v->npes = me->npes;
+    v->page = (size_t)sysconf(_SC_PAGESIZE);
+    v->len = (me->heap_size + v->page - 1) & ~(v->page - 1);
+    v->stride = shmemu_tl_heap_stride(me->heap_size);
+    v->mapped = calloc((size_t)me->npes, 1);
+    v->buf = malloc(OPEN_MAX * v->page);
+    void *base = mmap(NULL, v->stride * (size_t)v->npes, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (!v->mapped || !v->buf || base == MAP_FAILED || install() != 0) {
+        if (base != MAP_FAILED)
+            munmap(base, v->stride * (size_t)v->npes);
+        free(v->mapped);
+        free(v->buf);
+        free(v);
+        return NULL;
+    }
+    v->base = base;
+    the_view = v;
+    return v;
+}
+
+void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
+{
+    if (pe == me->pe) /* its own heap: its own loads and stores, unchecked anyway */
+        return shmemu__tl_ptr_direct(me->job, pe, off);
+    shmemu__chk_enter(me);
+    struct view *v = view_of(me);
+    void *p = NULL;
+    if (v && !v->mapped[pe] &&
+        v->map(me->tlj, pe, 0, v->base + (size_t)pe * v->stride, v->len, 0) == SHMEMU_OK)
+        v->mapped[pe] = 1;
+    if (v && v->mapped[pe]) {
+        v->call = shmemu__is_osh_call(shmemu__user_call("shmemu_ptr")) ? "shmem_ptr store"
+                                                                          : "shmemu_ptr store";
+        p = v->base + (size_t)pe * v->stride + off;
+    }
+    shmemu__chk_leave(me);
+    return p;
+}
+
+void shmemu__check_ptr_fini(shmemu__pe *me)
+{
+    struct view *v = the_view;
+    if (!v || v->me != me)
+        return;
+    the_view = NULL;
+    munmap(v->base, v->stride * (size_t)v->npes);
+    free(v->dirty);
+    free(v->mapped);
+    free(v->buf);
+    free(v);
+}
+
+#else /* not x86-64: no pointers under the checker */
+
+void shmemu__chk_view_held(shmemu__pe *me, struct held *h) { (void)me, (void)h; }
+void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) { (void)me, (void)h; }
+
+void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
+{
+    return pe == me->pe ? shmemu__tl_ptr_direct(me->job, pe, off) : NULL;
+}
+
+void shmemu__check_ptr_fini(shmemu__pe *me) { (void)me; }
+
+#endif
