@@ -347,6 +347,137 @@ static void test_late_dest(void **state)
     planted_why(late_dest_bug, late_dest_ok, 3, 100, 0, "sync with puts in flight", "dest[");
 }
 
+/* Correct code that writes peers through shmemu_ptr is never accused, and
+ * gets what a pointer promises: its loads read the peer's heap, its own
+ * later store to the same bytes wins, a read-modify-write reads its own
+ * earlier stores, atomics stay atomic against the other PEs.  Sizes 1, 13,
+ * 4097 bytes across a page, 256 KiB by memcpy and 1 MiB + 3 by memset (rep
+ * movs and rep stos: one put each).  Where shmemu_ptr gives NULL for a peer
+ * under the checker (local, sim: one address space), the same effects go
+ * by RMA. */
+enum { PBIG = (1 << 20) + 3, PCOPY = 256 << 10 };
+
+static char pattern(int round, int writer, size_t i)
+{
+    return (char)(round * 31 + writer * 7 + (int)(i % 251));
+}
+
+static void put_or_store(char *peer, char *sym, const char *src, size_t n, int to)
+{
+    if (peer)
+        memcpy(peer, src, n);
+    else
+        PE_CHECK_OK(shmemu_putmem(sym, src, n, to));
+}
+
+static int body_ptr_ok(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), n = shmemu_n_pes(), to = (me + 1) % n, from = (me + n - 1) % n;
+    char *big = shmemu_calloc(PBIG, 1);
+    long *w = shmemu_calloc(64, sizeof(long));
+    long *counter = shmemu_calloc(1, sizeof(long));
+    uint64_t *flag = shmemu_calloc(1, sizeof(uint64_t));
+    char *src = malloc(PBIG), *want = malloc(PBIG);
+    PE_CHECK(big && w && counter && flag && src && want);
+    for (int i = 0; i < 64; i++)
+        w[i] = me * 1000 + i;
+    PE_CHECK(shmemu_ptr(w, me) == w); /* its own heap: its own address */
+    char *pb = shmemu_ptr(big, to);
+    long *pw = shmemu_ptr(w, to), *pc = shmemu_ptr(counter, 0);
+    PE_CHECK_EQ(pb != NULL, strcmp(shmemu_transport_name(), "shm") == 0);
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (pw) /* loads read the peer's heap */
+        for (int i = 0; i < 64; i++)
+            PE_CHECK_EQ(pw[i], to * 1000 + i);
+    PE_CHECK_OK(shmemu_barrier_all());
+    static const size_t at[] = {0, 3, 4090, 8192}, len[] = {1, 13, 4097, PCOPY};
+    for (int round = 1; round <= 2; round++) {
+        for (size_t i = 0; i < PBIG; i++)
+            src[i] = pattern(round, me, i);
+        for (int k = 0; k < 4; k++)
+            put_or_store(pb ? pb + at[k] : NULL, big + at[k], src + at[k], len[k], to);
+        /* memset of 1 MiB + 3 past the copies, and 100 bytes over the
+         * third: the later store wins */
+        if (pb) {
+            memset(pb + 8192 + PCOPY, round, PBIG - 8192 - PCOPY);
+            memset(pb + 4100, round + 1, 100);
+        } else {
+            memset(src + 8192 + PCOPY, round, PBIG - 8192 - PCOPY);
+            memset(src + 4100, round + 1, 100);
+            PE_CHECK_OK(shmemu_putmem(big + 8192 + PCOPY, src + 8192 + PCOPY,
+                                      PBIG - 8192 - PCOPY, to));
+            /* puts, unlike stores, are unordered without a fence */
+            PE_CHECK_OK(shmemu_fence());
+            PE_CHECK_OK(shmemu_putmem(big + 4100, src + 4100, 100, to));
+        }
+        for (int i = 0; i < 64; i++) {
+            if (pw && i) { /* each reads the store before it */
+                pw[i] += round;
+                pw[i] += 1;
+            } else if (pw) { /* two stores to one word: the second wins */
+                ((volatile long *)pw)[0] = -1;
+                ((volatile long *)pw)[0] = round;
+            } else if (i) {
+                PE_CHECK_OK(shmemu_long_atomic_add(&w[i], round + 1, to));
+            } else {
+                PE_CHECK_OK(shmemu_long_p(&w[0], round, to));
+            }
+        }
+        for (int k = 0; k < 50; k++)
+            if (pc)
+                __atomic_fetch_add(pc, 1, __ATOMIC_RELAXED);
+            else
+                PE_CHECK_OK(shmemu_long_atomic_add(counter, 1, 0));
+        PE_CHECK_OK(shmemu_fence());
+        PE_CHECK_OK(shmemu_uint64_atomic_set(flag, (uint64_t)round, to));
+        PE_CHECK_OK(shmemu_uint64_wait_until(flag, SHMEMU_CMP_GE, (uint64_t)round));
+        /* what the previous PE wrote here, from first principles */
+        memset(want, 0, PBIG);
+        for (int k = 0; k < 4; k++)
+            for (size_t i = at[k]; i < at[k] + len[k]; i++)
+                want[i] = pattern(round, from, i);
+        memset(want + 8192 + PCOPY, round, PBIG - 8192 - PCOPY);
+        memset(want + 4100, round + 1, 100);
+        if (round > 1) /* bytes no copy of this round wrote keep round 1's */
+            for (size_t i = 0; i < 8192; i++)
+                if (!(i < 1 || (i >= 3 && i < 16) || (i >= 4090 && i < 4090 + 4097)))
+                    want[i] = big[i];
+        for (size_t i = 0; i < PBIG; i++)
+            if (big[i] != want[i])
+                th_pe_fail(__FILE__, __LINE__, "round %d: big[%zu] = %d, not %d", round, i,
+                           big[i], want[i]);
+        PE_CHECK_EQ(w[0], round);
+        for (int i = 1; i < 64; i++)
+            PE_CHECK_EQ(w[i], me * 1000 + i + (round == 1 ? 2 : 5));
+        PE_CHECK_OK(shmemu_barrier_all());
+        if (me == 0)
+            PE_CHECK_EQ(*counter, 50L * n * round);
+        PE_CHECK_OK(shmemu_barrier_all());
+    }
+    free(src);
+    free(want);
+    return 0;
+}
+
+static void test_ptr_correct(void **state)
+{
+    (void)state;
+    static const char *const checks[] = {"fuzz:1", "fuzz:2,race", "race", "fuzz:9"};
+    for (int t = 0; t < th_transport_count(); t++)
+        for (int npes = 2; npes <= 4; npes++)
+            for (int c = 0; c < 4; c++) {
+                shmemu_opts o = {.npes = npes, .transport = th_transport(t),
+                                 .heap_size = TH_HEAP, .check = checks[c]};
+                char notes[4096] = "";
+                int rc = shmemu_launch(&o, body_ptr_ok, NULL);
+                shmemu_check_notes(notes, sizeof(notes));
+                if (rc != SHMEMU_OK)
+                    fail_msg("%s, %d PEs, %s: returned %d; notes: %s", th_transport(t), npes,
+                             checks[c], rc, notes);
+            }
+}
+
 /* The watchdog: PE 0 spins on a plain load, never entering the library
  * again, while PE 1 waits for it in a barrier. */
 static atomic_int never;
@@ -418,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_nbi_flag),
         cmocka_unit_test(test_amo_counter),
         cmocka_unit_test(test_ptr_flag),
+        cmocka_unit_test(test_ptr_correct),
         cmocka_unit_test(test_sync_only),
         cmocka_unit_test(test_early_ack),
         cmocka_unit_test(test_late_dest),
