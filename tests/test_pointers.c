@@ -78,6 +78,22 @@ static int body_ptr_ok(void *arg)
             PE_CHECK_OK(shmemu_fence());
             PE_CHECK_OK(shmemu_putmem(big + 4100, src + 4100, 100, to));
         }
+        if (pb) { /* its own stores, still held, read back through the pointer */
+            PE_CHECK_EQ(pb[8192 + PCOPY - 1], src[8192 + PCOPY - 1]);
+            PE_CHECK_EQ(pb[4100], (char)(round + 1));
+            PE_CHECK_EQ(pb[PBIG - 1], (char)round);
+#if defined(__x86_64__)
+            /* one instruction over three pages (memcpy adds a store of its
+             * head that lands it first): its last page reads it too */
+            memset(want, 0x70 + round, 3 * 4096);
+            void *d = pb + 8192 + 100;
+            const void *s = want;
+            size_t c = 3 * 4096;
+            __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(c) : : "memory");
+            PE_CHECK_EQ(pb[8192 + 100 + 3 * 4096 - 1], 0x70 + round);
+            memcpy(pb + 8192 + 100, src + 8192 + 100, 3 * 4096); /* as it was */
+#endif
+        }
         for (int i = 0; i < 64; i++) {
             if (pw && i) { /* each reads the store before it */
                 pw[i] += round;

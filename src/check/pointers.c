@@ -132,31 +132,38 @@ static char *page_at(const struct view *v, int pe, size_t off)
     return v->base + (size_t)pe * v->stride + (off & ~(v->page - 1));
 }
 
+/* Each page of [off, off + n) of pe's heap. */
+#define FOR_PAGES(v, pe, off, n, at)                                           \
+    for (char *at = page_at(v, pe, off), *at##_end = page_at(v, pe, (off) + (n) - 1); \
+         at <= at##_end; at += (v)->page)
+
 void shmemu__chk_view_held(shmemu__pe *me, struct held *h)
 {
     struct view *v = the_view;
     (void)me;
     if (!v || h->kind != H_PUT || !h->rma.nbytes)
         return;
-    char *at = page_at(v, h->rma.pe, h->rma.off);
-    struct dirty *d = dirty_of(v, at);
-    if (!d) {
-        if (v->ndirty == v->dcap) {
-            size_t cap = v->dcap ? v->dcap * 2 : 16;
-            struct dirty *n = realloc(v->dirty, cap * sizeof(*n));
-            if (!n)
-                return; /* untracked: the PE may read its store late, never wrongly ordered */
-            v->dirty = n;
-            v->dcap = cap;
-        }
-        d = &v->dirty[v->ndirty++];
-        d->at = at;
-        d->n = 0;
-        if (!is_open(v, at))
-            mprotect(at, v->page, PROT_NONE);
-    }
-    d->n++;
     h->view = 2;
+    FOR_PAGES(v, h->rma.pe, h->rma.off, h->rma.nbytes, at) {
+        struct dirty *d = dirty_of(v, at);
+        if (!d) {
+            if (v->ndirty == v->dcap) {
+                size_t cap = v->dcap ? v->dcap * 2 : 16;
+                struct dirty *nd = realloc(v->dirty, cap * sizeof(*nd));
+                if (!nd)
+                    continue; /* untracked: the PE may read its store late, never wrongly
+                                 ordered */
+                v->dirty = nd;
+                v->dcap = cap;
+            }
+            d = &v->dirty[v->ndirty++];
+            d->at = at;
+            d->n = 0;
+            if (!is_open(v, at))
+                mprotect(at, v->page, PROT_NONE);
+        }
+        d->n++;
+    }
 }
 
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h)
@@ -165,13 +172,14 @@ void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h)
     (void)me;
     if (!v || h->view != 2)
         return;
-    char *at = page_at(v, h->rma.pe, h->rma.off);
-    struct dirty *d = dirty_of(v, at);
-    if (!d || --d->n)
-        return;
-    *d = v->dirty[--v->ndirty];
-    if (!is_open(v, at)) /* an open page gets its mapping back when closed */
-        mprotect(at, v->page, PROT_READ);
+    FOR_PAGES(v, h->rma.pe, h->rma.off, h->rma.nbytes, at) {
+        struct dirty *d = dirty_of(v, at);
+        if (!d || --d->n)
+            continue;
+        *d = v->dirty[--v->ndirty];
+        if (!is_open(v, at)) /* an open page gets its mapping back when closed */
+            mprotect(at, v->page, PROT_READ);
+    }
 }
 
 /* A fault not ours: to whoever handled the signal before. */
