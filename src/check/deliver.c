@@ -79,6 +79,7 @@ int shmemu__chk_record_overtake(shmemu__pe *me, const struct held *h)
     o->active = 1;
     atomic_store_explicit(&o->seen, 0, memory_order_relaxed);
     o->y_seq = y->seq;
+    o->x_seq = h->seq;
     shmemu__chk_written(h, &o->x_lo, &o->x_hi);
     o->y_lo = y->rma.off;
     o->y_hi = y->rma.off + y->rma.nbytes;
@@ -140,16 +141,37 @@ static void record_write(shmemu__pe *me, const struct held *h)
              (unsigned long long)phi, dst);
 }
 
-/* Y (index i) was delivered: an overtake that waited for it is over. */
+/* Y was delivered: an overtake that waited for it is over, unless another
+ * put that X overtook as well (older than X, in Y's fence epoch) is still
+ * in flight: the overtake then waits for that one (a flag after many puts
+ * has overtaken all of them, not the oldest alone). */
 static void clear_overtake(shmemu__pe *me, const struct held *h)
 {
     if (h->kind != H_PUT || !me->job->check_ctl_off)
         return;
+    struct shmemu__chk *k = me->chk;
     struct chk_tgt *t = shmemu__chk_tgt(me, h->rma.pe);
     struct chk_ot *o = &t->ot[me->pe % CHK_OT];
     shmemu__chk_lock(&t->lock);
-    if (o->src == me->pe && o->y_seq == h->seq)
-        o->active = 0;
+    if (o->src == me->pe && o->active && o->y_seq == h->seq) {
+        const struct held *next = NULL;
+        for (size_t j = 0; j < k->n; j++) {
+            const struct held *c = &k->q[j];
+            if (c != h && c->kind == H_PUT && c->rma.nbytes && c->rma.pe == h->rma.pe &&
+                c->seq < o->x_seq && c->ctx == h->ctx && c->epoch == h->epoch &&
+                (!next || c->seq < next->seq))
+                next = c;
+        }
+        if (next) {
+            o->y_seq = next->seq;
+            o->y_lo = next->rma.off;
+            o->y_hi = next->rma.off + next->rma.nbytes;
+            shmemu__strlcpy(o->y_call, next->call ? next->call : "?", sizeof(o->y_call));
+            shmemu__strlcpy(o->y_site, shmemu__chk_site_name(k, next->site), sizeof(o->y_site));
+        } else {
+            o->active = 0;
+        }
+    }
     shmemu__chk_unlock(&t->lock);
 }
 

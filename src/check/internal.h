@@ -28,7 +28,7 @@ struct chk_ot {
     /* Set by the destination when it woke on X while Y was in flight: its
      * count of acts (below) then, plus one.  0: not yet. */
     _Atomic uint64_t seen;
-    uint64_t y_seq;
+    uint64_t y_seq, x_seq;
     uint64_t x_lo, x_hi; /* what X wrote (the flag) */
     uint64_t y_lo, y_hi; /* what Y will write (the data) */
     char x_call[CHK_CALL], y_call[CHK_CALL];
