@@ -4,6 +4,7 @@
  * accused and must get what a pointer promises; every store instruction
  * form the checker decodes must store exactly the bytes the CPU would.
  * (The planted bug, stores then a flag with no fence, is in test_check.) */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,85 @@ static void test_ptr_correct(void **state)
             }
 }
 
+/* ----------------------------------------------------- threads of a PE */
+
+/* Threads the program started store through the PE's pointer (they never
+ * call the library: their stores alone are seen), each into its own part
+ * of the peer's buffer; then the PE fences and flags. */
+enum { TSTORE_THREADS = 3, TSTORE_N = 300 };
+
+struct tstore {
+    long *peer;
+    int tid, round;
+};
+
+static void *thread_stores(void *p)
+{
+    struct tstore *a = p;
+    for (int i = 0; i < TSTORE_N; i++)
+        a->peer[a->tid * TSTORE_N + i] = a->round * 100000 + a->tid * 1000 + i;
+    return NULL;
+}
+
+static int body_threads(void *arg)
+{
+    (void)arg;
+    int got = -1;
+    PE_CHECK_OK(shmemu_init_thread(SHMEMU_THREAD_MULTIPLE, &got));
+    PE_CHECK_EQ(got, SHMEMU_THREAD_MULTIPLE);
+    int me = shmemu_my_pe(), n = shmemu_n_pes(), to = (me + 1) % n;
+    long *buf = shmemu_calloc(TSTORE_THREADS * TSTORE_N, sizeof(long));
+    uint64_t *flag = shmemu_calloc(1, sizeof(uint64_t));
+    PE_CHECK(buf && flag);
+    long *peer = shmemu_ptr(buf, to);
+    PE_CHECK(peer != NULL);
+    for (int round = 1; round <= 3; round++) {
+        pthread_t th[TSTORE_THREADS];
+        struct tstore a[TSTORE_THREADS];
+        for (int t = 0; t < TSTORE_THREADS; t++) {
+            a[t] = (struct tstore){peer, t, round};
+            PE_CHECK_EQ(pthread_create(&th[t], NULL, thread_stores, &a[t]), 0);
+        }
+        for (int t = 0; t < TSTORE_THREADS; t++)
+            pthread_join(th[t], NULL);
+        PE_CHECK_OK(shmemu_fence());
+        PE_CHECK_OK(shmemu_uint64_atomic_set(flag, (uint64_t)round, to));
+        PE_CHECK_OK(shmemu_uint64_wait_until(flag, SHMEMU_CMP_GE, (uint64_t)round));
+        for (int t = 0; t < TSTORE_THREADS; t++)
+            for (int i = 0; i < TSTORE_N; i++)
+                PE_CHECK_EQ(buf[t * TSTORE_N + i], round * 100000 + t * 1000 + i);
+        PE_CHECK_OK(shmemu_barrier_all());
+    }
+    PE_CHECK_OK(shmemu_finalize()); /* the reference init_thread took */
+    return 0;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    int shm = 0;
+    for (int t = 0; t < th_transport_count(); t++)
+        shm |= strcmp(th_transport(t), "shm") == 0;
+#if defined(__x86_64__)
+    if (!shm) {
+        print_message("# skipped: checked pointers exist on shm only, which is not under test\n");
+        return;
+    }
+    static const char *const checks[] = {"fuzz:1", "fuzz:3,race"};
+    for (int npes = 2; npes <= 3; npes++)
+        for (int c = 0; c < 2; c++) {
+            shmemu_opts o = {.npes = npes, .transport = "shm", .heap_size = TH_HEAP,
+                             .check = checks[c]};
+            int rc = shmemu_launch(&o, body_threads, NULL);
+            if (rc != SHMEMU_OK)
+                fail_msg("shm, %d PEs, %s: returned %d", npes, checks[c], rc);
+        }
+#else
+    (void)shm;
+    print_message("# skipped: checked pointers are x86-64 only (the fault's kind, the trap flag)\n");
+#endif
+}
+
 /* ------------------------------------------------ store instruction forms */
 
 #if defined(__x86_64__)
@@ -288,6 +368,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ptr_correct),
         cmocka_unit_test(test_store_forms),
+        cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,6 +111,17 @@ static int step_lock(void)
 
 static void step_unlock(void) { atomic_store_explicit(&stepper, 0, memory_order_release); }
 
+/* A thread the program started has no PE of its own until it calls the
+ * library; in a process that hosts one PE it is that PE's (threads.c), and
+ * the checker works as that PE while it handles the thread's store. */
+static shmemu__pe *adopt(struct view *v, shmemu__pe **was)
+{
+    *was = shmemu__self;
+    if (!*was)
+        shmemu__self = v->me;
+    return shmemu__self == v->me ? v->me : NULL;
+}
+
 static struct dirty *dirty_of(struct view *v, const char *at)
 {
     for (size_t i = 0; i < v->ndirty; i++)
@@ -610,10 +621,13 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
     if ((uintptr_t)uc->uc_mcontext.gregs[REG_RIP] == v->rip && v->nopen < OPEN_MAX - 1)
         return;
     uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)TRAP_FLAG;
-    shmemu__pe *me = v->me;
+    shmemu__pe *was;
+    shmemu__pe *me = adopt(v, &was);
     int saved_errno = errno;
-    close_pages(v, me);
+    if (me)
+        close_pages(v, me);
     errno = saved_errno;
+    shmemu__self = was;
 }
 
 static int in_view(const struct view *v, uintptr_t a)
@@ -680,15 +694,9 @@ static int emulate_store(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe,
     return 1;
 }
 
-static void on_segv(int sig, siginfo_t *si, void *ucv)
+static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, void *ucv)
 {
-    struct view *v = the_view;
-    shmemu__pe *me = shmemu__self;
-    uintptr_t a = (uintptr_t)si->si_addr, base = v ? (uintptr_t)v->base : 0;
-    if (!v || me != v->me || a < base || a - base >= v->stride * (size_t)v->npes) {
-        chain(&prev_segv, sig, si, ucv);
-        return;
-    }
+    uintptr_t a = (uintptr_t)si->si_addr, base = (uintptr_t)v->base;
     int pe = (int)((a - base) / v->stride);
     size_t off = (a - base) % v->stride;
     if (off >= v->len || !v->mapped[pe]) {
@@ -773,6 +781,22 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
         v->owns_lock = 1;
     uc->uc_mcontext.gregs[REG_EFL] |= TRAP_FLAG;
     errno = saved_errno;
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ucv)
+{
+    struct view *v = the_view;
+    shmemu__pe *was;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    shmemu__pe *me = v && in_view(v, a) ? adopt(v, &was) : NULL;
+    if (!me) {
+        if (v && in_view(v, a))
+            shmemu__self = was;
+        chain(&prev_segv, sig, si, ucv);
+        return;
+    }
+    on_fault(v, me, sig, si, ucv);
+    shmemu__self = was;
 }
 
 static int install(void)

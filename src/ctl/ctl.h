@@ -22,7 +22,7 @@
 #include "shmemu.h"
 
 #define SHMEMU__CTL_MAGIC 0x73686d75u /* "shmu" */
-#define SHMEMU__CTL_LAYOUT 4u
+#define SHMEMU__CTL_LAYOUT 5u
 #define SHMEMU__TEAMS_MAX 64 /* team slots per job, world included */
 #define SHMEMU__CALL_LEN 48
 #define SHMEMU__SITE_LEN 96
@@ -153,6 +153,11 @@ struct shmemu__ctl {
     int32_t npes;
     int32_t teams_max;
     uint64_t heap_size;
+    /* The whole area as its maker laid it out (the checker's and the
+     * wire-up's parts included): a program built from other sources than
+     * its launcher lays it out differently, and must refuse to join rather
+     * than read the checker's tables at the wrong offsets. */
+    uint64_t ctl_size;
     _Atomic int32_t error_mode;
     _Atomic int32_t abort_status; /* 0, or the status the job was aborted with */
     _Atomic int32_t abort_pe;     /* PE whose failure aborted it, -1 if none */

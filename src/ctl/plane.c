@@ -25,6 +25,7 @@ void shmemu__plane_init(struct shmemu__job *job, int error_mode)
     c->npes = job->tl.npes;
     c->teams_max = SHMEMU__TEAMS_MAX;
     c->heap_size = job->tl.heap_size;
+    c->ctl_size = job->tl.ctl_size;
     atomic_store(&c->error_mode, error_mode);
     atomic_store(&c->abort_pe, -1);
     /* Slots 0 and 1: SHMEMU_TEAM_WORLD and SHMEMU_TEAM_SHARED (every PE of a
@@ -63,7 +64,8 @@ int shmemu__plane_matches(struct shmemu__job *job)
 {
     const struct shmemu__ctl *c = job->tl.ctl;
     return c->magic == SHMEMU__CTL_MAGIC && c->layout == SHMEMU__CTL_LAYOUT &&
-           c->npes == job->tl.npes && c->heap_size == job->tl.heap_size;
+           c->npes == job->tl.npes && c->heap_size == job->tl.heap_size &&
+           c->ctl_size == job->tl.ctl_size;
 }
 
 int shmemu__plane_abort_status(struct shmemu__job *job)
