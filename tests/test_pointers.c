@@ -162,6 +162,32 @@ static void test_ptr_correct(void **state)
             }
 }
 
+/* body on shm, 2 and 3 PEs, under each of checks: where checked pointers
+ * exist.  Elsewhere a skip that says why. */
+static void on_shm(int (*body)(void *), const char *const *checks, int nchecks)
+{
+#if defined(__x86_64__)
+    int shm = 0;
+    for (int t = 0; t < th_transport_count(); t++)
+        shm |= strcmp(th_transport(t), "shm") == 0;
+    if (!shm) {
+        print_message("# skipped: checked pointers exist on shm only, which is not under test\n");
+        return;
+    }
+    for (int npes = 2; npes <= 3; npes++)
+        for (int c = 0; c < nchecks; c++) {
+            shmemu_opts o = {.npes = npes, .transport = "shm", .heap_size = TH_HEAP,
+                             .check = checks[c]};
+            int rc = shmemu_launch(&o, body, NULL);
+            if (rc != SHMEMU_OK)
+                fail_msg("shm, %d PEs, %s: returned %d", npes, checks[c], rc);
+        }
+#else
+    (void)body, (void)checks, (void)nchecks;
+    print_message("# skipped: checked pointers are x86-64 only (the fault's kind, the trap flag)\n");
+#endif
+}
+
 /* ----------------------------------------------------- threads of a PE */
 
 /* Threads the program started store through the PE's pointer (they never
@@ -218,27 +244,8 @@ static int body_threads(void *arg)
 static void test_threads(void **state)
 {
     (void)state;
-    int shm = 0;
-    for (int t = 0; t < th_transport_count(); t++)
-        shm |= strcmp(th_transport(t), "shm") == 0;
-#if defined(__x86_64__)
-    if (!shm) {
-        print_message("# skipped: checked pointers exist on shm only, which is not under test\n");
-        return;
-    }
     static const char *const checks[] = {"fuzz:1", "fuzz:3,race"};
-    for (int npes = 2; npes <= 3; npes++)
-        for (int c = 0; c < 2; c++) {
-            shmemu_opts o = {.npes = npes, .transport = "shm", .heap_size = TH_HEAP,
-                             .check = checks[c]};
-            int rc = shmemu_launch(&o, body_threads, NULL);
-            if (rc != SHMEMU_OK)
-                fail_msg("shm, %d PEs, %s: returned %d", npes, checks[c], rc);
-        }
-#else
-    (void)shm;
-    print_message("# skipped: checked pointers are x86-64 only (the fault's kind, the trap flag)\n");
-#endif
+    on_shm(body_threads, checks, 2);
 }
 
 /* ------------------------------------------------ store instruction forms */
@@ -342,24 +349,10 @@ static void test_store_forms(void **state)
 {
     (void)state;
 #if defined(__x86_64__)
-    int shm = 0;
-    for (int t = 0; t < th_transport_count(); t++)
-        shm |= strcmp(th_transport(t), "shm") == 0;
-    if (!shm) {
-        print_message("# skipped: checked pointers exist on shm only, which is not under test\n");
-        return;
-    }
     static const char *const checks[] = {"fuzz:1", "race", "fuzz:4,race"};
-    for (int npes = 2; npes <= 3; npes++)
-        for (int c = 0; c < 3; c++) {
-            shmemu_opts o = {.npes = npes, .transport = "shm", .heap_size = TH_HEAP,
-                             .check = checks[c]};
-            int rc = shmemu_launch(&o, body_forms, NULL);
-            if (rc != SHMEMU_OK)
-                fail_msg("shm, %d PEs, %s: returned %d", npes, checks[c], rc);
-        }
+    on_shm(body_forms, checks, 3);
 #else
-    print_message("# skipped: checked pointers are x86-64 only (the fault's kind, the trap flag)\n");
+    on_shm(NULL, NULL, 0);
 #endif
 }
 
