@@ -51,6 +51,7 @@
 #endif
 
 #include "../plugin.h"
+#include "../../common/small_copy.h"
 #include "shmemu.h"
 
 #define BLOB_MAGIC 0x75637831u /* "ucx1" */
@@ -680,7 +681,9 @@ static int start(struct shmemu_ucx_pe *p, char *why, size_t len)
 static void mapped_rma(char *heap, const struct shmemu_tl_rma *d)
 {
     char *at = heap + d->off;
-    if (d->nbytes)
+    /* a flag word moves in one atomic access, as mapped.c moves it */
+    if (d->op == SHMEMU_TL_PUT ? !shmemu_small_put(at, d->local, d->nbytes)
+                               : !shmemu_small_get(d->local, at, d->nbytes))
         memcpy(d->op == SHMEMU_TL_PUT ? at : d->local, d->op == SHMEMU_TL_PUT ? d->local : at,
                d->nbytes);
     if (d->op == SHMEMU_TL_PUT && d->sig_op != SHMEMU_TL_SIG_NONE) {
