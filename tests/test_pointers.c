@@ -188,6 +188,38 @@ static void on_shm(int (*body)(void *), const char *const *checks, int nchecks)
 #endif
 }
 
+/* ------------------------------------------------ flags through pointers */
+
+/* Data stored through a pointer, then the flag stored through one too with
+ * C11 release or sequentially consistent order and no fence: correct (the
+ * atomic orders the stores before it, on a CPU and with CUDA's system-scope
+ * atomics alike), so never accused.  On x86 a release store is a plain
+ * mov: stores through pointers therefore land in program order. */
+static int body_release_flag(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), n = shmemu_n_pes(), to = (me + 1) % n, from = (me + n - 1) % n;
+    long *data = shmemu_calloc(512, sizeof(long));
+    uint64_t *flag = shmemu_calloc(1, sizeof(uint64_t));
+    PE_CHECK(data && flag);
+    long *pd = shmemu_ptr(data, to);
+    uint64_t *pf = shmemu_ptr(flag, to);
+    PE_CHECK(pd && pf);
+    for (int round = 1; round <= 6; round++) {
+        for (int i = 0; i < 512; i++)
+            pd[i] = round * 10000 + me * 1000 + i;
+        if (round % 2)
+            __atomic_store_n(pf, (uint64_t)round, __ATOMIC_RELEASE);
+        else
+            __atomic_store_n(pf, (uint64_t)round, __ATOMIC_SEQ_CST);
+        PE_CHECK_OK(shmemu_uint64_wait_until(flag, SHMEMU_CMP_GE, (uint64_t)round));
+        for (int i = 0; i < 512; i++)
+            PE_CHECK_EQ(data[i], round * 10000 + from * 1000 + i);
+        PE_CHECK_OK(shmemu_barrier_all());
+    }
+    return 0;
+}
+
 /* ----------------------------------------------------- threads of a PE */
 
 /* Threads the program started store through the PE's pointer (they never
@@ -239,6 +271,14 @@ static int body_threads(void *arg)
     }
     PE_CHECK_OK(shmemu_finalize()); /* the reference init_thread took */
     return 0;
+}
+
+static void test_release_flag(void **state)
+{
+    (void)state;
+    static const char *const checks[] = {"fuzz:1", "fuzz:2,race", "fuzz:3", "fuzz:4,race",
+                                         "fuzz:5", "race"};
+    on_shm(body_release_flag, checks, 6);
 }
 
 static void test_threads(void **state)
@@ -362,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_ptr_correct),
         cmocka_unit_test(test_store_forms),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_release_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

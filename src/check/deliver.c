@@ -27,6 +27,14 @@ int shmemu__chk_deliverable(const struct shmemu__chk *k, size_t i)
     const struct held *h = &k->q[i];
     if (h->kind == H_GET)
         return 1;
+    /* Stores through pointers land in program order, whatever their
+     * target: on x86 a release store is a plain mov, and C11 (and CUDA's
+     * system-scope atomics) order earlier stores before it, so the checker
+     * cannot tell a flag that needs a fence from one that has none. */
+    if (h->view)
+        for (size_t j = 0; j < k->n; j++)
+            if (k->q[j].view && k->q[j].seq < h->seq)
+                return 0;
     for (size_t j = 0; j < k->n; j++)
         if (k->q[j].kind != H_GET && k->q[j].epoch < h->epoch && k->q[j].ctx == h->ctx &&
             shmemu__chk_target_of(&k->q[j]) == shmemu__chk_target_of(h))
@@ -309,6 +317,25 @@ static int writes_into(const struct held *h, int pe, size_t lo, size_t hi)
         return 1;
     /* a put with signal: its data too */
     return h->kind == H_PUT && h->rma.nbytes && h->rma.off < hi && lo < h->rma.off + h->rma.nbytes;
+}
+
+void shmemu__chk_land_views(shmemu__pe *me)
+{
+    struct shmemu__chk *k = me->chk;
+    for (;;) {
+        size_t oldest = SIZE_MAX;
+        int any = 0;
+        for (size_t j = 0; j < k->n; j++) {
+            if (k->q[j].kind == H_GET)
+                continue;
+            any |= k->q[j].view != 0;
+            if (oldest == SIZE_MAX || k->q[j].seq < k->q[oldest].seq)
+                oldest = j;
+        }
+        if (!any)
+            return;
+        shmemu__chk_deliver(me, oldest);
+    }
 }
 
 void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi)

@@ -213,6 +213,10 @@ void shmemu__chk_stamp(shmemu__pe *me, struct held *h, int flag, size_t flag_off
  * writes [lo, hi): its own later accesses of those bytes then see it. */
 void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi) SHMEMU__HIDDEN;
 
+/* Deliver, oldest first, what this PE holds until no store through a
+ * pointer is held: an atomic instruction orders them before itself. */
+void shmemu__chk_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
+
 /* Checked pointers (pointers.c): a store through one was held (h->view
  * becomes 2: its page now faults on loads), or one held has landed. */
 void shmemu__chk_view_held(shmemu__pe *me, struct held *h) SHMEMU__HIDDEN;

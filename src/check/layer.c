@@ -99,6 +99,11 @@ void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
     h.amo.width = 8;
     shmemu__chk_stamp(me, &h, 1, off);
     if (k->fuzz) {
+        /* A lock-prefixed instruction is a full barrier on x86, and the
+         * program's atomic may be a release (C11 cannot be told from the
+         * instruction): the stores through pointers before it land first.
+         * The puts of the library's own it may overtake, as an AMO may. */
+        shmemu__chk_land_views(me);
         shmemu__chk_deliver_fenced(me, pe);
         h.seq = k->seq + 1; /* newer than everything held */
         h.epoch = shmemu__chk_fence_epoch(k, h.ctx);
