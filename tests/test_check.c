@@ -300,7 +300,7 @@ static void test_amo_counter(void **state)
 static void test_ptr_flag(void **state)
 {
     (void)state;
-    planted(ptr_flag_bug, ptr_flag_ok, 4, 100, 0, "flag before data");
+    planted(ptr_flag_bug, ptr_flag_ok, 4, 100, 1, "flag before data");
     /* Where pointers are checked views (shm), the note names the store
      * and where the program made it. */
     int shm = 0;

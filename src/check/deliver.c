@@ -22,22 +22,24 @@ int shmemu__chk_target_of(const struct held *h)
 
 /* Gets are ordered by nothing but quiet; puts and AMOs to one PE by a
  * fence on their context. */
-int shmemu__chk_deliverable(const struct shmemu__chk *k, size_t i)
+int shmemu__chk_orders(const struct held *a, const struct held *h)
 {
-    const struct held *h = &k->q[i];
-    if (h->kind == H_GET)
-        return 1;
+    if (a->kind == H_GET || h->kind == H_GET)
+        return 0;
     /* Stores through pointers land in program order, whatever their
      * target: on x86 a release store is a plain mov, and C11 (and CUDA's
      * system-scope atomics) order earlier stores before it, so the checker
      * cannot tell a flag that needs a fence from one that has none. */
-    if (h->view)
-        for (size_t j = 0; j < k->n; j++)
-            if (k->q[j].view && k->q[j].seq < h->seq)
-                return 0;
+    if (h->view && a->view && a->seq < h->seq)
+        return 1;
+    return a->epoch < h->epoch && a->ctx == h->ctx &&
+           shmemu__chk_target_of(a) == shmemu__chk_target_of(h);
+}
+
+int shmemu__chk_deliverable(const struct shmemu__chk *k, size_t i)
+{
     for (size_t j = 0; j < k->n; j++)
-        if (k->q[j].kind != H_GET && k->q[j].epoch < h->epoch && k->q[j].ctx == h->ctx &&
-            shmemu__chk_target_of(&k->q[j]) == shmemu__chk_target_of(h))
+        if (shmemu__chk_orders(&k->q[j], &k->q[i]))
             return 0;
     return 1;
 }
@@ -57,44 +59,61 @@ void shmemu__chk_written(const struct held *h, uint64_t *lo, uint64_t *hi)
     }
 }
 
+/* The oldest held put that X (issued seq x_seq on context x_ctx after fence
+ * epoch x_epoch, to pe) overtakes: one with no fence between them on
+ * their one context (no fence at all orders two contexts); skip: X itself
+ * or the one that just landed.  NULL: none. */
+static const struct held *oldest_overtaken(const struct shmemu__chk *k, const struct held *skip,
+                                           int pe, uint64_t x_seq, int x_ctx, uint64_t x_epoch)
+{
+    const struct held *y = NULL;
+    for (size_t j = 0; j < k->n; j++) {
+        const struct held *c = &k->q[j];
+        if (c != skip && c->kind == H_PUT && c->rma.nbytes && c->seq < x_seq &&
+            (c->ctx != x_ctx || c->epoch == x_epoch) && c->rma.pe == pe &&
+            (!y || c->seq < y->seq))
+            y = c;
+    }
+    return y;
+}
+
+/* The overtake now waits for y (the caller holds the target's lock). */
+static void set_y(struct shmemu__chk *k, struct chk_ot *o, const struct held *y)
+{
+    o->y_seq = y->seq;
+    o->y_lo = y->rma.off;
+    o->y_hi = y->rma.off + y->rma.nbytes;
+    shmemu__strlcpy(o->y_call, y->call ? y->call : "?", sizeof(o->y_call));
+    shmemu__strlcpy(o->y_site, shmemu__chk_site_name(k, y->site), sizeof(o->y_site));
+}
+
 /* X (index x) is about to be delivered: if it overtakes an earlier put to
  * the same PE from the same fence epoch, remember it on the destination,
  * so that a wait woken by X while that put is still in flight is noted. */
 int shmemu__chk_record_overtake(shmemu__pe *me, const struct held *h)
 {
     struct shmemu__chk *k = me->chk;
-    const struct held *y = NULL;
     if (h->kind == H_GET || !me->job->check_ctl_off)
         return 0;
-    for (size_t j = 0; j < k->n; j++) {
-        const struct held *c = &k->q[j];
-        /* no fence between them on their one context; no fence at all
-         * orders two contexts */
-        int unordered = c->ctx != h->ctx || c->epoch == h->epoch;
-        if (c != h && c->kind == H_PUT && c->rma.nbytes && c->seq < h->seq && unordered &&
-            c->rma.pe == shmemu__chk_target_of(h) && (!y || c->seq < y->seq))
-            y = c;
-    }
+    int pe = shmemu__chk_target_of(h);
+    const struct held *y = oldest_overtaken(k, h, pe, h->seq, h->ctx, h->epoch);
     if (!y)
         return 0;
-    struct chk_tgt *t = shmemu__chk_tgt(me, shmemu__chk_target_of(h));
+    struct chk_tgt *t = shmemu__chk_tgt(me, pe);
     struct chk_ot *o = &t->ot[me->pe % CHK_OT];
-    char xs[CHK_SITE], ys[CHK_SITE];
+    char xs[CHK_SITE];
     shmemu__strlcpy(xs, shmemu__chk_site_name(k, h->site), sizeof(xs));
-    shmemu__strlcpy(ys, shmemu__chk_site_name(k, y->site), sizeof(ys));
     shmemu__chk_lock(&t->lock);
     o->src = me->pe;
     o->active = 1;
     atomic_store_explicit(&o->seen, 0, memory_order_relaxed);
-    o->y_seq = y->seq;
     o->x_seq = h->seq;
+    o->x_ctx = h->ctx;
+    o->x_epoch = h->epoch;
     shmemu__chk_written(h, &o->x_lo, &o->x_hi);
-    o->y_lo = y->rma.off;
-    o->y_hi = y->rma.off + y->rma.nbytes;
     shmemu__strlcpy(o->x_call, h->call ? h->call : "?", sizeof(o->x_call));
-    shmemu__strlcpy(o->y_call, y->call ? y->call : "?", sizeof(o->y_call));
     memcpy(o->x_site, xs, sizeof(xs));
-    memcpy(o->y_site, ys, sizeof(ys));
+    set_y(k, o, y);
     shmemu__chk_unlock(&t->lock);
     return 1;
 }
@@ -150,9 +169,9 @@ static void record_write(shmemu__pe *me, const struct held *h)
 }
 
 /* Y was delivered: an overtake that waited for it is over, unless another
- * put that X overtook as well (older than X, in Y's fence epoch) is still
- * in flight: the overtake then waits for that one (a flag after many puts
- * has overtaken all of them, not the oldest alone). */
+ * put that X overtook as well is still in flight: the overtake then waits
+ * for that one (a flag after many puts has overtaken all of them, not the
+ * oldest alone). */
 static void clear_overtake(shmemu__pe *me, const struct held *h)
 {
     if (h->kind != H_PUT || !me->job->check_ctl_off)
@@ -162,23 +181,12 @@ static void clear_overtake(shmemu__pe *me, const struct held *h)
     struct chk_ot *o = &t->ot[me->pe % CHK_OT];
     shmemu__chk_lock(&t->lock);
     if (o->src == me->pe && o->active && o->y_seq == h->seq) {
-        const struct held *next = NULL;
-        for (size_t j = 0; j < k->n; j++) {
-            const struct held *c = &k->q[j];
-            if (c != h && c->kind == H_PUT && c->rma.nbytes && c->rma.pe == h->rma.pe &&
-                c->seq < o->x_seq && c->ctx == h->ctx && c->epoch == h->epoch &&
-                (!next || c->seq < next->seq))
-                next = c;
-        }
-        if (next) {
-            o->y_seq = next->seq;
-            o->y_lo = next->rma.off;
-            o->y_hi = next->rma.off + next->rma.nbytes;
-            shmemu__strlcpy(o->y_call, next->call ? next->call : "?", sizeof(o->y_call));
-            shmemu__strlcpy(o->y_site, shmemu__chk_site_name(k, next->site), sizeof(o->y_site));
-        } else {
+        const struct held *y =
+            oldest_overtaken(k, h, h->rma.pe, o->x_seq, o->x_ctx, o->x_epoch);
+        if (y)
+            set_y(k, o, y);
+        else
             o->active = 0;
-        }
     }
     shmemu__chk_unlock(&t->lock);
 }
@@ -307,10 +315,9 @@ void shmemu__chk_deliver(shmemu__pe *me, size_t i)
     free(h.rel);
 }
 
-static int writes_into(const struct held *h, int pe, size_t lo, size_t hi)
+/* h (to the PE landed for) writes bytes of [lo, hi). */
+static int writes_into(const struct held *h, size_t lo, size_t hi)
 {
-    if (h->kind == H_GET || shmemu__chk_target_of(h) != pe)
-        return 0;
     uint64_t a, b;
     shmemu__chk_written(h, &a, &b);
     if (a < hi && lo < b)
@@ -319,17 +326,22 @@ static int writes_into(const struct held *h, int pe, size_t lo, size_t hi)
     return h->kind == H_PUT && h->rma.nbytes && h->rma.off < hi && lo < h->rma.off + h->rma.nbytes;
 }
 
-void shmemu__chk_land_views(shmemu__pe *me)
+/* Deliver, oldest first, what this PE holds (for pe; -1: for any PE) while
+ * something held matches. */
+static void land_while(shmemu__pe *me, int pe, int (*match)(const struct held *h, size_t lo,
+                                                             size_t hi),
+                       size_t lo, size_t hi)
 {
     struct shmemu__chk *k = me->chk;
     for (;;) {
         size_t oldest = SIZE_MAX;
         int any = 0;
         for (size_t j = 0; j < k->n; j++) {
-            if (k->q[j].kind == H_GET)
+            const struct held *h = &k->q[j];
+            if (h->kind == H_GET || (pe >= 0 && shmemu__chk_target_of(h) != pe))
                 continue;
-            any |= k->q[j].view != 0;
-            if (oldest == SIZE_MAX || k->q[j].seq < k->q[oldest].seq)
+            any |= match(h, lo, hi);
+            if (oldest == SIZE_MAX || h->seq < k->q[oldest].seq)
                 oldest = j;
         }
         if (!any)
@@ -338,24 +350,20 @@ void shmemu__chk_land_views(shmemu__pe *me)
     }
 }
 
+static int is_view(const struct held *h, size_t lo, size_t hi)
+{
+    (void)lo, (void)hi;
+    return h->view != 0;
+}
+
+void shmemu__chk_land_views(shmemu__pe *me)
+{
+    land_while(me, -1, is_view, 0, 0);
+}
+
 void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi)
 {
-    struct shmemu__chk *k = me->chk;
-    for (;;) {
-        size_t oldest = SIZE_MAX;
-        int any = 0;
-        for (size_t j = 0; j < k->n; j++) {
-            const struct held *h = &k->q[j];
-            if (h->kind == H_GET || shmemu__chk_target_of(h) != pe)
-                continue;
-            any |= writes_into(h, pe, lo, hi);
-            if (oldest == SIZE_MAX || h->seq < k->q[oldest].seq)
-                oldest = j;
-        }
-        if (!any)
-            return;
-        shmemu__chk_deliver(me, oldest);
-    }
+    land_while(me, pe, writes_into, lo, hi);
 }
 
 /* Which held operation goes next: mostly the newest one allowed (the order

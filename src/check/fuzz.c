@@ -319,10 +319,7 @@ int shmemu__chk_enqueue(shmemu__pe *me, struct held *h)
     h->due_ns = now + shmemu__chk_afford(k, hold_ns(k, now));
     int fenced = 0;
     for (size_t j = 0; j < k->n && !fenced; j++)
-        fenced = (k->q[j].kind != H_GET && h->kind != H_GET && k->q[j].epoch < h->epoch &&
-                  k->q[j].ctx == h->ctx &&
-                  shmemu__chk_target_of(&k->q[j]) == shmemu__chk_target_of(h)) ||
-                 (h->view && k->q[j].view); /* in program order (deliverable) */
+        fenced = shmemu__chk_orders(&k->q[j], h);
     if (!fenced && shmemu__chk_one_in(k, 8)) {
         if (shmemu__chk_record_overtake(me, h) && shmemu__chk_is_flag(h))
             shmemu__chk_pause_for(me, shmemu__chk_target_of(h), 0);

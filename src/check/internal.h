@@ -28,7 +28,9 @@ struct chk_ot {
     /* Set by the destination when it woke on X while Y was in flight: its
      * count of acts (below) then, plus one.  0: not yet. */
     _Atomic uint64_t seen;
-    uint64_t y_seq, x_seq;
+    uint64_t y_seq;
+    uint64_t x_seq, x_epoch; /* X's issue order and fence epoch, */
+    int32_t x_ctx, pad2;     /* and its context */
     uint64_t x_lo, x_hi; /* what X wrote (the flag) */
     uint64_t y_lo, y_hi; /* what Y will write (the data) */
     char x_call[CHK_CALL], y_call[CHK_CALL];
@@ -188,6 +190,9 @@ const char * shmemu__chk_site_name(struct shmemu__chk *k, void *addr) SHMEMU__HI
 struct chk_tgt * shmemu__chk_tgt(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
 void shmemu__chk_bump_activity(shmemu__pe *me, int acted) SHMEMU__HIDDEN;
 int shmemu__chk_target_of(const struct held *h) SHMEMU__HIDDEN;
+/* Must a (held) land before h: a fence between them on one context to one
+ * PE, or both stores through pointers (program order). */
+int shmemu__chk_orders(const struct held *a, const struct held *h) SHMEMU__HIDDEN;
 int shmemu__chk_deliverable(const struct shmemu__chk *k, size_t i) SHMEMU__HIDDEN;
 void shmemu__chk_written(const struct held *h, uint64_t *lo, uint64_t *hi) SHMEMU__HIDDEN;
 int shmemu__chk_record_overtake(shmemu__pe *me, const struct held *h) SHMEMU__HIDDEN;

@@ -537,31 +537,41 @@ static int decode_store(const ucontext_t *uc, struct store *st)
     return 1;
 }
 
-/* What the checker is told next is a store through a pointer, made at
- * site (the caller holds the PE's checker state). */
-static void as_store(shmemu__pe *me, struct view *v, void *site)
+/* What the checker is told between store_begin and store_end is a store
+ * through a pointer, made at v->site; the library call it was in the
+ * middle of (if any) is its call again afterwards. */
+struct told {
+    const char *call;
+    void *site;
+};
+
+static struct told store_begin(shmemu__pe *me, struct view *v)
 {
     struct shmemu__chk *k = me->chk;
+    shmemu__chk_enter(me);
+    struct told was = {k->call, k->site};
     k->call = v->call;
-    k->site = site;
+    k->site = v->site;
+    return was;
+}
+
+static void store_end(shmemu__pe *me, struct told was)
+{
+    me->chk->call = was.call;
+    me->chk->site = was.site;
+    shmemu__chk_leave(me);
 }
 
 static void issue_put(shmemu__pe *me, struct view *v, int pe, size_t off, void *bytes,
                       size_t n)
 {
-    struct shmemu__chk *k = me->chk;
-    shmemu__chk_enter(me);
-    const char *call = k->call;
-    void *site = k->site;
-    as_store(me, v, v->site);
-    k->view_store = 1;
+    struct told was = store_begin(me, v);
+    me->chk->view_store = 1;
     struct shmemu_tl_rma d = {.op = SHMEMU_TL_PUT, .pe = pe, .off = off, .local = bytes,
                               .nbytes = n, .sig_op = SHMEMU_TL_SIG_NONE};
     (void)me->job->ops->rma(me->tlj, &d);
-    k->view_store = 0;
-    k->call = call;
-    k->site = site;
-    shmemu__chk_leave(me);
+    me->chk->view_store = 0;
+    store_end(me, was);
 }
 
 /* The stepped instruction is done: every page it opened gets its shared
@@ -595,10 +605,9 @@ static void close_pages(struct view *v, shmemu__pe *me)
             mprotect(done[i].at, v->page, PROT_NONE);
     for (int i = 0; i < n; i++) {
         if (done[i].atomic && done[i].counted) {
-            shmemu__chk_enter(me);
-            as_store(me, v, v->site);
+            struct told was = store_begin(me, v);
             shmemu__chk_view_amo_end(me, done[i].pe, done[i].word);
-            shmemu__chk_leave(me);
+            store_end(me, was);
         } else if (hi[i] > lo[i]) {
             issue_put(me, v, done[i].pe, done[i].off + lo[i], done[i].before + lo[i],
                       hi[i] - lo[i]);
@@ -761,11 +770,10 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
     o->atomic = atomic_insn(pc) || shmemu__chk_depth > 0;
     if (o->atomic) {
         if (shmemu__chk_depth == 0) {
-            shmemu__chk_enter(me);
-            as_store(me, v, v->site);
             o->word = off & ~(size_t)7;
+            struct told was = store_begin(me, v);
             shmemu__chk_view_amo_begin(me, pe, o->word);
-            shmemu__chk_leave(me);
+            store_end(me, was);
             o->counted = 1;
         }
         v->map(me->tlj, pe, poff, at, v->page, 1);

@@ -12,38 +12,29 @@
  * order (an earlier put stays ahead on weakly ordered machines too), gets
  * load with acquire.  The orders must be constants: GCC turns a variable
  * order into seq_cst, a full barrier per call. */
+/* One naturally aligned move of a T (a misaligned one is not ours: 0). */
+#define SMALL_MOVE(T, dst, src, store_order, load_order)                       \
+    do {                                                                       \
+        if (((uintptr_t)(dst) | (uintptr_t)(src)) & (sizeof(T) - 1))           \
+            return 0;                                                          \
+        __atomic_store_n((T *)(dst), __atomic_load_n((const T *)(src), load_order), \
+                         store_order);                                         \
+        return 1;                                                              \
+    } while (0)
+
 #define SMALL_COPY(dst, src, n, store_order, load_order)                       \
     do {                                                                       \
-        uintptr_t a_ = (uintptr_t)(dst) | (uintptr_t)(src);                    \
         switch (n) {                                                           \
         case 0: /* nothing to move; src may legally be NULL */                 \
             return 1;                                                          \
         case 1:                                                                \
-            __atomic_store_n((uint8_t *)(dst),                                 \
-                             __atomic_load_n((const uint8_t *)(src), load_order), \
-                             store_order);                                     \
-            return 1;                                                          \
+            SMALL_MOVE(uint8_t, dst, src, store_order, load_order);            \
         case 2:                                                                \
-            if (a_ & 1)                                                        \
-                return 0;                                                      \
-            __atomic_store_n((uint16_t *)(dst),                                \
-                             __atomic_load_n((const uint16_t *)(src), load_order), \
-                             store_order);                                     \
-            return 1;                                                          \
+            SMALL_MOVE(uint16_t, dst, src, store_order, load_order);           \
         case 4:                                                                \
-            if (a_ & 3)                                                        \
-                return 0;                                                      \
-            __atomic_store_n((uint32_t *)(dst),                                \
-                             __atomic_load_n((const uint32_t *)(src), load_order), \
-                             store_order);                                     \
-            return 1;                                                          \
+            SMALL_MOVE(uint32_t, dst, src, store_order, load_order);           \
         case 8:                                                                \
-            if (a_ & 7)                                                        \
-                return 0;                                                      \
-            __atomic_store_n((uint64_t *)(dst),                                \
-                             __atomic_load_n((const uint64_t *)(src), load_order), \
-                             store_order);                                     \
-            return 1;                                                          \
+            SMALL_MOVE(uint64_t, dst, src, store_order, load_order);           \
         default:                                                               \
             return 0;                                                          \
         }                                                                      \
