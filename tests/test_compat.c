@@ -333,7 +333,8 @@ static void test_global_exit(void **state)
 /* A typed put whose byte count overflows size_t, or that runs past the
  * end of the symmetric static data, a put on a destroyed context, a
  * context destroyed twice, a lock set twice by one thread, a lock cleared
- * that the PE never set: one line saying so, the job ended.  A wait on a
+ * that the PE never set, the default context destroyed, a lock on the
+ * stack, a block freed twice: one line saying so, the job ended.  A wait on a
  * static flag nobody sets, or a shmem_long_g loop polling one: the
  * deadlock or livelock report names the routine and the variable. */
 static void test_misuse(void **state)
@@ -347,7 +348,9 @@ static void test_misuse(void **state)
         "shmemu: PE 0/2 shmem_clear_lock: lock 0x",
         ("shmemu:   PE 0/2 in shmem_int_wait_until(ivar=stuck_flag+0x4, SHMEM_CMP_EQ, 5): "
          "ivar is 0\n"),
-        "shmemu:   PE 0/2 polls shmem_long_g on polled_flag+0 of PE 1 (8 bytes) at "};
+        "shmemu:   PE 0/2 polls shmem_long_g on polled_flag+0 of PE 1 (8 bytes) at ",
+        "/2 shmem_ctx_destroy: ctx is SHMEM_CTX_DEFAULT", "/2 shmem_set_lock: lock 0x",
+        "shmemu: PE 0/2 shmem_free: ptr 0x"};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
                                        "global+0) runs past the end",
                                        " was destroyed (shmem_ctx_destroy)\n",
@@ -356,8 +359,16 @@ static void test_misuse(void **state)
                                        (" is not held by this PE (no shmem_set_lock, or "
                                         "successful shmem_test_lock, took it)\n"),
                                        "shmemu:   PE 1/2 in shmem_barrier_all (",
-                                       "shmemu:   PE 1/2 in shmem_barrier_all ("};
-    for (int k = 0; k < 8; k++) {
+                                       "shmemu:   PE 1/2 in shmem_barrier_all (",
+                                       ", which is the library's and cannot be destroyed\n",
+                                       (" is not symmetric: a lock is a symmetric long (a "
+                                        "global or static variable, or from shmem_malloc) "
+                                        "set to 0\n"),
+                                       (" is not an allocated block: it was freed already, "
+                                        "or never returned by shmem_malloc\n")};
+    static const int cases[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11};
+    for (int i = 0; i < 11; i++) {
+        int k = cases[i];
         char ks[16];
         snprintf(ks, sizeof(ks), "%d", k);
         char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"),
@@ -366,8 +377,8 @@ static void test_misuse(void **state)
         th_run_cmd(argv, NULL, &o);
         /* Each report names the OpenSHMEM routine called, never the shmemu
          * call under it, and a site in the program, not in shmem.h. */
-        if (exited(&o, 0) || strstr(o.out, "FAIL") || !strstr(o.out, want[k]) ||
-            !strstr(o.out, tail[k]) || strstr(o.out, "shmemu_"))
+        if (exited(&o, 0) || strstr(o.out, "FAIL") || !strstr(o.out, want[i]) ||
+            !strstr(o.out, tail[i]) || strstr(o.out, "shmemu_"))
             fail_msg("case %d: status %#x, output:\n%s", k, o.status, o.out);
     }
 }

@@ -82,6 +82,50 @@ static void test_overflow(void **state)
     free(err);
 }
 
+/* A bad free names the mistake: a pointer into a block, a block freed
+ * already, an address outside the heap; the heap is left as it was. */
+static int body_bad_free(void *arg)
+{
+    (void)arg;
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_RETURN));
+    char *a = shmemu_malloc(256), *b = shmemu_malloc(256);
+    PE_CHECK(a != NULL && b != NULL);
+    memset(b, 0x5a, 256);
+    shmemu_free(a + 8);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EINVAL);
+    shmemu_free(a);
+    PE_CHECK_OK(shmemu_last_status());
+    shmemu_free(a);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EINVAL);
+    char local[16];
+    shmemu_free(local);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EINVAL);
+    for (int i = 0; i < 256; i++)
+        PE_CHECK_EQ(b[i], 0x5a);
+    shmemu_free(b);
+    PE_CHECK_OK(shmemu_last_status());
+    check_still_works();
+    return 0;
+}
+
+static void test_bad_free(void **state)
+{
+    (void)state;
+    th_capture_start();
+    th_run(body_bad_free, NULL, TH_NPES(1, 3), (size_t)2 << 20);
+    char *err = th_capture_stop();
+    assert_non_null(strstr(err, "shmemu: PE 0/3 shmemu_free: ptr 0x"));
+    assert_non_null(strstr(err, " is 8 bytes into the block at 0x"));
+    assert_non_null(strstr(err, ": pass the address shmemu_malloc returned\n"));
+    assert_non_null(strstr(err, " is not an allocated block: it was freed already, or never "
+                                "returned by shmemu_malloc\n"));
+    assert_non_null(strstr(err, " is not in the symmetric heap (not a block returned by "
+                                "shmemu_malloc)\n"));
+    /* PE 0 alone speaks for the PEs, which all made the same call */
+    assert_null(strstr(err, "PE 1/3 shmemu_free"));
+    free(err);
+}
+
 /* Defect: the reserved team workspaces could be freed or realloc'd, and
  * later blocks then overlapped every team's signal words. */
 static int body_workspace(void *arg)
@@ -422,7 +466,7 @@ int main(void)
         cmocka_unit_test(test_overflow),    cmocka_unit_test(test_workspace),
         cmocka_unit_test(test_destroy),     cmocka_unit_test(test_mixed_calls),
         cmocka_unit_test(test_mixed_abort), cmocka_unit_test(test_coll_args),
-        cmocka_unit_test(test_align),
+        cmocka_unit_test(test_align),       cmocka_unit_test(test_bad_free),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests_name("misuse", tests, NULL, NULL);

@@ -322,13 +322,30 @@ static size_t block_start(shmemu__pe *me, const void *ptr)
  * (every PE refuses alike: the calls agreed). */
 static int not_a_block(shmemu__pe *me, const char *call, const void *ptr, size_t off)
 {
+    const char *api = shmemu__api_of(shmemu__user_call(call));
     if (off == WORKSPACE)
         return shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
                                        "ptr %p is in a team workspace, which the library "
-                                       "reserves (not a block returned by shmemu_malloc)",
-                                       ptr);
+                                       "reserves (not a block returned by %s_malloc)",
+                                       ptr, api);
+    /* Say which mistake it is: a double free and a pointer into the middle
+     * of a block are the common ones. */
+    size_t at = (size_t)((uintptr_t)ptr - (uintptr_t)me->heap);
+    const struct shmemu__blk *b = at < me->heap_size ? shmemu__heap_find(&me->alloc, at) : NULL;
+    if (!b)
+        return shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
+                                       "ptr %p is not in the symmetric heap (not a block "
+                                       "returned by %s_malloc)",
+                                       ptr, api);
+    if (!b->used)
+        return shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
+                                       "ptr %p is not an allocated block: it was freed "
+                                       "already, or never returned by %s_malloc",
+                                       ptr, api);
     return shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
-                                   "ptr %p is not a block returned by shmemu_malloc", ptr);
+                                   "ptr %p is %zu bytes into the block at %p: pass the "
+                                   "address %s_malloc returned",
+                                   ptr, at - b->off, (void *)(me->heap + b->off), api);
 }
 
 void shmemu_free(void *ptr)

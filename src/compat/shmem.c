@@ -217,8 +217,14 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx)
 
 void shmem_ctx_destroy(shmem_ctx_t ctx)
 {
-    if (!ctx || ctx == SHMEM_CTX_DEFAULT)
+    if (!ctx)
+        return; /* SHMEM_CTX_INVALID: nothing to do (1.5) */
+    if (ctx == SHMEM_CTX_DEFAULT) {
+        (void)shmemu_error(SHMEMU_EINVAL, "shmem_ctx_destroy",
+                           "ctx is SHMEM_CTX_DEFAULT, which is the library's and cannot be "
+                           "destroyed");
         return;
+    }
     if (ctx->id == CTX_DEAD) {
         (void)shmemu_error(SHMEMU_EINVAL, "shmem_ctx_destroy",
                            "ctx %p was destroyed already", (void *)ctx);
@@ -310,8 +316,31 @@ static int held_locks(const long *lock, int op)
     return held;
 }
 
+/* A lock is a symmetric long: said so in the lock routine's own words
+ * (the atomics under it would name their dest).  Outside a PE the atomic
+ * reports that instead. */
+static int lock_bad(const char *call, const long *lock)
+{
+    if (shmemu_my_pe() < 0)
+        return 0;
+    if (!lock)
+        return shmemu_error(SHMEMU_EINVAL, call, "lock is NULL");
+    if ((uintptr_t)lock % sizeof(long))
+        return shmemu_error(SHMEMU_EINVAL, call, "lock %p is not aligned to its 8-byte long",
+                            (const void *)lock);
+    if (!shmemu_addr_accessible(lock, 0))
+        return shmemu_error(SHMEMU_EINVAL, call,
+                            "lock %p is not symmetric: a lock is a symmetric long (a "
+                            "global or static variable, or from shmem_malloc) set to 0",
+                            (const void *)lock);
+    return 0;
+}
+
 void shmem_set_lock(long *lock)
 {
+    SHMEMU_OSH_CALL;
+    if (lock_bad(__func__, lock))
+        return;
     if (held_locks(lock, LOCK_FIND) == 1) {
         (void)shmemu_error(SHMEMU_EINVAL, "shmem_set_lock",
                            "this thread holds lock %p already: it would wait for itself",
@@ -330,6 +359,9 @@ void shmem_set_lock(long *lock)
 
 void shmem_clear_lock(long *lock)
 {
+    SHMEMU_OSH_CALL;
+    if (lock_bad(__func__, lock))
+        return;
     if (!held_locks(lock, LOCK_FIND)) {
         (void)shmemu_error(SHMEMU_EINVAL, "shmem_clear_lock",
                            "lock %p is not held by this PE (no shmem_set_lock, or "
@@ -345,6 +377,9 @@ void shmem_clear_lock(long *lock)
 
 int shmem_test_lock(long *lock)
 {
+    SHMEMU_OSH_CALL;
+    if (lock_bad(__func__, lock))
+        return 1; /* not taken */
     long v = shmemu_long_atomic_fetch(lock, 0);
     if (((v >> 32) & 0xffffffffL) != (v & 0xffffffffL))
         return 1; /* held, or others queue for it */

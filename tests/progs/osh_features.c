@@ -20,9 +20,11 @@
  *                           by one thread, 5: a lock cleared that was
  *                           never set, 6: PE 0 waits on a flag nobody
  *                           sets, 7: PE 0 polls one with shmem_long_g,
- *                           8: every PE polls the next PE's), which ends
- *                           the job with one line (a deadlock or livelock
- *                           report for 6 to 8)
+ *                           8: every PE polls the next PE's, 9: the
+ *                           default context destroyed, 10: a lock that is
+ *                           not symmetric, 11: a block freed twice), which
+ *                           ends the job with one line (a deadlock or
+ *                           livelock report for 6 to 8)
  *   osh_features race T     PEs 0 and 1 put 16 longs into the last PE's
  *                           static buffer: unordered (T 0), or ordered by
  *                           a quiet and a barrier (T 1, the correct twin)
@@ -371,7 +373,14 @@ int main(int argc, char **argv)
         else if (k == 8)
             while (shmem_long_g(&polled_flag, (me + 1) % n) != 5)
                 ;
-        else if (k == 4 || k == 5) {
+        else if (k == 9)
+            shmem_ctx_destroy(SHMEM_CTX_DEFAULT);
+        else if (k == 10)
+            shmem_set_lock(local);
+        else if (k == 11) {
+            shmem_free(blk);
+            shmem_free(blk);
+        } else if (k == 4 || k == 5) {
             static long mlock;
             if (k == 4)
                 shmem_set_lock(&mlock);
