@@ -111,8 +111,24 @@ static void describe(const struct shmemu__rec *r, char *buf, size_t len)
         buf[0] = '\0';
         for (int i = 0; i < 5 && *n && used < len; i++) {
             size_t l = strcspn(n, ",");
-            int w = snprintf(buf + used, len - used, "%s%.*s %lld", i ? ", " : "", (int)l, n,
-                             (long long)r->a[i]);
+            long long v = (long long)r->a[i];
+            /* The built-in collectives' labels read as the user wrote
+             * them: an op and a type by name, no root, type or op where
+             * the call has none (-1). */
+            int is_op = l == 2 && !strncmp(n, "op", 2), is_root = l == 4 && !strncmp(n, "root", 4);
+            int is_dtype = l == 5 && !strncmp(n, "dtype", 5);
+            int w = 0;
+            if ((is_op || is_root || is_dtype) && v == -1)
+                w = 0;
+            else if (is_op)
+                w = snprintf(buf + used, len - used, "%sop %s", used ? ", " : "",
+                             shmemu_op_name((shmemu_op_t)v));
+            else if (is_dtype)
+                w = snprintf(buf + used, len - used, "%sdtype %s", used ? ", " : "",
+                             shmemu_dtype_name((shmemu_dtype_t)v));
+            else
+                w = snprintf(buf + used, len - used, "%s%.*s %lld", used ? ", " : "", (int)l,
+                             n, v);
             used += w > 0 ? (size_t)w : 0;
             n += l + (n[l] == ',');
         }

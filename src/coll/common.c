@@ -58,9 +58,13 @@ int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shm
      * their steps wrongly; say which differ instead. */
     if (shmemu_check_enabled()) {
         /* collectmem's counts differ by design (COLL_DEST_LATER) */
-        long long v[4] = {per_pe & COLL_DEST_LATER ? -1 : (long long)count, root, dtype,
+        /* the byte forms' uint8 is theirs, not the user's: left unsaid */
+        long long v[4] = {per_pe & COLL_DEST_LATER ? -1 : (long long)count, root,
+                          c->esize == 1 && !need_op ? -1 : (long long)dtype,
                           need_op ? (long long)op : -1};
-        int st = shmemu_team_agree(team, call, "count,root,dtype,op", v, 4);
+        int st = shmemu_team_agree(team, call,
+                                   c->esize == 1 ? "bytes,root,dtype,op" : "count,root,dtype,op",
+                                   v, 4);
         if (st)
             return st;
     }

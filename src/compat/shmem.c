@@ -19,6 +19,14 @@
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
 
+/* The routines here name themselves, as shmem.h's inline ones do
+ * (SHMEMU_OSH_CALL), so that a report on a call they make names the
+ * routine the program called: shmem_alltoall64, not shmemu_ibput. */
+#define COMPAT_NAMED(name)                                                     \
+    const char *compat_outer_ __attribute__((cleanup(shmemu_compat_call_end), unused)) = \
+        shmemu_compat_call;                                                    \
+    shmemu_compat_call = compat_outer_ ? compat_outer_ : (name)
+
 /* ----------------------------------------------------- start and end */
 
 /* OpenSHMEM's start-up variables (1.5, "Environment Variables"): any value
@@ -461,11 +469,25 @@ void shmemu_compat_sync_active(int PE_start, int logPE_stride, int PE_size, long
         (void)aset_barrier(&a, pSync);
 }
 
+/* nelems elements of esize bytes, or SIZE_MAX (refused with that reason)
+ * where the product wraps: 2^62 eight-byte elements must not become 0
+ * bytes and a silent success. */
+static size_t aset_bytes(const char *call, size_t nelems, size_t esize)
+{
+    if (nelems > SIZE_MAX / esize) {
+        (void)shmemu_error(SHMEMU_EINVAL, call,
+                           "nelems %zu of %zu-byte elements overflows size_t", nelems, esize);
+        return SIZE_MAX;
+    }
+    return nelems * esize;
+}
+
 static void aset_broadcast(const char *call, void *dest, const void *src, size_t bytes,
                            int root, int start, int log, int size, long *pSync)
 {
+    COMPAT_NAMED(call);
     struct aset a;
-    if (aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK)
+    if (bytes == SIZE_MAX || aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK)
         return;
     if (root < 0 || root >= size) {
         shmemu_error(SHMEMU_EINVAL, call, "PE_root %d is not in the active set (0..%d)", root,
@@ -484,22 +506,24 @@ static void aset_broadcast(const char *call, void *dest, const void *src, size_t
 void shmem_broadcast32(void *dest, const void *src, size_t nelems, int PE_root, int PE_start,
                        int logPE_stride, int PE_size, long *pSync)
 {
-    aset_broadcast("shmem_broadcast32", dest, src, nelems * 4, PE_root, PE_start,
-                   logPE_stride, PE_size, pSync);
+    aset_broadcast("shmem_broadcast32", dest, src, aset_bytes("shmem_broadcast32", nelems, 4),
+                   PE_root, PE_start, logPE_stride, PE_size, pSync);
 }
 
 void shmem_broadcast64(void *dest, const void *src, size_t nelems, int PE_root, int PE_start,
                        int logPE_stride, int PE_size, long *pSync)
 {
-    aset_broadcast("shmem_broadcast64", dest, src, nelems * 8, PE_root, PE_start,
-                   logPE_stride, PE_size, pSync);
+    aset_broadcast("shmem_broadcast64", dest, src, aset_bytes("shmem_broadcast64", nelems, 8),
+                   PE_root, PE_start, logPE_stride, PE_size, pSync);
 }
 
 static void aset_fcollect(const char *call, void *dest, const void *src, size_t bytes,
                           int start, int log, int size, long *pSync)
 {
+    COMPAT_NAMED(call);
     struct aset a;
-    if (aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK || aset_barrier(&a, pSync))
+    if (bytes == SIZE_MAX || aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK ||
+        aset_barrier(&a, pSync))
         return;
     for (int i = 0; i < size && !shmemu_last_status(); i++)
         (void)shmemu_putmem((char *)dest + (size_t)a.me * bytes, src, bytes, member(&a, i));
@@ -509,15 +533,15 @@ static void aset_fcollect(const char *call, void *dest, const void *src, size_t 
 void shmem_fcollect32(void *dest, const void *src, size_t nelems, int PE_start,
                       int logPE_stride, int PE_size, long *pSync)
 {
-    aset_fcollect("shmem_fcollect32", dest, src, nelems * 4, PE_start, logPE_stride, PE_size,
-                  pSync);
+    aset_fcollect("shmem_fcollect32", dest, src, aset_bytes("shmem_fcollect32", nelems, 4),
+                  PE_start, logPE_stride, PE_size, pSync);
 }
 
 void shmem_fcollect64(void *dest, const void *src, size_t nelems, int PE_start,
                       int logPE_stride, int PE_size, long *pSync)
 {
-    aset_fcollect("shmem_fcollect64", dest, src, nelems * 8, PE_start, logPE_stride, PE_size,
-                  pSync);
+    aset_fcollect("shmem_fcollect64", dest, src, aset_bytes("shmem_fcollect64", nelems, 8),
+                  PE_start, logPE_stride, PE_size, pSync);
 }
 
 /* Blocks of different sizes: each member learns where its block starts
@@ -526,8 +550,10 @@ void shmem_fcollect64(void *dest, const void *src, size_t nelems, int PE_start,
 static void aset_collect(const char *call, void *dest, const void *src, size_t bytes,
                          int start, int log, int size, long *pSync)
 {
+    COMPAT_NAMED(call);
     struct aset a;
-    if (aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK || aset_barrier(&a, pSync))
+    if (bytes == SIZE_MAX || aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK ||
+        aset_barrier(&a, pSync))
         return;
     long off = 0;
     if (a.me > 0) {
@@ -544,15 +570,15 @@ static void aset_collect(const char *call, void *dest, const void *src, size_t b
 void shmem_collect32(void *dest, const void *src, size_t nelems, int PE_start,
                      int logPE_stride, int PE_size, long *pSync)
 {
-    aset_collect("shmem_collect32", dest, src, nelems * 4, PE_start, logPE_stride, PE_size,
-                 pSync);
+    aset_collect("shmem_collect32", dest, src, aset_bytes("shmem_collect32", nelems, 4),
+                 PE_start, logPE_stride, PE_size, pSync);
 }
 
 void shmem_collect64(void *dest, const void *src, size_t nelems, int PE_start,
                      int logPE_stride, int PE_size, long *pSync)
 {
-    aset_collect("shmem_collect64", dest, src, nelems * 8, PE_start, logPE_stride, PE_size,
-                 pSync);
+    aset_collect("shmem_collect64", dest, src, aset_bytes("shmem_collect64", nelems, 8),
+                 PE_start, logPE_stride, PE_size, pSync);
 }
 
 /* Block j of my src (elements at stride sst) goes to member j's dest, at
@@ -561,6 +587,7 @@ static void aset_alltoalls(const char *call, void *dest, const void *src, ptrdif
                            ptrdiff_t sst, size_t nelems, size_t esize, int start, int log,
                            int size, long *pSync)
 {
+    COMPAT_NAMED(call);
     struct aset a;
     if (aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK || aset_barrier(&a, pSync))
         return;
@@ -606,6 +633,7 @@ void shmem_alltoalls64(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst
 int shmemu_compat_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
                             ptrdiff_t sst, size_t nelems, size_t esize)
 {
+    COMPAT_NAMED("shmem_alltoalls");
     int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
     if (n <= 0 || me < 0)
         return shmemu_error(SHMEMU_EINVAL, "shmem_alltoalls",
@@ -651,7 +679,22 @@ static int gather_reduce(const char *call, const struct gather *g, void *dest, c
                          size_t count, size_t esize,
                          void (*fold)(void *acc, const void *in, size_t count))
 {
+    COMPAT_NAMED(call);
+    if (count > SIZE_MAX / esize)
+        return shmemu_error(SHMEMU_EINVAL, call, "count %zu of %zu-byte elements overflows size_t",
+                            count, esize);
     size_t bytes = count * esize;
+    /* before the scratch: a wrong count is a bad argument, not a lack of memory */
+    if (bytes && shmemu_sym_extent(src) < bytes)
+        return shmemu_error(SHMEMU_ERANGE, call,
+                            "src %p+%zu is not symmetric (not inside one shmem_malloc'd block "
+                            "or static variable)",
+                            src, bytes);
+    if (bytes && shmemu_sym_extent(dest) < bytes)
+        return shmemu_error(SHMEMU_ERANGE, call,
+                            "dest %p+%zu is not symmetric (not inside one shmem_malloc'd block "
+                            "or static variable)",
+                            dest, bytes);
     /* zeroed: with no member to read (exscan's first), the result is 0 */
     char *acc = calloc(1, bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
     int st = !acc || !in ? shmemu_error(SHMEMU_ENOMEM, call, "out of memory") : g->sync(g->ctx);
