@@ -48,6 +48,51 @@ static void test_features(void **state)
     }
 }
 
+/* Scripts written for Open MPI's oshrun/mpirun (or Hydra's mpiexec) run
+ * unchanged: their ways of giving the count, exporting variables and
+ * placing PEs are understood or, where they change nothing on one
+ * machine, accepted; another machine is refused with the reason. */
+static void test_oshrun_options(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[8];
+        int npes;
+        const char *also; /* in the output too */
+    } runs[] = {
+        {{"--allow-run-as-root", "--oversubscribe", "-np", "4"}, 4, NULL},
+        {{"--np", "3", "--bind-to", "none", "--map-by", "core"}, 3, NULL},
+        {{"--np=2", "--map-by=slot", "--report-bindings"}, 2, NULL},
+        {{"-c", "2", "--mca", "btl", "self", "-q"}, 2, NULL},
+        {{"-N", "3", "-H", "localhost:3"}, 3, NULL},
+        {{"-x", "SHMEM_DEBUG=1", "-n", "2"}, 2, "shmemu: PE 1/2: transport shm, pid "},
+        {{"-genv", "SHMEM_VERSION", "1", "-np", "2"}, 2, "(OpenSHMEM 1.5)\n"},
+    };
+    for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+        char *argv[12] = {th_tool("oshrun")};
+        int k = 1;
+        for (int j = 0; runs[r].args[j]; j++)
+            argv[k++] = (char *)runs[r].args[j];
+        argv[k++] = th_tool("tests/progs/osh_features");
+        argv[k] = NULL;
+        char want[24];
+        snprintf(want, sizeof(want), "ok %d\n", runs[r].npes);
+        struct th_outcome o;
+        th_run_cmd(argv, NULL, &o);
+        if (!exited(&o, 0) || !strstr(o.out, want) || strstr(o.out, "FAIL") ||
+            (runs[r].also && !strstr(o.out, runs[r].also)))
+            fail_msg("run %zu (%s ...): status %#x, output:\n%s", r, runs[r].args[0], o.status,
+                     o.out);
+    }
+    char *argv[] = {th_tool("oshrun"), "-H", "elsewhere.example,localhost", "-np", "2",
+                    th_tool("tests/progs/osh_features"), NULL};
+    struct th_outcome o;
+    th_run_cmd(argv, NULL, &o);
+    if (!exited(&o, 2) || !strstr(o.out, "shmemu-run: -H elsewhere.example,localhost names "
+                                         "another machine: shmemu-run starts PEs on this one"))
+        fail_msg("another host: status %#x, output:\n%s", o.status, o.out);
+}
+
 /* Checker mode on the same program: no false accusation, any seed. */
 static void test_features_checked(void **state)
 {
@@ -544,6 +589,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_features_checked),
+        cmocka_unit_test(test_oshrun_options),
         cmocka_unit_test(test_race_reported),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_generic),

@@ -10,12 +10,18 @@
  * PE dies or exits before shmemu_finalize, it says so, aborts the job (PEs
  * blocked in shmemu calls return SHMEMU_EABORTED or exit), then sends
  * SIGTERM and, shortly after, SIGKILL to what is left.
+ *
+ * As oshrun it meets test scripts written for Open MPI's oshrun and
+ * Hydra's mpiexec: their options are understood where they mean something
+ * on one machine, accepted where they do not (binding maps, MCA
+ * parameters), refused where they ask for another machine.
  */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/run.h"
 #include "shmemu.h"
@@ -32,7 +38,62 @@ static void usage(FILE *f)
             "                        fit the cores; SHMEMU_BIND)\n"
             "  --timeout SECONDS     end the job after this long, saying where each PE is\n"
             "  --tag-output          prefix every output line with [PE n]\n"
-            "  --version             print the version\n");
+            "  --version             print the version\n"
+            "Scripts written for mpirun/oshrun run unchanged: --np and -c count PEs,\n"
+            "-N/-npernode/-ppn too when no count is given; -x VAR[=VALUE], -genv and\n"
+            "-env VAR VALUE set the PEs' environment; -wdir/--wdir DIR is where they\n"
+            "start; --bind-to none|core|hwthread is --bind; -H/--host and --hostfile\n"
+            "may name this machine only; --oversubscribe, --allow-run-as-root,\n"
+            "--map-by, --rank-by, --mca and the like change nothing here.\n");
+}
+
+/* mpirun options that change nothing for PEs on one machine: each with
+ * the number of values it takes. */
+static const struct {
+    const char *name;
+    int nvals;
+} ignored[] = {
+    {"--oversubscribe", 0},  {"-oversubscribe", 0},   {"--allow-run-as-root", 0},
+    {"--report-bindings", 0}, {"-report-bindings", 0}, {"--display-map", 0},
+    {"--display-allocation", 0}, {"--timestamp-output", 0}, {"--merge-stderr-to-stdout", 0},
+    {"--use-hwthread-cpus", 0}, {"--nooversubscribe", 0}, {"--noprefix", 0},
+    {"-q", 0},               {"--quiet", 0},          {"-genvall", 0},
+    {"--map-by", 1},         {"-map-by", 1},          {"--rank-by", 1},
+    {"-rank-by", 1},         {"--prefix", 1},         {"--cpus-per-proc", 1},
+    {"--cpus-per-rank", 1},  {"--mca", 2},            {"-mca", 2},
+    {"--gmca", 2},           {"-gmca", 2},
+};
+
+/* Whether every host of an mpirun host list ("a,b:2") is this machine:
+ * shmemu-run starts PEs here alone (mpirun starts ucx PEs on several). */
+static int hosts_local(const char *list)
+{
+    char self[256] = "";
+    gethostname(self, sizeof(self) - 1);
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (char *save = NULL, *h = strtok_r(buf, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+        h[strcspn(h, ":")] = '\0';
+        if (strcmp(h, "localhost") && strcmp(h, "127.0.0.1") && strcmp(h, self))
+            return 0;
+    }
+    return 1;
+}
+
+static int hostfile_local(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[512];
+    int ok = 1;
+    while (ok && fgets(line, sizeof(line), f)) {
+        char *h = line + strspn(line, " \t");
+        h[strcspn(h, " \t\r\n#")] = '\0';
+        ok = !*h || hosts_local(h);
+    }
+    fclose(f);
+    return ok;
 }
 
 static void on_signal(int sig) { shmemu__run_forward(sig); }
@@ -53,8 +114,10 @@ static int bad(const char *fmt, ...)
 int main(int argc, char **argv)
 {
     struct shmemu__run_opts o = {0};
+    long per_node = 0; /* -N: the count where none is given */
     int i = 1;
     for (; i < argc; i++) {
+        char opt[64];
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--") == 0) {
@@ -63,6 +126,46 @@ int main(int argc, char **argv)
         }
         if (a[0] != '-')
             break;
+        /* --name=value, as mpirun also takes it */
+        const char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
+        int inline_val = eq && (size_t)(eq - a) < sizeof(opt);
+        if (inline_val) {
+            memcpy(opt, a, (size_t)(eq - a));
+            opt[eq - a] = '\0';
+            a = opt;
+            v = eq + 1;
+        }
+        int skip = -1;
+        for (size_t k = 0; k < sizeof(ignored) / sizeof(ignored[0]) && skip < 0; k++)
+            if (!strcmp(a, ignored[k].name))
+                skip = ignored[k].nvals;
+        if (skip >= 0) {
+            if (inline_val)
+                skip--;
+            if (i + skip >= argc)
+                return bad("%s needs a value", a);
+            i += skip;
+            continue;
+        }
+        if (!strcmp(a, "-x")) { /* export: VAR=VALUE sets it, VAR alone is inherited */
+            if (!v)
+                return bad("%s needs a value", a);
+            i += !inline_val;
+            const char *e = strchr(v, '=');
+            if (e) {
+                char name[256];
+                snprintf(name, sizeof(name), "%.*s", (int)(e - v), v);
+                setenv(name, e + 1, 1);
+            }
+            continue;
+        }
+        if (!strcmp(a, "-genv") || !strcmp(a, "-env")) {
+            if (i + 2 >= argc)
+                return bad("%s needs a name and a value", a);
+            setenv(argv[i + 1], argv[i + 2], 1);
+            i += 2;
+            continue;
+        }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
@@ -77,13 +180,42 @@ int main(int argc, char **argv)
         }
         if (!v)
             return bad("%s needs a value", a);
-        i++;
+        i += !inline_val;
         char *end;
-        if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--npes")) {
+        if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--npes") ||
+            !strcmp(a, "--np") || !strcmp(a, "--n") || !strcmp(a, "-c")) {
             long n = strtol(v, &end, 10);
             if (*end || n < 1 || n > 65536)
                 return bad("the PE count must be 1..65536, not '%s'", v);
             o.npes = (int)n;
+        } else if (!strcmp(a, "-N") || !strcmp(a, "-npernode") || !strcmp(a, "--npernode") ||
+                   !strcmp(a, "-ppn")) {
+            per_node = strtol(v, &end, 10);
+            if (*end || per_node < 1 || per_node > 65536)
+                return bad("%s takes a PE count 1..65536, not '%s'", a, v);
+        } else if (!strcmp(a, "-H") || !strcmp(a, "--host") || !strcmp(a, "-host") ||
+                   !strcmp(a, "-hosts")) {
+            if (!hosts_local(v))
+                return bad("%s %s names another machine: shmemu-run starts PEs on this one "
+                           "(for several, start a ucx program with mpirun)",
+                           a, v);
+        } else if (!strcmp(a, "--hostfile") || !strcmp(a, "-hostfile") ||
+                   !strcmp(a, "--machinefile") || !strcmp(a, "-machinefile") ||
+                   !strcmp(a, "-f")) {
+            if (!hostfile_local(v))
+                return bad("%s %s is unreadable or names another machine: shmemu-run starts "
+                           "PEs on this one (for several, start a ucx program with mpirun)",
+                           a, v);
+        } else if (!strcmp(a, "-wdir") || !strcmp(a, "--wdir") || !strcmp(a, "-wd") ||
+                   !strcmp(a, "--wd")) {
+            if (chdir(v) != 0)
+                return bad("%s %s: cannot enter that directory", a, v);
+        } else if (!strcmp(a, "--bind-to") || !strcmp(a, "-bind-to")) {
+            /* OpenMPI's names: a core per PE, or none */
+            if (!strcmp(v, "none"))
+                setenv("SHMEMU_BIND", "none", 1);
+            else if (!strcmp(v, "core") || !strcmp(v, "hwthread"))
+                setenv("SHMEMU_BIND", "core", 1);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--transport")) {
             o.transport = v;
         } else if (!strcmp(a, "--heap-size")) {
@@ -101,6 +233,8 @@ int main(int argc, char **argv)
             return bad("unknown option '%s'", a);
         }
     }
+    if (!o.npes)
+        o.npes = (int)per_node;
     if (!o.npes)
         return bad("%s", "how many PEs? (-n N)");
     if (i >= argc)
