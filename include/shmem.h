@@ -37,7 +37,7 @@ extern "C" {
  * them, not the inline ones.) */
 /* Inlined even at -O0: the library then sees the program's own code as the
  * caller, so a report's call site is the program's line, not a wrapper's. */
-#define SHMEMU_OSH_INLINE static inline __attribute__((always_inline))
+#define SHMEMU_OSH_INLINE static __inline__ __attribute__((always_inline))
 #ifdef SHMEMU_OSH_EXPORT
 #define SHMEMU_OSH_FN
 #else
@@ -48,8 +48,10 @@ extern "C" {
  * report (a bad argument, a deadlock, a race) names the routine the program
  * called, shmem_long_put, not the shmemu call it wraps.  The outermost
  * name wins: shmem_long_put stays the name while it calls shmem_ctx_long_put. */
-#ifdef __cplusplus
+#if defined(__cplusplus) && __cplusplus >= 201103L
 extern thread_local const char *shmemu_compat_call;
+#elif defined(__cplusplus) || !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
+extern __thread const char *shmemu_compat_call; /* C++98, C99 and older: GNU's */
 #else
 extern _Thread_local const char *shmemu_compat_call;
 #endif
@@ -1433,7 +1435,13 @@ SHMEMU_COMPAT_TOALL(complexd, double _Complex, prod)
 
 /* ------------------------------------------------ C11 generic selection */
 
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+/* C11's, and GCC's and clang's in their C99 modes too (-std=gnu99 or
+ * c99: test suites built that way call the generic names as well). */
+#if !defined(__cplusplus) &&                                                   \
+    ((defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L) ||             \
+     (defined(__clang__) ||                                                    \
+      (defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 9)))))
+#define SHMEMU_OSH_GENERIC 1
 
 /* Generic over the element type of a pointer (the spec's list of standard
  * C types; the fixed-width ones are typedefs of these).  `ctx` is empty or
@@ -1645,7 +1653,7 @@ SHMEMU_COMPAT_TOALL(complexd, double _Complex, prod)
 #define shmem_sum_inscan(t, d, s, n) SHMEMU_COMPAT_GENERIC_ARITH(d, sum_inscan)(t, d, s, n)
 #define shmem_sum_exscan(t, d, s, n) SHMEMU_COMPAT_GENERIC_ARITH(d, sum_exscan)(t, d, s, n)
 
-#endif /* C11 */
+#endif /* C11 or GNU C */
 
 #pragma GCC visibility pop
 

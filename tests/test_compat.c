@@ -496,6 +496,54 @@ static void test_by_name(void **state)
         fail_msg("status %#x, output:\n%s", o.status, o.out);
 }
 
+/* Suites are built with old language levels too: shmem.h serves C89 and
+ * C++98 (typed calls), and C99 gets the generic names (GCC and clang take
+ * _Generic there), warning-free.  The wrapper tells build systems its
+ * flags as Open MPI's (--showme) and MPICH's (-show) do. */
+static void test_language_levels(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shmemu-std-XXXXXX", exe[64], src[PATH_MAX], gen[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    snprintf(exe, sizeof(exe), "%s/prog", dir);
+    snprintf(src, sizeof(src), "%s/../tests/oshcc/old_std.c", th_build_dir());
+    snprintf(gen, sizeof(gen), "%s/../tests/progs/osh_generic.c", th_build_dir());
+    static const struct {
+        const char *tool, *std, *lang;
+        int generic;
+    } builds[] = {{"oshcc", "-std=c89", "-xc", 0},
+                  {"oshc++", "-std=c++98", "-xc++", 0},
+                  {"oshcc", "-std=c99", "-xc", 1}};
+    for (int b = 0; b < 3; b++) {
+        char *cc[] = {th_tool(builds[b].tool), (char *)builds[b].std, "-Wall", "-Wextra",
+                      "-Werror", (char *)san_flag(), "-o", exe, (char *)builds[b].lang,
+                      builds[b].generic ? gen : src, NULL};
+        struct th_outcome o;
+        th_run_cmd(cc, NULL, &o);
+        if (!exited(&o, 0)) {
+            if (exited(&o, 127)) { /* the shell found no compiler */
+                printf("# %s %s skipped: no compiler (%s)\n", builds[b].tool, builds[b].std,
+                       b == 1 ? "CXX" : "CC");
+                continue;
+            }
+            fail_msg("%s %s: status %#x, output:\n%s", builds[b].tool, builds[b].std,
+                     o.status, o.out);
+        }
+        char *run[] = {th_tool("oshrun"), "-np", "3", exe, NULL};
+        th_run_cmd(run, NULL, &o);
+        unlink(exe);
+        if (!exited(&o, 0) || !strstr(o.out, builds[b].generic ? "ok 3\n" : "old_std ok 3\n"))
+            fail_msg("%s %s: status %#x, output:\n%s", builds[b].tool, builds[b].std, o.status,
+                     o.out);
+    }
+    rmdir(dir);
+    char *show[] = {th_tool("oshcc"), "--showme", NULL};
+    struct th_outcome o;
+    th_run_cmd(show, NULL, &o);
+    if (!exited(&o, 0) || !strstr(o.out, " -lshmemu ") || !strstr(o.out, "/include "))
+        fail_msg("oshcc --showme: status %#x, output:\n%s", o.status, o.out);
+}
+
 /* With static data kept private, the first remote access to a global is
  * refused with one line saying what it is and what to do. */
 static void test_static_off_refused(void **state)
@@ -598,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_info_oshmem),
         cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_by_name),
+        cmocka_unit_test(test_language_levels),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_livelock_every_pe),
         cmocka_unit_test(test_thread_after_finalize),
