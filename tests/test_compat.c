@@ -280,8 +280,9 @@ static void test_contexts(void **state)
 }
 
 /* OpenSHMEM's environment variables: SHMEM_SYMMETRIC_SIZE sizes the heap
- * (shmemu's SHMEMU_HEAP_SIZE wins), SHMEM_VERSION prints the version once,
- * SHMEM_DEBUG one line per PE. */
+ * (shmemu's SHMEMU_HEAP_SIZE wins; a fraction is allowed), SHMEM_VERSION
+ * prints the version once, SHMEM_DEBUG one line per PE; each also under
+ * its deprecated SMA_ name. */
 static void test_spec_environment(void **state)
 {
     (void)state;
@@ -296,6 +297,15 @@ static void test_spec_environment(void **state)
     assert_false(exited(&o, 0));
     if (!strstr(o.out, "no room for 100663296 bytes") || !strstr(o.out, "SHMEMU_HEAP_SIZE"))
         fail_msg("default heap: output:\n%s", o.out);
+    /* a fraction (the specification's "3.1m"), and the deprecated SMA_ name */
+    const char *frac[] = {"SHMEM_SYMMETRIC_SIZE=0.15625G", NULL};
+    th_run_cmd(argv, frac, &o);
+    if (!exited(&o, 0) || !strstr(o.out, "ok big 3\n"))
+        fail_msg("SHMEM_SYMMETRIC_SIZE=0.15625G: status %#x, output:\n%s", o.status, o.out);
+    const char *sma[] = {"SMA_SYMMETRIC_SIZE=160m", "SMA_VERSION=1", NULL};
+    th_run_cmd(argv, sma, &o);
+    if (!exited(&o, 0) || !strstr(o.out, "ok big 3\n") || !strstr(o.out, "(OpenSHMEM 1.5)\n"))
+        fail_msg("SMA_SYMMETRIC_SIZE, SMA_VERSION: status %#x, output:\n%s", o.status, o.out);
     const char *both[] = {"SHMEM_SYMMETRIC_SIZE=160M", "SHMEMU_HEAP_SIZE=32M", NULL};
     th_run_cmd(argv, both, &o);
     assert_false(exited(&o, 0));

@@ -29,29 +29,43 @@
 
 /* ----------------------------------------------------- start and end */
 
-/* OpenSHMEM's start-up variables (1.5, "Environment Variables"): any value
- * turns each on.  SHMEM_SYMMETRIC_SIZE is read with shmemu's settings. */
+/* An OpenSHMEM start-up variable (any value turns it on), or its
+ * deprecated SMA_ name ("SHMEM_VERSION": "SMA_VERSION"). */
+static const char *spec_env(const char *name)
+{
+    const char *v = getenv(name);
+    if (v && *v)
+        return v;
+    char sma[32];
+    snprintf(sma, sizeof(sma), "SMA_%s", name + 6);
+    v = getenv(sma);
+    return v && *v ? v : NULL;
+}
+
+/* OpenSHMEM's start-up variables (1.5, "Environment Variables").
+ * SHMEM_SYMMETRIC_SIZE is read with shmemu's settings. */
 static void startup_report(void)
 {
     shmemu__pe *me = shmemu__self;
     if (!me)
         return;
     const char *v;
-    if (me->pe == 0 && (v = getenv("SHMEM_VERSION")) && *v)
+    if (me->pe == 0 && (v = spec_env("SHMEM_VERSION")))
         printf("%s (OpenSHMEM %d.%d)\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION,
                SHMEM_MINOR_VERSION);
-    if (me->pe == 0 && (v = getenv("SHMEM_INFO")) && *v) {
+    if (me->pe == 0 && (v = spec_env("SHMEM_INFO"))) {
         printf("%s (OpenSHMEM %d.%d)\nOpenSHMEM variables:\n"
-               "  SHMEM_SYMMETRIC_SIZE  heap bytes per PE (K, M, G, T suffixes); "
-               "SHMEMU_HEAP_SIZE wins\n"
+               "  SHMEM_SYMMETRIC_SIZE  heap bytes per PE (K, M, G, T suffixes, a "
+               "fraction allowed: 1.5G); SHMEMU_HEAP_SIZE wins\n"
                "  SHMEM_VERSION         print the library version at start-up\n"
                "  SHMEM_INFO            print this text at start-up\n"
                "  SHMEM_DEBUG           one line per PE at start-up: where it runs\n"
+               "  (each also as its deprecated SMA_ name; the SHMEM_ one wins)\n"
                "shmemu settings (variable = value in effect [default]):\n",
                SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
         shmemu__params_print(stdout);
     }
-    if ((v = getenv("SHMEM_DEBUG")) && *v)
+    if ((v = spec_env("SHMEM_DEBUG")))
         fprintf(stderr, "shmemu: PE %d/%d: transport %s, pid %d, heap %zu bytes, thread level %d, "
                 "checker %s\n",
                 me->pe, shmemu_n_pes(), shmemu_transport_name(), (int)getpid(), me->heap_size,

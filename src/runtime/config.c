@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,18 @@ int shmemu__parse_size(const char *s, size_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno)
         return -1;
+    /* A fraction, as OpenSHMEM's SHMEM_SYMMETRIC_SIZE allows ("3.1m"):
+     * the size is the ceiling of the product. */
+    long double frac = 0;
+    if (*end == '.') {
+        const char *f = end;
+        end++;
+        while (isdigit((unsigned char)*end))
+            end++;
+        if (end == f + 1)
+            return -1;
+        frac = strtold(f, NULL);
+    }
     unsigned shift = 0;
     switch (toupper((unsigned char)*end)) {
     case 'K': shift = 10; end++; break;
@@ -51,6 +64,12 @@ int shmemu__parse_size(const char *s, size_t *out)
     if (shift && v > (ULLONG_MAX >> shift))
         return -1;
     v <<= shift;
+    if (frac > 0) {
+        long double add = ceill(frac * (long double)(1ULL << shift));
+        if ((long double)(SIZE_MAX / 2 - (v < SIZE_MAX / 2 ? v : SIZE_MAX / 2)) < add)
+            return -1;
+        v += (unsigned long long)add;
+    }
     if (v > SIZE_MAX / 2) /* leaves room for rounding up without overflow */
         return -1;
     *out = (size_t)v;
@@ -166,10 +185,12 @@ static int parse_one(struct shmemu__params *p, const struct shmemu__param_info *
     return -1;
 }
 
-/* OpenSHMEM's own names for two settings, read when shmemu's is unset, so
- * that a job script written for another OpenSHMEM keeps its meaning. */
+/* OpenSHMEM's own names for a setting, read when shmemu's is unset, so
+ * that a job script written for another OpenSHMEM keeps its meaning; the
+ * deprecated SMA_ name after the SHMEM_ one, as the specification orders. */
 static const char *const spec_alias[][2] = {
     {"SHMEMU_HEAP_SIZE", "SHMEM_SYMMETRIC_SIZE"},
+    {"SHMEMU_HEAP_SIZE", "SMA_SYMMETRIC_SIZE"},
 };
 
 const char *shmemu__param_source(const struct shmemu__param_info *info)

@@ -17,8 +17,8 @@
     X(TRANSPORT, STRING, "local",                                              \
       "transport used when shmemu_opts.transport is NULL")                     \
     X(HEAP_SIZE, SIZE, "64M",                                                  \
-      "per-PE symmetric heap size; suffixes K, M, G, T (powers of 1024); "     \
-      "OpenSHMEM's SHMEM_SYMMETRIC_SIZE when this is unset")                   \
+      "per-PE symmetric heap size such as 64M or 1.5G; suffixes K, M, G, T "    \
+      "(powers of 1024); OpenSHMEM's SHMEM_SYMMETRIC_SIZE when this is unset")  \
     X(ERRORS, ERRMODE, "abort",                                                \
       "what a failing call does: abort (end the job) or return (a status)")    \
     X(SPIN_NS, INT, "-1",                                                      \
