@@ -35,13 +35,14 @@ PLUGIN=$(cd "$BUILD" && pwd)/libshmemu-ucx.so
 fails=0 runs=0
 # run NAME HOSTS NP WANT PROG ARGS...: WANT is "ok" (exit 0 and, if set,
 # $EXPECT in the output) or "ends" (a nonzero exit well before the limit).
+# LAUNCHER starts the job: mpirun, or shmemu-run -t ucx, which hands it on.
 run() {
     name=$1 hosts=$2 np=$3 want=$4
     shift 4
     runs=$((runs + 1))
     start=$(date +%s)
     # --bind-to none: as ns_mpirun (scripts/netns-pair.sh) says why
-    timeout -s KILL $LIMIT ip netns exec "$A" mpirun --allow-run-as-root \
+    timeout -s KILL $LIMIT ip netns exec "$A" ${LAUNCHER:-mpirun} --allow-run-as-root \
         --mca plm_rsh_agent "$NS_AGENT" --bind-to none --host "$hosts" -np "$np" --oversubscribe \
         -x UCX_TLS=tcp -x SHMEMU_UCX_PLUGIN="$PLUGIN" "$@" >"$TMP/out" 2>&1
     rc=$? secs=$(($(date +%s) - start))
@@ -69,7 +70,17 @@ if ! grep -q "$B" "$TMP/launched" 2>/dev/null; then
     fails=$((fails + 1))
     echo "FAIL: mpirun never started a PE in $B: the job did not span the two hosts"
 fi
+: >"$TMP/launched"
+EXPECT="PE 2/3 on ucx got 1001 from PE 1" LAUNCHER="$BUILD/shmemu-run -t ucx" \
+    run "hello_spmd, shmemu-run -t ucx handing the job to mpirun" "$ODD" 3 ok \
+    "$BUILD/examples/hello_spmd"
+if ! grep -q "$B" "$TMP/launched" 2>/dev/null; then
+    fails=$((fails + 1))
+    echo "FAIL: shmemu-run -t ucx -H started no PE in $B: it did not hand the job to mpirun"
+fi
 EXPECT="ok 4" run "osh_features (every feature area)" "$TWO" 4 ok "$BUILD/tests/progs/osh_features"
+EXPECT="ok 4" LAUNCHER="$BUILD/oshrun -t ucx" run "osh_features, oshrun -t ucx" "$TWO" 4 ok \
+    "$BUILD/tests/progs/osh_features"
 EXPECT="ok 3" run "osh_features (every feature area)" "$ODD" 3 ok "$BUILD/tests/progs/osh_features"
 EXPECT="ok 4" run "osh_ctx team" "$TWO" 4 ok "$BUILD/tests/progs/osh_ctx" team
 EXPECT="ok 4" run "osh_ctx good" "$TWO" 4 ok "$BUILD/tests/progs/osh_ctx" good

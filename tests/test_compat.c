@@ -89,7 +89,9 @@ static void test_oshrun_options(void **state)
     struct th_outcome o;
     th_run_cmd(argv, NULL, &o);
     if (!exited(&o, 2) || !strstr(o.out, "shmemu-run: -H elsewhere.example,localhost names "
-                                         "another machine: shmemu-run starts PEs on this one"))
+                                         "another machine: the shm transport starts PEs on "
+                                         "this one (-t ucx starts them on several, through "
+                                         "mpirun)\n"))
         fail_msg("another host: status %#x, output:\n%s", o.status, o.out);
 }
 

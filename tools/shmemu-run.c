@@ -14,7 +14,8 @@
  * As oshrun it meets test scripts written for Open MPI's oshrun and
  * Hydra's mpiexec: their options are understood where they mean something
  * on one machine, accepted where they do not (binding maps, MCA
- * parameters), refused where they ask for another machine.
+ * parameters).  A ucx job on other machines (-H, --hostfile) is handed to
+ * mpirun, which starts PEs there; other transports refuse other machines.
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -42,9 +43,11 @@ static void usage(FILE *f)
             "Scripts written for mpirun/oshrun run unchanged: --np and -c count PEs,\n"
             "-N/-npernode/-ppn too when no count is given; -x VAR[=VALUE], -genv and\n"
             "-env VAR VALUE set the PEs' environment; -wdir/--wdir DIR is where they\n"
-            "start; --bind-to none|core|hwthread is --bind; -H/--host and --hostfile\n"
-            "may name this machine only; --oversubscribe, --allow-run-as-root,\n"
-            "--map-by, --rank-by, --mca and the like change nothing here.\n");
+            "start; --bind-to none|core|hwthread is --bind; --oversubscribe,\n"
+            "--allow-run-as-root, --map-by, --rank-by, --mca and the like change\n"
+            "nothing on one machine.  -H/--host or --hostfile naming other machines\n"
+            "with -t ucx hands the job to mpirun (SHMEMU_MPIRUN), with these options\n"
+            "and every SHMEMU_, SHMEM_, SMA_ and UCX_ variable set here.\n");
 }
 
 /* mpirun options that change nothing for PEs on one machine: each with
@@ -111,10 +114,75 @@ static int bad(const char *fmt, ...)
     return 2;
 }
 
+/* What mpirun gets when shmemu-run hands a ucx job over several machines
+ * to it: the mpirun options as given, shmemu-run's own in mpirun's words. */
+static char **mpi_argv;
+static int mpi_argc;
+
+static void mpi_push(const char *arg) { mpi_argv[mpi_argc++] = (char *)arg; }
+
+static void mpi_push_env(const char *name, const char *value)
+{
+    size_t len = strlen(name) + strlen(value) + 2;
+    char *kv = malloc(len);
+    if (!kv)
+        return;
+    snprintf(kv, len, "%s=%s", name, value);
+    mpi_push("-x");
+    mpi_push(kv);
+}
+
+/* Start the job with mpirun: its PEs find their ucx job through PMIx
+ * (transports/ucx/README.md).  Variables of shmemu, OpenSHMEM and UCX set
+ * here go to every PE (-x), as a job started here would inherit them. */
+static int delegate(int npes, char *const *prog)
+{
+    extern char **environ;
+    static const char *const prefixes[] = {"SHMEMU_", "SHMEM_", "SMA_", "UCX_"};
+    char np[16];
+    snprintf(np, sizeof(np), "%d", npes);
+    mpi_push("-np");
+    mpi_push(np);
+    for (char **e = environ; *e; e++)
+        for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); k++)
+            if (!strncmp(*e, prefixes[k], strlen(prefixes[k])) && strchr(*e, '=')) {
+                size_t n = (size_t)(strchr(*e, '=') - *e);
+                char *name = strndup(*e, n);
+                if (name) {
+                    mpi_push("-x");
+                    mpi_push(name);
+                }
+                break;
+            }
+    for (char *const *a = prog; *a; a++)
+        mpi_push(*a);
+    mpi_push(NULL);
+    /* shmemu-run runs as root; so does the mpirun it starts for the user */
+    if (geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    const char *mpirun = getenv("SHMEMU_MPIRUN");
+    mpi_argv[0] = (char *)(mpirun && *mpirun ? mpirun : "mpirun");
+    fflush(NULL);
+    execvp(mpi_argv[0], mpi_argv);
+    fprintf(stderr,
+            "shmemu-run: a ucx job over several machines is started by Open MPI's mpirun, "
+            "and '%s' could not be run (Debian: openmpi-bin; or set SHMEMU_MPIRUN)\n",
+            mpi_argv[0]);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     struct shmemu__run_opts o = {0};
     long per_node = 0; /* -N: the count where none is given */
+    const char *hosts = NULL, *hostfile = NULL, *host_opt = NULL;
+    /* at most: every argument, a name and value for each, and the job's */
+    mpi_argv = calloc((size_t)argc * 3 + 16, sizeof(char *));
+    if (!mpi_argv)
+        return bad("%s", "out of memory");
+    mpi_push("mpirun");
     int i = 1;
     for (; i < argc; i++) {
         char opt[64];
@@ -144,6 +212,8 @@ int main(int argc, char **argv)
                 skip--;
             if (i + skip >= argc)
                 return bad("%s needs a value", a);
+            for (int k = 0; k <= skip; k++)
+                mpi_push(argv[i + k]);
             i += skip;
             continue;
         }
@@ -151,6 +221,8 @@ int main(int argc, char **argv)
             if (!v)
                 return bad("%s needs a value", a);
             i += !inline_val;
+            mpi_push("-x");
+            mpi_push(v);
             const char *e = strchr(v, '=');
             if (e) {
                 char name[256];
@@ -163,6 +235,7 @@ int main(int argc, char **argv)
             if (i + 2 >= argc)
                 return bad("%s needs a name and a value", a);
             setenv(argv[i + 1], argv[i + 2], 1);
+            mpi_push_env(argv[i + 1], argv[i + 2]);
             i += 2;
             continue;
         }
@@ -176,6 +249,7 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--tag-output") == 0) {
             o.tag_output = 1;
+            mpi_push("--tag-output");
             continue;
         }
         if (!v)
@@ -193,42 +267,51 @@ int main(int argc, char **argv)
             per_node = strtol(v, &end, 10);
             if (*end || per_node < 1 || per_node > 65536)
                 return bad("%s takes a PE count 1..65536, not '%s'", a, v);
+            mpi_push("-N");
+            mpi_push(v);
         } else if (!strcmp(a, "-H") || !strcmp(a, "--host") || !strcmp(a, "-host") ||
                    !strcmp(a, "-hosts")) {
-            if (!hosts_local(v))
-                return bad("%s %s names another machine: shmemu-run starts PEs on this one "
-                           "(for several, start a ucx program with mpirun)",
-                           a, v);
+            hosts = v, host_opt = a;
+            mpi_push("--host");
+            mpi_push(v);
         } else if (!strcmp(a, "--hostfile") || !strcmp(a, "-hostfile") ||
                    !strcmp(a, "--machinefile") || !strcmp(a, "-machinefile") ||
                    !strcmp(a, "-f")) {
-            if (!hostfile_local(v))
-                return bad("%s %s is unreadable or names another machine: shmemu-run starts "
-                           "PEs on this one (for several, start a ucx program with mpirun)",
-                           a, v);
+            hostfile = v, host_opt = a;
+            mpi_push("--hostfile");
+            mpi_push(v);
         } else if (!strcmp(a, "-wdir") || !strcmp(a, "--wdir") || !strcmp(a, "-wd") ||
                    !strcmp(a, "--wd")) {
             if (chdir(v) != 0)
                 return bad("%s %s: cannot enter that directory", a, v);
+            mpi_push("--wdir");
+            mpi_push(v);
         } else if (!strcmp(a, "--bind-to") || !strcmp(a, "-bind-to")) {
             /* OpenMPI's names: a core per PE, or none */
             if (!strcmp(v, "none"))
                 setenv("SHMEMU_BIND", "none", 1);
             else if (!strcmp(v, "core") || !strcmp(v, "hwthread"))
                 setenv("SHMEMU_BIND", "core", 1);
+            mpi_push("--bind-to");
+            mpi_push(v);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--transport")) {
             o.transport = v;
         } else if (!strcmp(a, "--heap-size")) {
             if (shmemu__parse_size(v, &o.heap_size) != 0 || o.heap_size == 0)
                 return bad("--heap-size takes a size such as 64M or 1G, not '%s'", v);
+            mpi_push_env("SHMEMU_HEAP_SIZE", v);
         } else if (!strcmp(a, "--bind")) {
             if (strcmp(v, "core") && strcmp(v, "none"))
                 return bad("--bind takes core or none, not '%s'", v);
             setenv("SHMEMU_BIND", v, 1);
+            mpi_push("--bind-to");
+            mpi_push(v);
         } else if (!strcmp(a, "--timeout")) {
             o.timeout_s = strtod(v, &end);
             if (*end || !(o.timeout_s > 0))
                 return bad("--timeout takes a positive number of seconds, not '%s'", v);
+            mpi_push("--timeout");
+            mpi_push(v);
         } else {
             return bad("unknown option '%s'", a);
         }
@@ -240,6 +323,17 @@ int main(int argc, char **argv)
     if (i >= argc)
         return bad("%s", "no program to run");
     o.argv = argv + i;
+    /* Other machines: mpirun starts ucx PEs there; no other transport
+     * reaches beyond this one. */
+    if ((hosts && !hosts_local(hosts)) || (hostfile && !hostfile_local(hostfile))) {
+        if (o.transport && !strcmp(o.transport, "ucx"))
+            return delegate(o.npes, o.argv);
+        return bad("%s %s %s: the %s transport starts PEs on this one (-t ucx starts "
+                   "them on several, through mpirun)",
+                   host_opt, hosts ? hosts : hostfile,
+                   hosts ? "names another machine" : "is unreadable or names another machine",
+                   o.transport ? o.transport : "shm");
+    }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
