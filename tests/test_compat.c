@@ -65,6 +65,7 @@ static void test_oshrun_options(void **state)
         {{"--np=2", "--map-by=slot", "--report-bindings"}, 2, NULL},
         {{"-c", "2", "--mca", "btl", "self", "-q"}, 2, NULL},
         {{"-N", "3", "-H", "localhost:3"}, 3, NULL},
+        {{"--host", "127.0.0.1:2", "-np", "2"}, 2, NULL}, /* an address of this machine */
         {{"-x", "SHMEM_DEBUG=1", "-n", "2"}, 2, "shmemu: PE 1/2: transport shm, pid "},
         {{"-genv", "SHMEM_VERSION", "1", "-np", "2"}, 2, "(OpenSHMEM 1.5)\n"},
     };

@@ -17,6 +17,9 @@
  * parameters).  A ucx job on other machines (-H, --hostfile) is handed to
  * mpirun, which starts PEs there; other transports refuse other machines.
  */
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,6 +72,37 @@ static const struct {
 
 /* Whether every host of an mpirun host list ("a,b:2") is this machine:
  * shmemu-run starts PEs here alone (mpirun starts ucx PEs on several). */
+/* Whether host is an address of this machine: loopback, or one of its
+ * interfaces' ("-H 10.0.0.5" naming ourselves).  Addresses only: a name
+ * lookup could wait on a resolver this machine cannot reach. */
+static int host_is_here(const char *host)
+{
+    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST, .ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM},
+                    *res;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0)
+        return 0;
+    struct ifaddrs *ifs = NULL;
+    int here = 0;
+    if (getifaddrs(&ifs) == 0) {
+        for (struct addrinfo *r = res; r && !here; r = r->ai_next)
+            for (struct ifaddrs *i = ifs; i && !here; i = i->ifa_next) {
+                if (!i->ifa_addr || i->ifa_addr->sa_family != r->ai_family)
+                    continue;
+                if (r->ai_family == AF_INET)
+                    here = ((struct sockaddr_in *)(void *)r->ai_addr)->sin_addr.s_addr ==
+                           ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr.s_addr;
+                else if (r->ai_family == AF_INET6)
+                    here = !memcmp(&((struct sockaddr_in6 *)(void *)r->ai_addr)->sin6_addr,
+                                   &((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr,
+                                   sizeof(struct in6_addr));
+            }
+        freeifaddrs(ifs);
+    }
+    freeaddrinfo(res);
+    return here;
+}
+
 static int hosts_local(const char *list)
 {
     char self[256] = "";
@@ -77,7 +111,7 @@ static int hosts_local(const char *list)
     snprintf(buf, sizeof(buf), "%s", list);
     for (char *save = NULL, *h = strtok_r(buf, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
         h[strcspn(h, ":")] = '\0';
-        if (strcmp(h, "localhost") && strcmp(h, "127.0.0.1") && strcmp(h, self))
+        if (strcmp(h, "localhost") && strcmp(h, self) && !host_is_here(h))
             return 0;
     }
     return 1;
