@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <unistd.h>
 
 #include <ucp/api/ucp.h>
@@ -428,6 +429,22 @@ static ucs_log_func_rc_t drop_gone_peers(const char *file, unsigned line, const 
         va_end(c);
         const char *at = strstr(text, "/proc/");
         if (at && sscanf(at, "/proc/%d/", &pid) == 1 && pid > 0 && process_ended(pid)) {
+            dropped_open = 1;
+            return UCS_LOG_FUNC_RC_STOP;
+        }
+    } else if (!strcmp(base, "mm_sysv.c")) {
+        /* SysV segments: a peer's that no longer exists (shmctl says so)
+         * went with the peer. */
+        char text[320];
+        va_list c;
+        va_copy(c, ap);
+        vsnprintf(text, sizeof(text), message, c);
+        va_end(c);
+        const char *at = strstr(text, "shmid=");
+        int shmid;
+        struct shmid_ds ds;
+        if (at && sscanf(at, "shmid=%d", &shmid) == 1 && shmid >= 0 &&
+            shmctl(shmid, IPC_STAT, &ds) != 0 && (errno == EINVAL || errno == EIDRM)) {
             dropped_open = 1;
             return UCS_LOG_FUNC_RC_STOP;
         }
