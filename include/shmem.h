@@ -56,10 +56,11 @@ extern __thread const char *shmemu_compat_call; /* C++98, C99 and older: GNU's *
 extern _Thread_local const char *shmemu_compat_call;
 #endif
 SHMEMU_OSH_INLINE void shmemu_compat_call_end(const char **outer) { shmemu_compat_call = *outer; }
-#define SHMEMU_OSH_CALL                                                        \
+#define SHMEMU_OSH_CALL_AS(name)                                               \
     const char *shmemu_outer_call_                                             \
         __attribute__((cleanup(shmemu_compat_call_end), unused)) = shmemu_compat_call; \
-    shmemu_compat_call = shmemu_outer_call_ ? shmemu_outer_call_ : __func__
+    shmemu_compat_call = shmemu_outer_call_ ? shmemu_outer_call_ : (name)
+#define SHMEMU_OSH_CALL SHMEMU_OSH_CALL_AS(__func__)
 
 /* ----------------------------------------------------------- constants */
 

@@ -392,7 +392,8 @@ static void test_global_exit(void **state)
  * end of the symmetric static data, a put on a destroyed context, a
  * context destroyed twice, a lock set twice by one thread, a lock cleared
  * that the PE never set, the default context destroyed, a lock on the
- * stack, a block freed twice: one line saying so, the job ended.  A wait on a
+ * stack, a block freed twice, active-set collectives whose sizes overflow:
+ * one line saying so, naming the routine called, the job ended.  A wait on a
  * static flag nobody sets, or a shmem_long_g loop polling one: the
  * deadlock or livelock report names the routine and the variable. */
 static void test_misuse(void **state)
@@ -408,7 +409,9 @@ static void test_misuse(void **state)
          "ivar is 0\n"),
         "shmemu:   PE 0/2 polls shmem_long_g on polled_flag+0 of PE 1 (8 bytes) at ",
         "/2 shmem_ctx_destroy: ctx is SHMEM_CTX_DEFAULT", "/2 shmem_set_lock: lock 0x",
-        "shmemu: PE 0/2 shmem_free: ptr 0x"};
+        "shmemu: PE 0/2 shmem_free: ptr 0x",
+        "/2 shmem_broadcast64: nelems 4611686018427387904 of 8-byte elements",
+        "/2 shmem_alltoall64: dst 1 over 4611686018427387904 blocks of 8-byte elements"};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
                                        "global+0) runs past the end",
                                        " was destroyed (shmem_ctx_destroy)\n",
@@ -423,9 +426,11 @@ static void test_misuse(void **state)
                                         "global or static variable, or from shmem_malloc) "
                                         "set to 0\n"),
                                        (" is not an allocated block: it was freed already, "
-                                        "or never returned by shmem_malloc\n")};
-    static const int cases[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11};
-    for (int i = 0; i < 11; i++) {
+                                        "or never returned by shmem_malloc\n"),
+                                       " overflows size_t\n",
+                                       " overflows the address space\n"};
+    static const int cases[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13};
+    for (int i = 0; i < 13; i++) {
         int k = cases[i];
         char ks[16];
         snprintf(ks, sizeof(ks), "%d", k);

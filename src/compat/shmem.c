@@ -19,14 +19,6 @@
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
 
-/* The routines here name themselves, as shmem.h's inline ones do
- * (SHMEMU_OSH_CALL), so that a report on a call they make names the
- * routine the program called: shmem_alltoall64, not shmemu_ibput. */
-#define COMPAT_NAMED(name)                                                     \
-    const char *compat_outer_ __attribute__((cleanup(shmemu_compat_call_end), unused)) = \
-        shmemu_compat_call;                                                    \
-    shmemu_compat_call = compat_outer_ ? compat_outer_ : (name)
-
 /* ----------------------------------------------------- start and end */
 
 /* An OpenSHMEM start-up variable (any value turns it on), or its
@@ -485,8 +477,11 @@ void shmemu_compat_sync_active(int PE_start, int logPE_stride, int PE_size, long
 
 /* nelems elements of esize bytes, or SIZE_MAX (refused with that reason)
  * where the product wraps: 2^62 eight-byte elements must not become 0
- * bytes and a silent success. */
-static size_t aset_bytes(const char *call, size_t nelems, size_t esize)
+ * bytes and a silent success.  The routines here name themselves
+ * (SHMEMU_OSH_CALL_AS), as shmem.h's do, so that a report on a call they
+ * make names the routine the program called: shmem_alltoall64, not
+ * shmemu_ibput. */
+static size_t elem_bytes(const char *call, size_t nelems, size_t esize)
 {
     if (nelems > SIZE_MAX / esize) {
         (void)shmemu_error(SHMEMU_EINVAL, call,
@@ -499,7 +494,7 @@ static size_t aset_bytes(const char *call, size_t nelems, size_t esize)
 static void aset_broadcast(const char *call, void *dest, const void *src, size_t bytes,
                            int root, int start, int log, int size, long *pSync)
 {
-    COMPAT_NAMED(call);
+    SHMEMU_OSH_CALL_AS(call);
     struct aset a;
     if (bytes == SIZE_MAX || aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK)
         return;
@@ -520,21 +515,21 @@ static void aset_broadcast(const char *call, void *dest, const void *src, size_t
 void shmem_broadcast32(void *dest, const void *src, size_t nelems, int PE_root, int PE_start,
                        int logPE_stride, int PE_size, long *pSync)
 {
-    aset_broadcast("shmem_broadcast32", dest, src, aset_bytes("shmem_broadcast32", nelems, 4),
+    aset_broadcast("shmem_broadcast32", dest, src, elem_bytes("shmem_broadcast32", nelems, 4),
                    PE_root, PE_start, logPE_stride, PE_size, pSync);
 }
 
 void shmem_broadcast64(void *dest, const void *src, size_t nelems, int PE_root, int PE_start,
                        int logPE_stride, int PE_size, long *pSync)
 {
-    aset_broadcast("shmem_broadcast64", dest, src, aset_bytes("shmem_broadcast64", nelems, 8),
+    aset_broadcast("shmem_broadcast64", dest, src, elem_bytes("shmem_broadcast64", nelems, 8),
                    PE_root, PE_start, logPE_stride, PE_size, pSync);
 }
 
 static void aset_fcollect(const char *call, void *dest, const void *src, size_t bytes,
                           int start, int log, int size, long *pSync)
 {
-    COMPAT_NAMED(call);
+    SHMEMU_OSH_CALL_AS(call);
     struct aset a;
     if (bytes == SIZE_MAX || aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK ||
         aset_barrier(&a, pSync))
@@ -547,14 +542,14 @@ static void aset_fcollect(const char *call, void *dest, const void *src, size_t 
 void shmem_fcollect32(void *dest, const void *src, size_t nelems, int PE_start,
                       int logPE_stride, int PE_size, long *pSync)
 {
-    aset_fcollect("shmem_fcollect32", dest, src, aset_bytes("shmem_fcollect32", nelems, 4),
+    aset_fcollect("shmem_fcollect32", dest, src, elem_bytes("shmem_fcollect32", nelems, 4),
                   PE_start, logPE_stride, PE_size, pSync);
 }
 
 void shmem_fcollect64(void *dest, const void *src, size_t nelems, int PE_start,
                       int logPE_stride, int PE_size, long *pSync)
 {
-    aset_fcollect("shmem_fcollect64", dest, src, aset_bytes("shmem_fcollect64", nelems, 8),
+    aset_fcollect("shmem_fcollect64", dest, src, elem_bytes("shmem_fcollect64", nelems, 8),
                   PE_start, logPE_stride, PE_size, pSync);
 }
 
@@ -564,7 +559,7 @@ void shmem_fcollect64(void *dest, const void *src, size_t nelems, int PE_start,
 static void aset_collect(const char *call, void *dest, const void *src, size_t bytes,
                          int start, int log, int size, long *pSync)
 {
-    COMPAT_NAMED(call);
+    SHMEMU_OSH_CALL_AS(call);
     struct aset a;
     if (bytes == SIZE_MAX || aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK ||
         aset_barrier(&a, pSync))
@@ -584,14 +579,14 @@ static void aset_collect(const char *call, void *dest, const void *src, size_t b
 void shmem_collect32(void *dest, const void *src, size_t nelems, int PE_start,
                      int logPE_stride, int PE_size, long *pSync)
 {
-    aset_collect("shmem_collect32", dest, src, aset_bytes("shmem_collect32", nelems, 4),
+    aset_collect("shmem_collect32", dest, src, elem_bytes("shmem_collect32", nelems, 4),
                  PE_start, logPE_stride, PE_size, pSync);
 }
 
 void shmem_collect64(void *dest, const void *src, size_t nelems, int PE_start,
                      int logPE_stride, int PE_size, long *pSync)
 {
-    aset_collect("shmem_collect64", dest, src, aset_bytes("shmem_collect64", nelems, 8),
+    aset_collect("shmem_collect64", dest, src, elem_bytes("shmem_collect64", nelems, 8),
                  PE_start, logPE_stride, PE_size, pSync);
 }
 
@@ -601,7 +596,7 @@ static void aset_alltoalls(const char *call, void *dest, const void *src, ptrdif
                            ptrdiff_t sst, size_t nelems, size_t esize, int start, int log,
                            int size, long *pSync)
 {
-    COMPAT_NAMED(call);
+    SHMEMU_OSH_CALL_AS(call);
     struct aset a;
     if (aset_of(call, start, log, size, pSync, &a) != SHMEMU_OK || aset_barrier(&a, pSync))
         return;
@@ -647,7 +642,7 @@ void shmem_alltoalls64(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst
 int shmemu_compat_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
                             ptrdiff_t sst, size_t nelems, size_t esize)
 {
-    COMPAT_NAMED("shmem_alltoalls");
+    SHMEMU_OSH_CALL_AS("shmem_alltoalls");
     int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team);
     if (n <= 0 || me < 0)
         return shmemu_error(SHMEMU_EINVAL, "shmem_alltoalls",
@@ -693,11 +688,10 @@ static int gather_reduce(const char *call, const struct gather *g, void *dest, c
                          size_t count, size_t esize,
                          void (*fold)(void *acc, const void *in, size_t count))
 {
-    COMPAT_NAMED(call);
-    if (count > SIZE_MAX / esize)
-        return shmemu_error(SHMEMU_EINVAL, call, "count %zu of %zu-byte elements overflows size_t",
-                            count, esize);
-    size_t bytes = count * esize;
+    SHMEMU_OSH_CALL_AS(call);
+    size_t bytes = elem_bytes(call, count, esize);
+    if (bytes == SIZE_MAX)
+        return shmemu_last_status();
     /* before the scratch: a wrong count is a bad argument, not a lack of memory */
     if (bytes && shmemu_sym_extent(src) < bytes)
         return shmemu_error(SHMEMU_ERANGE, call,

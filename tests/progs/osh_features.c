@@ -22,9 +22,12 @@
  *                           sets, 7: PE 0 polls one with shmem_long_g,
  *                           8: every PE polls the next PE's, 9: the
  *                           default context destroyed, 10: a lock that is
- *                           not symmetric, 11: a block freed twice), which
- *                           ends the job with one line (a deadlock or
- *                           livelock report for 6 to 8)
+ *                           not symmetric, 11: a block freed twice, 12:
+ *                           an active-set broadcast whose bytes overflow
+ *                           size_t, 13: an active-set alltoall too long
+ *                           for the address space), which ends the job
+ *                           with one line (a deadlock or livelock report
+ *                           for 6 to 8)
  *   osh_features race T     PEs 0 and 1 put 16 longs into the last PE's
  *                           static buffer: unordered (T 0), or ordered by
  *                           a quiet and a barrier (T 1, the correct twin)
@@ -377,6 +380,10 @@ int main(int argc, char **argv)
             shmem_ctx_destroy(SHMEM_CTX_DEFAULT);
         else if (k == 10)
             shmem_set_lock(local);
+        else if (k == 12)
+            shmem_broadcast64(dst, src, (size_t)1 << 62, 0, 0, 0, n, pSync2);
+        else if (k == 13)
+            shmem_alltoall64(dst, src, (size_t)1 << 62, 0, 0, n, pSync2);
         else if (k == 11) {
             shmem_free(blk);
             shmem_free(blk);

@@ -419,32 +419,26 @@ static ucs_log_func_rc_t drop_gone_peers(const char *file, unsigned line, const 
     (void)line, (void)function, (void)level, (void)comp;
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
-    int was = dropped_open, pid;
+    int was = dropped_open, pid, shmid;
     dropped_open = 0;
-    if (!strcmp(base, "mm_posix.c")) {
+    int posix = !strcmp(base, "mm_posix.c"), sysv = !strcmp(base, "mm_sysv.c");
+    if (posix || sysv) {
         char text[320];
         va_list c;
         va_copy(c, ap);
         vsnprintf(text, sizeof(text), message, c);
         va_end(c);
-        const char *at = strstr(text, "/proc/");
-        if (at && sscanf(at, "/proc/%d/", &pid) == 1 && pid > 0 && process_ended(pid)) {
-            dropped_open = 1;
-            return UCS_LOG_FUNC_RC_STOP;
-        }
-    } else if (!strcmp(base, "mm_sysv.c")) {
-        /* SysV segments: a peer's that no longer exists (shmctl says so)
-         * went with the peer. */
-        char text[320];
-        va_list c;
-        va_copy(c, ap);
-        vsnprintf(text, sizeof(text), message, c);
-        va_end(c);
-        const char *at = strstr(text, "shmid=");
-        int shmid;
+        /* posix: the peer's /proc file; sysv: its segment, which shmctl no
+         * longer knows once it went with the peer */
+        const char *at = strstr(text, posix ? "/proc/" : "shmid=");
         struct shmid_ds ds;
-        if (at && sscanf(at, "shmid=%d", &shmid) == 1 && shmid >= 0 &&
-            shmctl(shmid, IPC_STAT, &ds) != 0 && (errno == EINVAL || errno == EIDRM)) {
+        int gone = 0;
+        if (at && posix)
+            gone = sscanf(at, "/proc/%d/", &pid) == 1 && pid > 0 && process_ended(pid);
+        else if (at)
+            gone = sscanf(at, "shmid=%d", &shmid) == 1 && shmid >= 0 &&
+                   shmctl(shmid, IPC_STAT, &ds) != 0 && (errno == EINVAL || errno == EIDRM);
+        if (gone) {
             dropped_open = 1;
             return UCS_LOG_FUNC_RC_STOP;
         }
