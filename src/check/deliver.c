@@ -201,6 +201,44 @@ void shmemu__chk_remove_at(struct shmemu__chk *k, size_t i)
     k->q[i] = k->q[--k->n];
 }
 
+/* A nonblocking put reads its source when it is carried out, as a NIC
+ * does: if the program changed the source since the call (h->copy), it
+ * reused the buffer before the put completed, and the put sends what is
+ * there now.  Told as a race (the program's store against the put's read),
+ * which it is whatever the values: a job checked for races fails on it. */
+static void check_source(shmemu__pe *me, const struct held *h)
+{
+    size_t n = h->rma.nbytes, at = 0;
+    const unsigned char *was = h->copy, *now = h->rma.local;
+    unsigned char *read = NULL;
+    if (!me->direct) { /* maybe symmetric memory the host cannot touch */
+        if (!(read = malloc(n)) || shmemu__chk_read_local(me, read, h->rma.local, n)) {
+            free(read);
+            return;
+        }
+        now = read;
+    }
+    if (memcmp(was, now, n))
+        while (was[at] == now[at])
+            at++;
+    else
+        at = n;
+    free(read);
+    if (at == n || !me->job->check_ctl_off)
+        return;
+    struct shmemu__chk *k = me->chk;
+    const char *api = shmemu__api_of(h->call);
+    shmemu__check_note(me->job,
+                       "race: the source of PE %d's %s (at %s) of %zu bytes to PE %d changed "
+                       "before the put completed (from byte %zu on): a nonblocking put reads "
+                       "its source until %s_quiet() (%s_ctx_quiet() on its context) returns; "
+                       "reuse the buffer only after that",
+                       me->pe, h->call ? h->call : "?", shmemu__chk_site_name(k, h->site), n,
+                       h->rma.pe, at, api, api);
+    if (k->race)
+        shmemu__race_count_found(k->race);
+}
+
 /* Carry out an operation (now, or held until now) and tell the race
  * detector what it touched and published. */
 void shmemu__chk_perform(shmemu__pe *me, struct held *h)
@@ -215,6 +253,8 @@ void shmemu__chk_perform(shmemu__pe *me, struct held *h)
         if (h->rel)
             shmemu__race_release(me, k->race, shmemu__chk_target_of(h), h->rel_off, h->rel);
     }
+    if (h->kind == H_PUT && h->copy && h->rma.local != h->copy)
+        check_source(me, h);
     if (h->kind == H_AMO)
         (void)k->amo(me->tlj, &h->amo);
     else

@@ -80,7 +80,10 @@ struct held {
     int kind;
     struct shmemu_tl_rma rma; /* H_PUT, H_GET */
     struct shmemu_tl_amo amo; /* H_AMO */
-    void *copy;               /* a blocking put's data, owned */
+    void *copy;               /* owned: a blocking put's data (rma.local
+                                 points here), or a nonblocking put's source
+                                 as it was at the call (rma.local points at
+                                 the program's buffer, read on delivery) */
     uint64_t seq;             /* issue order */
     uint64_t epoch;           /* the stamp of the last fence on its context
                                  before it (shmemu__chk_fence_epoch) */
@@ -171,6 +174,10 @@ static inline void shmemu__chk_leave(shmemu__pe *me)
 
 #define BUDGET_MAX_NS 3000000
 
+/* A nonblocking put's source up to this size is copied at the call, so
+ * that a change before the put completed can be told. */
+#define SOURCE_SNAPSHOT_MAX ((size_t)16 << 20)
+
 /* A line for the report of the job (at most CHK_NOTES kept). */
 void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...) SHMEMU__PRINTF(2, 3)
     SHMEMU__HIDDEN;
@@ -198,6 +205,7 @@ void shmemu__chk_written(const struct held *h, uint64_t *lo, uint64_t *hi) SHMEM
 int shmemu__chk_record_overtake(shmemu__pe *me, const struct held *h) SHMEMU__HIDDEN;
 void shmemu__chk_remove_at(struct shmemu__chk *k, size_t i) SHMEMU__HIDDEN;
 void shmemu__chk_perform(shmemu__pe *me, struct held *h) SHMEMU__HIDDEN;
+int shmemu__chk_read_local(shmemu__pe *me, void *dst, const void *src, size_t n) SHMEMU__HIDDEN;
 int shmemu__chk_is_flag(const struct held *h) SHMEMU__HIDDEN;
 void shmemu__chk_pause_for(shmemu__pe *me, int dst, int sync) SHMEMU__HIDDEN;
 int shmemu__chk_paused(shmemu__pe *me, int dst, int64_t now) SHMEMU__HIDDEN;

@@ -19,6 +19,17 @@
 
 /* ------------------------------------------------------------ the table */
 
+/* The bytes at src as the program sees them now: copied by the transport
+ * where they may be symmetric memory the host cannot touch.  0: done. */
+int shmemu__chk_read_local(shmemu__pe *me, void *dst, const void *src, size_t n)
+{
+    if (me->direct) {
+        memcpy(dst, src, n);
+        return 0;
+    }
+    return shmemu__tl_local_copy(me, dst, src, n) != SHMEMU_OK;
+}
+
 static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
 {
     (void)tl;
@@ -43,11 +54,7 @@ static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
         /* A blocking put returns with its source reusable: keep a copy.  A
          * nonblocking one reads its source when delivered, as a NIC would. */
         h.copy = malloc(d->nbytes);
-        /* The source may be symmetric memory the host cannot touch: copied
-         * by the transport then. */
-        if (h.copy && me->direct) {
-            memcpy(h.copy, d->local, d->nbytes);
-        } else if (h.copy && shmemu__tl_local_copy(me, h.copy, d->local, d->nbytes)) {
+        if (h.copy && shmemu__chk_read_local(me, h.copy, d->local, d->nbytes)) {
             free(h.copy);
             h.copy = NULL;
         }
@@ -57,6 +64,16 @@ static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
             return SHMEMU_OK;
         }
         h.rma.local = h.copy;
+    } else if (d->op == SHMEMU_TL_PUT && d->nbytes && d->nbytes <= SOURCE_SNAPSHOT_MAX &&
+               !k->view_store) {
+        /* What the source was at the call, kept beside it: the program may
+         * not change it before the put completes, and shmemu__chk_perform
+         * tells it if it did.  Without a copy the put goes on unwatched. */
+        h.copy = malloc(d->nbytes);
+        if (h.copy && shmemu__chk_read_local(me, h.copy, d->local, d->nbytes)) {
+            free(h.copy);
+            h.copy = NULL;
+        }
     }
     shmemu__chk_perturb_exit(k, shmemu__chk_enqueue(me, &h));
     return SHMEMU_OK;

@@ -101,6 +101,11 @@ struct shmemu__race {
     struct site_cache cache[256];
 };
 
+void shmemu__race_count_found(struct shmemu__race *r)
+{
+    atomic_fetch_add(&r->h->nraces, 1);
+}
+
 struct shmemu__race *shmemu__race_new(shmemu__pe *me, void *area)
 {
     struct shmemu__race *r = calloc(1, sizeof(*r));

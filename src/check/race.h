@@ -14,9 +14,9 @@
  * PE that does not happen before it is a conflict, reported once per pair
  * of call sites as a checker note, and the job ends with SHMEMU_ERACE.
  *
- * What it cannot see: loads and stores a PE makes to its own heap directly
- * (checker mode makes shmemu_ptr return NULL, so peers' heaps are reached
- * only through the library).  Shadow records keep one writer and one reader
+ * What it cannot see: loads and stores a PE makes to its own heap directly,
+ * and loads through shmemu_ptr (stores through it are held and recorded
+ * as puts: pointers.c).  Shadow records keep one writer and one reader
  * per granule, so some conflicts are missed; none is invented.
  */
 #ifndef SHMEMU_RACE_H
@@ -60,6 +60,11 @@ void shmemu__race_sync_arrive(shmemu__pe *me, struct shmemu__race *r, int slot, 
     SHMEMU__HIDDEN;
 void shmemu__race_sync_done(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
     SHMEMU__HIDDEN;
+
+/* A conflict the granule records cannot show (the program's store to a
+ * nonblocking put's source before the put read it), reported by the
+ * caller: counted, so that the job ends with SHMEMU_ERACE. */
+void shmemu__race_count_found(struct shmemu__race *r) SHMEMU__HIDDEN;
 
 /* Conflicts found in the job so far (any process). */
 uint32_t shmemu__race_count(void *area) SHMEMU__HIDDEN;
