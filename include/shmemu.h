@@ -237,11 +237,17 @@ size_t shmemu_sym_extent(const void *addr);
  * With SHMEMU_CHECK=fuzz[:SEED] (or opts.check) puts, non-fetching AMOs and
  * nonblocking gets are held and delivered later, in a seeded order, as late
  * as OpenSHMEM allows; library calls are perturbed with seeded yields and
- * sleeps; shmemu_ptr returns NULL.  With SHMEMU_CHECK=race, conflicting
+ * sleeps; a peer's shmemu_ptr is a checked pointer on shm, NULL elsewhere.
+ * Until a held nonblocking get completes, its destination holds
+ * SHMEMU_CHECK_GET_POISON bytes.  With SHMEMU_CHECK=race, conflicting
  * accesses (two PEs writing the same bytes, or one writing what another
  * gets, with no synchronisation ordering them) are reported.  docs/CHECK.md
  * has the model.
  */
+
+/** What fills a nonblocking get's destination under the checker until the
+ *  get completes: a value made of these bytes was read too early. */
+#define SHMEMU_CHECK_GET_POISON 0xfe
 
 /** 1 if the calling PE runs in checker mode, else 0. */
 int shmemu_check_enabled(void);

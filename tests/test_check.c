@@ -20,7 +20,7 @@ const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)
 {
     return "race:nbi_flag_bug\nrace:amo_counter_bug\nrace:ptr_flag_bug\nrace:counter_flag\nrace:sync_only_bug\nrace:early_ack_bug\n"
-           "race:late_dest_bug\nrace:stage_reuse_bug\nrace:snapshot_at_return\n";
+           "race:late_dest_bug\nrace:stage_reuse_bug\nrace:get_early_bug\nrace:snapshot_at_return\n";
 }
 #endif
 
@@ -236,6 +236,39 @@ static int stage_reuse(shmemu_team_t team, void *dest, const void *src, size_t c
     return sum_slots(team, dest, src, count);
 }
 
+/* Bug 7: each PE fetches every peer's slot with get_nbi and adds its
+ * running sum into the fetched buffer before the quiet that completes the
+ * get: the get then overwrites the sum.  A plain run has fetched by the
+ * time the call returns. */
+static int get_early(shmemu_team_t team, void *dest, const void *src, size_t count,
+                     shmemu_dtype_t dtype, shmemu_op_t op, int quiet_first)
+{
+    (void)dtype, (void)op;
+    int n = shmemu_team_n_pes(team), me = shmemu_team_my_pe(team), st = SHMEMU_OK;
+    memcpy(slot_of(team, me, count), src, count * 8);
+    shmemu_quiet();
+    shmemu_team_sync(team);
+    int64_t *d = dest, *got = malloc(count * 8 + 1);
+    if (got) {
+        memcpy(d, src, count * 8);
+        for (int i = 1; i < n; i++) {
+            int q = (me + i) % n;
+            shmemu_getmem_nbi(got, slot_of(team, q, count), count * 8, world(team, q));
+            if (quiet_first)
+                shmemu_quiet();
+            for (size_t k = 0; k < count; k++) /* the bug: the get may not have landed */
+                got[k] = (int64_t)((uint64_t)got[k] + (uint64_t)d[k]);
+            shmemu_quiet();
+            memcpy(d, got, count * 8);
+        }
+    } else {
+        st = SHMEMU_ENOMEM; /* still sync: the others wait for us */
+    }
+    free(got);
+    int sst = shmemu_team_sync(team); /* nobody reads my slot any more */
+    return st ? st : sst;
+}
+
 #define TWINS(name)                                                            \
     static int name##_bug(shmemu_team_t t, void *d, const void *s, size_t c,   \
                           shmemu_dtype_t dt, shmemu_op_t op)                   \
@@ -254,6 +287,7 @@ TWINS(sync_only)
 TWINS(early_ack)
 TWINS(late_dest)
 TWINS(stage_reuse)
+TWINS(get_early)
 
 static shmemu_verify_result run(shmemu_allreduce_fn fn, const char *transport, int npes,
                                 size_t count, const char *check)
@@ -391,6 +425,17 @@ static void test_stage_reuse(void **state)
     free(err);
 }
 
+/* Named by the write into the get's destination; the read before it is
+ * what the poison (a nonblocking get's destination until it completes)
+ * turns into a wrong sum. */
+static void test_get_early(void **state)
+{
+    (void)state;
+    th_capture_start();
+    planted(get_early_bug, get_early_ok, 3, 100, 1, "was written before the get completed");
+    free(th_capture_stop());
+}
+
 static atomic_int never;
 
 static int body_spin(void *arg)
@@ -464,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_early_ack),
         cmocka_unit_test(test_late_dest),
         cmocka_unit_test(test_stage_reuse),
+        cmocka_unit_test(test_get_early),
         cmocka_unit_test(test_watchdog_processes),
         cmocka_unit_test(test_watchdog_threads),
     };

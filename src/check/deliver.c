@@ -239,6 +239,43 @@ static void check_source(shmemu__pe *me, const struct held *h)
         shmemu__race_count_found(k->race);
 }
 
+/* A poisoned get (layer.c) is about to be carried out: if its destination
+ * no longer holds the poison, the program (or a late write it did not wait
+ * for) wrote there before the get completed, and the get overwrites it. */
+static void check_destination(shmemu__pe *me, const struct held *h)
+{
+    const unsigned char *now = h->rma.local;
+    size_t n = h->rma.nbytes, at = 0;
+    while (at < n && now[at] == GET_POISON)
+        at++;
+    if (at == n || !me->job->check_ctl_off)
+        return;
+    struct shmemu__chk *k = me->chk;
+    const char *api = shmemu__api_of(h->call);
+    shmemu__check_note(me->job,
+                       "race: the destination of PE %d's %s (at %s) of %zu bytes from PE %d "
+                       "was written before the get completed (from byte %zu on): a "
+                       "nonblocking get's destination is undefined until %s_quiet() "
+                       "(%s_ctx_quiet() on its context) returns; use it only after that",
+                       me->pe, h->call ? h->call : "?", shmemu__chk_site_name(k, h->site), n,
+                       h->rma.pe, at, api, api);
+    if (k->race)
+        shmemu__race_count_found(k->race);
+}
+
+/* A get of ours writes [p, p + n) now: poisoned gets held with a
+ * destination there would find their poison gone through no fault of the
+ * program's (two gets into one buffer): not checked any more. */
+static void unpoison_overlapping(struct shmemu__chk *k, const char *p, size_t n)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        struct held *o = &k->q[i];
+        const char *q = o->rma.local;
+        if (o->kind == H_GET && o->poisoned && q < p + n && p < q + o->rma.nbytes)
+            o->poisoned = 0;
+    }
+}
+
 /* Carry out an operation (now, or held until now) and tell the race
  * detector what it touched and published. */
 void shmemu__chk_perform(shmemu__pe *me, struct held *h)
@@ -255,6 +292,10 @@ void shmemu__chk_perform(shmemu__pe *me, struct held *h)
     }
     if (h->kind == H_PUT && h->copy && h->rma.local != h->copy)
         check_source(me, h);
+    if (h->kind == H_GET && h->poisoned)
+        check_destination(me, h);
+    if (h->kind == H_GET && h->rma.nbytes)
+        unpoison_overlapping(k, h->rma.local, h->rma.nbytes);
     if (h->kind == H_AMO)
         (void)k->amo(me->tlj, &h->amo);
     else

@@ -102,6 +102,9 @@ struct held {
     int view;                 /* a store through a checked pointer
                                  (pointers.c): 1, or 2 once held, its page
                                  then kept from loads until it lands */
+    int poisoned;             /* a nonblocking get whose destination was
+                                 filled with GET_POISON at the call, and
+                                 nothing else of ours has written there */
 };
 
 struct site_name {
@@ -178,6 +181,10 @@ static inline void shmemu__chk_leave(shmemu__pe *me)
  * that a change before the put completed can be told. */
 #define SOURCE_SNAPSHOT_MAX ((size_t)16 << 20)
 
+/* What a nonblocking get's destination holds until the get is carried
+ * out: NaN as float16, bfloat16, float, double; huge as an integer. */
+#define GET_POISON SHMEMU_CHECK_GET_POISON
+
 /* A line for the report of the job (at most CHK_NOTES kept). */
 void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...) SHMEMU__PRINTF(2, 3)
     SHMEMU__HIDDEN;
@@ -234,6 +241,8 @@ void shmemu__chk_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
  * becomes 2: its page now faults on loads), or one held has landed. */
 void shmemu__chk_view_held(shmemu__pe *me, struct held *h) SHMEMU__HIDDEN;
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) SHMEMU__HIDDEN;
+/* Is p inside this PE's checked pointers to peers' heaps? */
+int shmemu__chk_in_view(shmemu__pe *me, const void *p) SHMEMU__HIDDEN;
 /* An atomic instruction through a checked pointer on word off of pe's
  * heap: before it runs (what a non-fetching AMO would do at issue: fenced
  * work lands first, the race detector's release), and once it has. */

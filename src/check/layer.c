@@ -74,6 +74,15 @@ static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
             free(h.copy);
             h.copy = NULL;
         }
+    } else if (d->op == SHMEMU_TL_GET && d->nbytes && me->direct && d->pe != me->pe &&
+               !shmemu__chk_in_view(me, d->local)) {
+        /* A nonblocking get's destination is undefined until the get
+         * completes: poisoned meanwhile, a value read early is wrong even
+         * where the buffer still held the right one from an earlier round,
+         * and a store into it shows (shmemu__chk_perform).  Not from this
+         * PE (the source may be the destination) nor into a peer's heap. */
+        memset(d->local, GET_POISON, d->nbytes);
+        h.poisoned = 1;
     }
     shmemu__chk_perturb_exit(k, shmemu__chk_enqueue(me, &h));
     return SHMEMU_OK;

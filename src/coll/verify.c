@@ -215,11 +215,15 @@ static void check_dest(const shmemu_verify_case *vc, struct shared *sh, int call
         }
         if (ok)
             continue;
-        int poison = 1; /* still the pattern dest was filled with? */
-        for (size_t b = 0; b < es; b++)
+        int poison = 1, get_poison = 1; /* still the pattern dest was filled with? */
+        for (size_t b = 0; b < es; b++) {
             poison &= (unsigned char)got[b] == 0xa5;
+            get_poison &= (unsigned char)got[b] == SHMEMU_CHECK_GET_POISON;
+        }
         if (poison && call == 0)
             snprintf(gs, sizeof(gs), "(never written)");
+        else if (get_poison && shmemu_check_enabled())
+            snprintf(gs, sizeof(gs), "(get_nbi poison: read before quiet)");
         shmemu__verify_explain(vc, call, n, me, i, got, how, sizeof(how));
         if (!is_reduction(vc->coll) && how[0])
             snprintf(how + strlen(how), sizeof(how) - strlen(how),
