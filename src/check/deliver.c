@@ -201,11 +201,33 @@ void shmemu__chk_remove_at(struct shmemu__chk *k, size_t i)
     k->q[i] = k->q[--k->n];
 }
 
+/* A nonblocking operation found its local buffer changed from byte at on
+ * since the call: the program's store against the operation's access, a
+ * race whatever the values, so a job checked for races fails on it. */
+static void tell_buffer_race(shmemu__pe *me, const struct held *h, size_t at)
+{
+    if (!me->job->check_ctl_off)
+        return;
+    struct shmemu__chk *k = me->chk;
+    const char *api = shmemu__api_of(h->call);
+    int put = h->kind == H_PUT;
+    shmemu__check_note(me->job,
+                       "race: the %s of PE %d's %s (at %s) of %zu bytes %s PE %d %s before the "
+                       "%s completed (from byte %zu on): a nonblocking %s until %s_quiet() "
+                       "(%s_ctx_quiet() on its context) returns; %s only after that",
+                       put ? "source" : "destination", me->pe, h->call ? h->call : "?",
+                       shmemu__chk_site_name(k, h->site), h->rma.nbytes, put ? "to" : "from",
+                       h->rma.pe, put ? "changed" : "was written", put ? "put" : "get", at,
+                       put ? "put reads its source" : "get's destination is undefined", api, api,
+                       put ? "reuse the buffer" : "use it");
+    if (k->race)
+        shmemu__race_count_found(k->race);
+}
+
 /* A nonblocking put reads its source when it is carried out, as a NIC
  * does: if the program changed the source since the call (h->copy), it
  * reused the buffer before the put completed, and the put sends what is
- * there now.  Told as a race (the program's store against the put's read),
- * which it is whatever the values: a job checked for races fails on it. */
+ * there now. */
 static void check_source(shmemu__pe *me, const struct held *h)
 {
     size_t n = h->rma.nbytes, at = 0;
@@ -224,19 +246,8 @@ static void check_source(shmemu__pe *me, const struct held *h)
     else
         at = n;
     free(read);
-    if (at == n || !me->job->check_ctl_off)
-        return;
-    struct shmemu__chk *k = me->chk;
-    const char *api = shmemu__api_of(h->call);
-    shmemu__check_note(me->job,
-                       "race: the source of PE %d's %s (at %s) of %zu bytes to PE %d changed "
-                       "before the put completed (from byte %zu on): a nonblocking put reads "
-                       "its source until %s_quiet() (%s_ctx_quiet() on its context) returns; "
-                       "reuse the buffer only after that",
-                       me->pe, h->call ? h->call : "?", shmemu__chk_site_name(k, h->site), n,
-                       h->rma.pe, at, api, api);
-    if (k->race)
-        shmemu__race_count_found(k->race);
+    if (at < n)
+        tell_buffer_race(me, h, at);
 }
 
 /* A poisoned get (layer.c) is about to be carried out: if its destination
@@ -248,19 +259,8 @@ static void check_destination(shmemu__pe *me, const struct held *h)
     size_t n = h->rma.nbytes, at = 0;
     while (at < n && now[at] == GET_POISON)
         at++;
-    if (at == n || !me->job->check_ctl_off)
-        return;
-    struct shmemu__chk *k = me->chk;
-    const char *api = shmemu__api_of(h->call);
-    shmemu__check_note(me->job,
-                       "race: the destination of PE %d's %s (at %s) of %zu bytes from PE %d "
-                       "was written before the get completed (from byte %zu on): a "
-                       "nonblocking get's destination is undefined until %s_quiet() "
-                       "(%s_ctx_quiet() on its context) returns; use it only after that",
-                       me->pe, h->call ? h->call : "?", shmemu__chk_site_name(k, h->site), n,
-                       h->rma.pe, at, api, api);
-    if (k->race)
-        shmemu__race_count_found(k->race);
+    if (at < n)
+        tell_buffer_race(me, h, at);
 }
 
 /* A get of ours writes [p, p + n) now: poisoned gets held with a
