@@ -285,6 +285,24 @@ static void test_timeout(void **state)
     free(after);
 }
 
+/* Without --timeout, SHMEMU_TIMEOUT does it, as for a launched job (and a
+ * checked job gets 300 s: a checked program that hangs never hangs CI). */
+static void test_timeout_env(void **state)
+{
+    (void)state;
+    need_shm();
+    struct th_outcome o;
+    char *argv[] = {th_tool("shmemu-run"), "-n", "2", "--", th_tool("tests/progs/crashy"),
+                    "none", "barrier", NULL};
+    run_cmd(argv, (const char *const[]){"CRASHY_VICTIM_COMPUTES=1", "SHMEMU_TIMEOUT=0.5", NULL},
+            &o);
+    assert_true(WIFEXITED(o.status));
+    assert_int_equal(WEXITSTATUS(o.status), 124);
+    assert_non_null(strstr(o.out, "shmemu-run: the job ran past its 0.5 s timeout"));
+    assert_true(o.secs < 3.0);
+    assert_int_equal(my_children(), 0);
+}
+
 static void test_tag_output(void **state)
 {
     (void)state;
@@ -445,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_launch_crashes),
         cmocka_unit_test(test_sigint),
         cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_timeout_env),
         cmocka_unit_test(test_tag_output),
         cmocka_unit_test(test_bad_env),
         cmocka_unit_test(test_segment_permissions),

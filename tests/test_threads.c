@@ -22,6 +22,7 @@ struct shared {
     long *flag;    /* symmetric */
     shmemu_pe_handle pe;
     int attach; /* join explicitly (a PE that shares its process) */
+    pthread_barrier_t late; /* flag_late's threads 0 and 2 */
 };
 
 struct targ {
@@ -80,6 +81,35 @@ static void *flag_pair(void *p)
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
         T_CHECK(a, shmemu_long_atomic_set(a->s->flag, 1, (me + 1) % n) == SHMEMU_OK);
+    }
+    if (attaches(a))
+        T_CHECK(a, shmemu_thread_detach() == SHMEMU_OK);
+    return NULL;
+}
+
+/* Thread 0 waits for the flag; thread 2 sets the next PE's 20 ms late and
+ * then waits outside the library for thread 0 (a thread that ends has its
+ * operations delivered: this one does not end).  Under the checker the set
+ * is held until a thread of this PE delivers it, and the only one still
+ * inside is the waiter (the PE's own thread is in pthread_join): it must
+ * deliver what its siblings issued after it began to wait, or every PE
+ * waits for ever (SOS's mt_a2a did, now and then). */
+static void *flag_late(void *p)
+{
+    struct targ *a = p;
+    if (join_pe(a) != SHMEMU_OK) {
+        a->bad++;
+        return NULL;
+    }
+    int me = shmemu_my_pe(), n = shmemu_n_pes();
+    if (a->tid == 0) {
+        T_CHECK(a, shmemu_long_wait_until(a->s->flag, SHMEMU_CMP_EQ, 1) == SHMEMU_OK);
+        pthread_barrier_wait(&a->s->late);
+    } else if (a->tid == 2) {
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        T_CHECK(a, shmemu_long_atomic_set(a->s->flag, 1, (me + 1) % n) == SHMEMU_OK);
+        pthread_barrier_wait(&a->s->late);
     }
     if (attaches(a))
         T_CHECK(a, shmemu_thread_detach() == SHMEMU_OK);
@@ -155,6 +185,13 @@ static int body_threads(void *arg)
     PE_CHECK_EQ(run_threads(flag_pair, &s, 2, 1), 0);
     PE_CHECK_EQ(*s.flag, 1);
     PE_CHECK_OK(shmemu_barrier_all());
+    *s.flag = 0;
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_EQ(pthread_barrier_init(&s.late, NULL, 2), 0);
+    PE_CHECK_EQ(run_threads(flag_late, &s, 3, 0), 0);
+    pthread_barrier_destroy(&s.late);
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_EQ(*s.flag, 1);
     shmemu_free(s.flag);
     shmemu_free(s.counter);
     shmemu_free(s.slots);

@@ -421,6 +421,13 @@ int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__
         }
         if ((st = shmemu__aborted(me)))
             break;
+        /* What the PE's other threads issued since is held by the checker
+         * until a thread of this PE delivers it (wait.c). */
+        if (SHMEMU__CHECKED(me) && shmemu__mt(me) &&
+            (st = shmemu__check_progress(me, ready, arg))) {
+            st = st > 0 ? SHMEMU_OK : st;
+            break;
+        }
         idle(me, &s, seq);
     }
     unconfirm(me, &s);

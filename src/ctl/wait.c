@@ -337,6 +337,12 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
             shmemu__drive(me);
             if (ready(me, arg))
                 return SHMEMU_OK;
+            /* The PE's other threads may have issued since: the checker
+             * holds their operations until a thread of this PE delivers
+             * them, and those threads may now be blocked outside the
+             * library (a pthread barrier) waiting for this one. */
+            if (SHMEMU__CHECKED(me) && (st = shmemu__check_progress(me, ready, arg)))
+                return st > 0 ? SHMEMU_OK : st;
             if ((st = shmemu__aborted(me)))
                 return st;
         }

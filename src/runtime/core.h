@@ -417,6 +417,9 @@ static inline int shmemu__check_sym(shmemu__pe *me, const char *call,
 
 /* Check opts, create the job's heaps and control area (errors reported as
  * coming from call). */
+/* Seconds after which a job of this process ends with a report of where
+ * each PE is: $SHMEMU_TIMEOUT, or 300 in checker mode; 0: never. */
+double shmemu__job_timeout(const struct shmemu__job *job) SHMEMU__HIDDEN;
 int shmemu__job_create(const shmemu_opts *opts, const char *call,
                        struct shmemu__job **job_p) SHMEMU__HIDDEN;
 void shmemu__job_free(struct shmemu__job *job) SHMEMU__HIDDEN;

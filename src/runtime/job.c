@@ -507,7 +507,7 @@ static int watchdog_start(struct watchdog *w, struct shmemu__job *job)
 static void watchdog_stop(struct watchdog *w) { timed_stop(&w->t); }
 
 /* SHMEMU_TIMEOUT: seconds, 0 off, -1: 300 in checker mode, else off. */
-static double timeout_of(const struct shmemu__job *job)
+double shmemu__job_timeout(const struct shmemu__job *job)
 {
     double t = job->params.TIMEOUT;
     if (t < 0)
@@ -532,7 +532,7 @@ int shmemu_launch(const shmemu_opts *opts, int (*pe_main)(void *arg), void *arg)
     job->bind = 1;
     job->tl.pe_exited = shmemu__pe_exited;
     job->tl.tick = shmemu__tick;
-    double timeout = timeout_of(job);
+    double timeout = shmemu__job_timeout(job);
     struct watchdog wd;
     int watching = 0;
     if (timeout > 0) {

@@ -237,8 +237,11 @@ int shmemu__run(const struct shmemu__run_opts *o)
     job->who = "shmemu-run";
     job->argv = o->argv;
     job->tag_output = o->tag_output;
-    job->timeout_ns = (int64_t)(o->timeout_s * 1e9);
-    job->deadline_ns = o->timeout_s > 0 ? shmemu__now_ns() + job->timeout_ns : 0;
+    /* --timeout, else what a launched job gets: a checked program that
+     * hangs is ended with a report, never left hanging a CI run. */
+    double timeout = o->timeout_s > 0 ? o->timeout_s : shmemu__job_timeout(job);
+    job->timeout_ns = (int64_t)(timeout * 1e9);
+    job->deadline_ns = timeout > 0 ? shmemu__now_ns() + job->timeout_ns : 0;
     job->tl.pe_exited = shmemu__pe_exited;
     job->tl.tick = shmemu__tick;
     int st = shmemu__tl_job_run(job, exec_entry);
