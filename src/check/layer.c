@@ -43,7 +43,12 @@ static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
     shmemu__chk_stamp(me, &h, flag, d->sig_op != SHMEMU_TL_SIG_NONE ? d->sig_off : d->off);
     if (!k->fuzz || (d->op == SHMEMU_TL_GET && !d->nbi)) {
         /* At once: a blocking get completes on return, and without fuzzing
-         * everything does. */
+         * everything does.  A get after a fence reads what the fence
+         * ordered before it to that PE, as a fetching AMO does: OpenSHMEM's
+         * fence names puts and AMOs only, but UCX's and libfabric's order
+         * gets too, and programs (SOS's micro_unit_shmem) rely on it. */
+        if (k->fuzz)
+            shmemu__chk_deliver_fenced(me, d->pe);
         shmemu__chk_perform(me, &h);
         free(h.rel);
         if (k->race && d->op == SHMEMU_TL_GET && d->nbytes <= 8) /* polling a flag */
