@@ -126,6 +126,10 @@ static void record_write(shmemu__pe *me, const struct held *h)
      * (a memcpy, then a patch): not a buffer's reuse. */
     if (h->kind != H_PUT || !h->rma.nbytes || !me->job->check_ctl_off || h->view)
         return;
+    /* A flag written again (a step number or a count the reader waits for
+     * the last of) is no buffer's reuse. */
+    if (shmemu__chk_is_flag(h))
+        return;
     struct shmemu__chk *k = me->chk;
     int dst = h->rma.pe;
     if (dst == me->pe)
