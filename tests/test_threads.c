@@ -22,7 +22,8 @@ struct shared {
     long *flag;    /* symmetric */
     shmemu_pe_handle pe;
     int attach; /* join explicitly (a PE that shares its process) */
-    pthread_barrier_t late; /* flag_late's threads 0 and 2 */
+    int late_on;            /* flag_pair: the late variant */
+    pthread_barrier_t late; /*   its threads 0 and 2 */
 };
 
 struct targ {
@@ -66,7 +67,15 @@ static void *worker(void *p)
     return NULL;
 }
 
-/* Thread 0 waits for the flag that PE me-1's thread 1 sets 20 ms late. */
+/* Thread 0 waits for the flag that PE me-1's thread 1 sets 20 ms late.
+ *
+ * With s->late, the setter is thread 2, and it then waits outside the
+ * library for thread 0 (a thread that ends has its operations delivered:
+ * this one does not end; thread 1 does nothing).  Under the checker the set
+ * is held until a thread of its PE delivers it, and the only one still
+ * inside is the waiter (the PE's own thread is in pthread_join): it must
+ * deliver what its siblings issued after it began to wait, or every PE
+ * waits for ever (SOS's mt_a2a did, now and then). */
 static void *flag_pair(void *p)
 {
     struct targ *a = p;
@@ -74,43 +83,16 @@ static void *flag_pair(void *p)
         a->bad++;
         return NULL;
     }
-    int me = shmemu_my_pe(), n = shmemu_n_pes();
+    int me = shmemu_my_pe(), n = shmemu_n_pes(), late = a->s->late_on;
     if (a->tid == 0) {
         T_CHECK(a, shmemu_long_wait_until(a->s->flag, SHMEMU_CMP_EQ, 1) == SHMEMU_OK);
-    } else {
+    } else if (a->tid == (late ? 2 : 1)) {
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
         T_CHECK(a, shmemu_long_atomic_set(a->s->flag, 1, (me + 1) % n) == SHMEMU_OK);
     }
-    if (attaches(a))
-        T_CHECK(a, shmemu_thread_detach() == SHMEMU_OK);
-    return NULL;
-}
-
-/* Thread 0 waits for the flag; thread 2 sets the next PE's 20 ms late and
- * then waits outside the library for thread 0 (a thread that ends has its
- * operations delivered: this one does not end).  Under the checker the set
- * is held until a thread of this PE delivers it, and the only one still
- * inside is the waiter (the PE's own thread is in pthread_join): it must
- * deliver what its siblings issued after it began to wait, or every PE
- * waits for ever (SOS's mt_a2a did, now and then). */
-static void *flag_late(void *p)
-{
-    struct targ *a = p;
-    if (join_pe(a) != SHMEMU_OK) {
-        a->bad++;
-        return NULL;
-    }
-    int me = shmemu_my_pe(), n = shmemu_n_pes();
-    if (a->tid == 0) {
-        T_CHECK(a, shmemu_long_wait_until(a->s->flag, SHMEMU_CMP_EQ, 1) == SHMEMU_OK);
+    if (late && a->tid != 1)
         pthread_barrier_wait(&a->s->late);
-    } else if (a->tid == 2) {
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-        T_CHECK(a, shmemu_long_atomic_set(a->s->flag, 1, (me + 1) % n) == SHMEMU_OK);
-        pthread_barrier_wait(&a->s->late);
-    }
     if (attaches(a))
         T_CHECK(a, shmemu_thread_detach() == SHMEMU_OK);
     return NULL;
@@ -188,7 +170,8 @@ static int body_threads(void *arg)
     *s.flag = 0;
     PE_CHECK_OK(shmemu_barrier_all());
     PE_CHECK_EQ(pthread_barrier_init(&s.late, NULL, 2), 0);
-    PE_CHECK_EQ(run_threads(flag_late, &s, 3, 0), 0);
+    s.late_on = 1;
+    PE_CHECK_EQ(run_threads(flag_pair, &s, 3, 0), 0);
     pthread_barrier_destroy(&s.late);
     PE_CHECK_OK(shmemu_barrier_all());
     PE_CHECK_EQ(*s.flag, 1);
