@@ -408,21 +408,24 @@ static void test_late_dest(void **state)
     planted_why(late_dest_bug, late_dest_ok, 3, 100, 0, "sync with puts in flight", "dest[");
 }
 
-/* The watchdog: PE 0 spins on a plain load, never entering the library
- * again, while PE 1 waits for it in a barrier. */
+/* A race fails a job that otherwise succeeded (SHMEMU_ERACE), and such a
+ * job prints its notes: kept out of the test's output, and checked. */
+static void planted_race(shmemu_allreduce_fn bug, shmemu_allreduce_fn ok, const char *names)
+{
+    th_capture_start();
+    planted(bug, ok, 3, 100, 1, names);
+    char *err = th_capture_stop();
+    if (!err || !strstr(err, "shmemu-check: note: race: the "))
+        fail_msg("the failed jobs did not print their notes: %.300s", err ? err : "(nothing)");
+    free(err);
+}
+
 /* The race detector names it: the program's store against the put's read
  * of its source. */
 static void test_stage_reuse(void **state)
 {
     (void)state;
-    /* A job that ends with SHMEMU_ERACE prints its notes too: kept out of
-     * the test's output, and checked. */
-    th_capture_start();
-    planted(stage_reuse_bug, stage_reuse_ok, 3, 100, 1, "changed before the put completed");
-    char *err = th_capture_stop();
-    if (!err || !strstr(err, "shmemu-check: note: race: the source of PE "))
-        fail_msg("the failed jobs did not print their notes: %.300s", err ? err : "(nothing)");
-    free(err);
+    planted_race(stage_reuse_bug, stage_reuse_ok, "changed before the put completed");
 }
 
 /* Named by the write into the get's destination; the read before it is
@@ -431,11 +434,53 @@ static void test_stage_reuse(void **state)
 static void test_get_early(void **state)
 {
     (void)state;
-    th_capture_start();
-    planted(get_early_bug, get_early_ok, 3, 100, 1, "was written before the get completed");
-    free(th_capture_stop());
+    planted_race(get_early_bug, get_early_ok, "was written before the get completed");
 }
 
+/* What a program sees in a nonblocking get's destination before quiet:
+ * SHMEMU_CHECK_GET_POISON while the get is held (from a peer), its old
+ * bytes for a get from itself (the source may be the destination); the
+ * data after quiet. */
+static int body_get_poison(void *arg)
+{
+    (void)arg;
+    enum { K = 16 };
+    int me = shmemu_my_pe(), peer = (me + 1) % shmemu_n_pes();
+    uint64_t *src = shmemu_malloc(8), got[K], own = 7;
+    PE_CHECK(src != NULL);
+    *src = 1000 + (uint64_t)me;
+    PE_CHECK_OK(shmemu_barrier_all());
+    uint64_t poison;
+    memset(&poison, SHMEMU_CHECK_GET_POISON, sizeof(poison));
+    int held = 0;
+    for (int i = 0; i < K; i++)
+        PE_CHECK_OK(shmemu_getmem_nbi(&got[i], src, 8, peer));
+    for (int i = 0; i < K; i++) {
+        PE_CHECK(got[i] == poison || got[i] == 1000 + (uint64_t)peer);
+        held += got[i] == poison;
+    }
+    PE_CHECK_OK(shmemu_getmem_nbi(&own, src, 8, me));
+    PE_CHECK(own == 7 || own == 1000 + (uint64_t)me);
+    PE_CHECK_OK(shmemu_quiet());
+    PE_CHECK(held > 0); /* one in 8 is carried out at once: 16 never all are */
+    for (int i = 0; i < K; i++)
+        PE_CHECK_EQ(got[i], 1000 + (uint64_t)peer);
+    PE_CHECK_EQ(own, 1000 + (uint64_t)me);
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(src);
+    return 0;
+}
+
+static void test_get_poison(void **state)
+{
+    (void)state;
+    setenv("SHMEMU_CHECK", "fuzz:3", 1);
+    th_run(body_get_poison, NULL, TH_NPES(2, 3), 0);
+    unsetenv("SHMEMU_CHECK");
+}
+
+/* The watchdog: PE 0 spins on a plain load, never entering the library
+ * again, while PE 1 waits for it in a barrier. */
 static atomic_int never;
 
 static int body_spin(void *arg)
@@ -510,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_late_dest),
         cmocka_unit_test(test_stage_reuse),
         cmocka_unit_test(test_get_early),
+        cmocka_unit_test(test_get_poison),
         cmocka_unit_test(test_watchdog_processes),
         cmocka_unit_test(test_watchdog_threads),
     };
