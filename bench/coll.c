@@ -185,6 +185,29 @@ struct job {
     struct result *res;
 };
 
+/* Calls a repetition makes: iters_for's, or fewer where calls are slow
+ * (cuda, ucx over TCP, many PEs on few cores) so that a repetition stays
+ * near 0.2 s; at least 5 (or iters_for's, if less).  PE 0 times two calls
+ * and every PE runs the count it sends (nit: a symmetric long). */
+static size_t agreed_iters(const struct bench *b, long *nit, void *dest, const void *src,
+                           size_t count, size_t iters)
+{
+    double t0 = now_ns();
+    for (int i = 0; i < 2; i++)
+        if (call(b, dest, src, count))
+            return iters;
+    if (shmemu_my_pe() == 0) {
+        double each = (now_ns() - t0) / 2;
+        size_t least = iters < 5 ? iters : 5;
+        size_t fit = each > 0 && 2e8 / each < (double)iters ? (size_t)(2e8 / each) : iters;
+        fit = fit < least ? least : fit;
+        for (int p = 0; p < shmemu_n_pes(); p++)
+            shmemu_long_p(nit, (long)fit, p);
+    }
+    shmemu_barrier_all(); /* a quiet, then the barrier: the count has landed */
+    return (size_t)shmemu_long_g(nit, shmemu_my_pe()); /* not *nit: heaps may be GPU memory */
+}
+
 static int pe_main(void *arg)
 {
     struct job *j = arg;
@@ -200,7 +223,8 @@ static int pe_main(void *arg)
     size_t io_max = in_max > out_max ? in_max : out_max;
     unsigned char *ref = malloc(out_max * es + 64), *tmp = malloc(out_max * es + 64);
     unsigned char *host = malloc(io_max * es + 64);
-    if (!src || !dest || !ref || !tmp || !host) {
+    long *nit = shmemu_calloc(1, sizeof(long));
+    if (!src || !dest || !ref || !tmp || !host || !nit) {
         fprintf(stderr, "shmemu-bench: PE %d: out of memory for %zu-byte buffers\n", me,
                 b->size[b->nsizes - 1]);
         res->failed = 1;
@@ -213,11 +237,11 @@ static int pe_main(void *arg)
     for (int k = 0; k < b->nsizes && !st; k++) {
         size_t count, in, out;
         shape(b, b->size[k], &count, &in, &out);
-        size_t iters = iters_for(b->size[k]);
         fill(b, host, me, 0, in);
         st = shmemu_copy_local(src, host, in * es);
         for (size_t w = 0; w < 2 && !st; w++)
             st = call(b, dest, src, count);
+        size_t iters = st ? 0 : agreed_iters(b, nit, dest, src, count, iters_for(b->size[k]));
         for (int r = 0; r < reps && !st; r++) {
             shmemu_barrier_all();
             double t0 = now_ns();
@@ -250,6 +274,7 @@ static int pe_main(void *arg)
     free(ref);
     free(tmp);
     free(host);
+    shmemu_free(nit);
     if (!b->inplace)
         shmemu_free(dest);
     shmemu_free(src);

@@ -285,7 +285,7 @@ static long barrier_iters_at(long *n, long iters, double budget_ns)
             shmemu_long_p(n, fit, p);
     }
     shmemu_barrier_all(); /* a quiet, then the barrier: n has landed */
-    return *n;
+    return shmemu_long_g(n, shmemu_my_pe()); /* not *n: on cuda, GPU memory */
 }
 
 static long barrier_iters(long iters, double budget_ns)
@@ -532,6 +532,9 @@ static int n_barrier = 4;
 
 int main(int argc, char **argv)
 {
+    /* A row as soon as it is measured, also into a file or a pipe: a run cut
+     * short (a time limit, a GPU lent for minutes) keeps what it measured. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc > 1 && strcmp(argv[1], "coll") == 0)
         return coll_main(argc - 1, argv + 1);
     int i = 1;

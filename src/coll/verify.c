@@ -559,21 +559,24 @@ static int run_in_job(const shmemu_verify_case *vc, struct shared *sh, shmemu_ve
     memcpy(mine.reason, sh->reason, sizeof(mine.reason));
     memcpy(mine.expected, sh->expected, sizeof(mine.expected));
     memcpy(mine.got, sh->got, sizeof(mine.got));
-    int st = shmemu_putmem(&all[shmemu_my_pe()], &mine, sizeof(mine), 0);
+    /* Read into host memory: on cuda the heap is GPU memory. */
+    struct verdict *rec = malloc((size_t)np * sizeof(*rec));
+    int st = rec ? shmemu_putmem(&all[shmemu_my_pe()], &mine, sizeof(mine), 0) : SHMEMU_ENOMEM;
     if (!st)
         st = shmemu_barrier_all();
     if (!st)
-        st = shmemu_getmem(all, all, (size_t)np * sizeof(*all), 0);
+        st = shmemu_getmem(rec, all, (size_t)np * sizeof(*all), 0);
     if (!st) {
         memset(sh, 0, sizeof(*sh));
         for (int p = 0; p < np; p++)
-            sh->no_room |= all[p].no_room;
+            sh->no_room |= rec[p].no_room;
         for (int p = 0; p < np; p++)
-            if (all[p].failed)
-                fault_ranked(sh, all[p].rank, all[p].call, all[p].pe, all[p].index,
-                             all[p].reason, all[p].expected, all[p].got);
+            if (rec[p].failed)
+                fault_ranked(sh, rec[p].rank, rec[p].call, rec[p].pe, rec[p].index,
+                             rec[p].reason, rec[p].expected, rec[p].got);
     }
     int fst = shmemu_barrier_all(); /* every PE read PE 0's copy before it goes */
+    free(rec);
     shmemu_free(all);
     return st ? st : fst;
 }

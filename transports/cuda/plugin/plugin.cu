@@ -253,10 +253,38 @@ static int enqueue_signal(cudaStream_t s, uint64_t *word, int op, uint64_t value
     return SHMEMU_OK;
 }
 
+static int stage_alloc(struct shmemu_cuda_pe *pe, char *why, size_t len)
+{
+    if (!pe->stage)
+        CK(cudaMalloc((void **)&pe->stage, 3 * STAGE_BYTES), "cudaMalloc(staging)");
+    return SHMEMU_OK;
+}
+
+/* cudaMemcpy is memcpy, not memmove (overlapping device ranges come out
+ * wrong): through the staging buffer, a chunk at a time, starting at the
+ * end that the copy does not overwrite before it has read it. */
+static int enqueue_move(struct shmemu_cuda_pe *pe, char *dst, const char *src, size_t n,
+                        char *why, size_t len)
+{
+    int st = stage_alloc(pe, why, len);
+    for (size_t done = 0, m; st == SHMEMU_OK && done < n; done += m) {
+        m = n - done < STAGE_BYTES ? n - done : STAGE_BYTES;
+        size_t off = dst < src ? done : n - done - m;
+        st = enqueue_copy(pe->stream, pe->stage, src + off, m, why, len);
+        if (st == SHMEMU_OK)
+            st = enqueue_copy(pe->stream, dst + off, pe->stage, m, why, len);
+    }
+    return st;
+}
+
 static int p_copy(struct shmemu_cuda_pe *pe, void *dst, const void *src, size_t n, int async,
                   char *why, size_t len)
 {
-    int st = enqueue_copy(pe->stream, dst, src, n, why, len);
+    const char *d = (const char *)dst, *s = (const char *)src;
+    if (d == s || !n)
+        return finish(pe, async, why, len);
+    int st = d < s + n && s < d + n ? enqueue_move(pe, (char *)dst, s, n, why, len)
+                                    : enqueue_copy(pe->stream, dst, src, n, why, len);
     return st != SHMEMU_OK ? st : finish(pe, async, why, len);
 }
 
@@ -546,14 +574,17 @@ static int p_reduce(struct shmemu_cuda_pe *pe, int dtype, int op, void *dst, con
         snprintf(why, len, "dtype %d has no device kernel", dtype);
         return SHMEMU_EINVAL;
     }
+    if (!n) /* a launch of no blocks is an error */
+        return SHMEMU_OK;
     int dev_d = on_device(dst), dev_a = on_device(a), dev_b = on_device(b);
     if (dev_d && dev_a && dev_b) {
         launch(pe->stream, dtype, op, dst, a, b, n);
         CK(cudaGetLastError(), "launching the reduction kernel");
         return finish(pe, 0, why, len);
     }
-    if (!pe->stage)
-        CK(cudaMalloc((void **)&pe->stage, 3 * STAGE_BYTES), "cudaMalloc(staging)");
+    int st = stage_alloc(pe, why, len);
+    if (st != SHMEMU_OK)
+        return st;
     size_t chunk = STAGE_BYTES / es;
     for (size_t i = 0; i < n; i += chunk) {
         size_t m = n - i < chunk ? n - i : chunk, off = i * es, bytes = m * es;
