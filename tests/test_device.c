@@ -3,7 +3,9 @@
  * store on it (directly, or through shmemu_ptr) ends the job with
  * SHMEMU_EDEVICE and one report naming the PE, the heap, the block, the
  * kind of access and the code; the library's own calls keep working (the
- * whole device-heap suite runs on it in test_staged). */
+ * whole device-heap suite runs on it in test_staged).  The transports whose
+ * heaps really are not host memory (staged here; cuda in test_cuda) give
+ * the same report. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,10 @@ static int launch_device(int npes, int (*body)(void *), const char *check)
                      .check = check};
     return shmemu_launch(&o, body, NULL);
 }
+
+/* Where the job runs: shm under SHMEMU_CHECK=device, or a transport whose
+ * heaps the host cannot address, unchecked. */
+static const char *on_tl = "shm";
 
 /* PE n-1 stores into its own block (byte 12 of a 4096-byte block). */
 static int __attribute__((noinline)) stores_on_heap(void *arg)
@@ -55,7 +61,9 @@ static void expect_report(int (*body)(void *), int npes, const char *what, int o
                           const char *block, const char *site)
 {
     th_capture_start();
-    int st = launch_device(npes, body, "device");
+    int device_view = strcmp(on_tl, "shm") == 0;
+    int st = device_view ? launch_device(npes, body, "device")
+                         : th_launch(on_tl, npes, TH_HEAP, body, NULL);
     char *err = th_capture_stop();
     char want[256];
     assert_int_equal(st, SHMEMU_EDEVICE);
@@ -65,8 +73,14 @@ static void expect_report(int (*body)(void *), int npes, const char *what, int o
     snprintf(want, sizeof(want), "(PE %d's heap, %s) at %s+0x", owner, block, site);
     if (!strstr(err, want))
         fail_msg("%d PEs: no '%s' in: %s", npes, want, err);
-    if (!strstr(err, "under SHMEMU_CHECK=device symmetric memory is device memory"))
-        fail_msg("%d PEs: no advice in: %s", npes, err);
+    if (device_view)
+        snprintf(want, sizeof(want), "under SHMEMU_CHECK=device symmetric memory is device "
+                                     "memory; reach it with shmemu_getmem/putmem");
+    else
+        snprintf(want, sizeof(want), "on the %s transport symmetric memory is device memory; "
+                                     "reach it with shmemu_getmem/putmem", on_tl);
+    if (!strstr(err, want))
+        fail_msg("%d PEs: no '%s' in: %s", npes, want, err);
     /* One report: the others only see the abort. */
     const char *first = strstr(err, "of symmetric memory at");
     if (strstr(first + 1, "of symmetric memory at"))
@@ -82,6 +96,36 @@ static void test_store_reported(void **state)
         snprintf(block, sizeof(block), "byte 12 of the 4096-byte block at offset 0");
         expect_report(stores_on_heap, npes, "store", npes - 1, block, "stores_on_heap");
     }
+}
+
+/* PE 0 loads its own word, as a CPU-only program would. */
+static int __attribute__((noinline)) loads_own(void *arg)
+{
+    (void)arg;
+    long *x = shmemu_calloc(16, sizeof(long));
+    PE_CHECK(x != NULL);
+    PE_CHECK_OK(shmemu_barrier_all());
+    long got = 0;
+    if (shmemu_my_pe() == 0)
+        got = ((volatile long *)x)[2];
+    shmemu_barrier_all();
+    return (int)got;
+}
+
+/* staged's heaps are addresses the host cannot touch (PEs are threads):
+ * unchecked, a stray load or store is reported as under the check, not a
+ * bare SIGSEGV that takes the whole process. */
+static void test_staged_reported(void **state)
+{
+    (void)state;
+    on_tl = "staged";
+    for (int npes = 1; npes <= 3; npes++) {
+        expect_report(stores_on_heap, npes, "store", npes - 1,
+                      "byte 12 of the 4096-byte block at offset 0", "stores_on_heap");
+        expect_report(loads_own, npes, "load", 0, "byte 16 of the 128-byte block at offset 0",
+                      "loads_own");
+    }
+    on_tl = "shm";
 }
 
 static void test_ptr_load_reported(void **state)
@@ -200,15 +244,35 @@ static void test_spmd_reported(void **state)
         fail_msg("shmemu-run said: %s", out);
 }
 
+/* shmemu-verify inside a job (shmemu-run) under device discipline: its own
+ * bookkeeping on symmetric memory goes through the library too, so the
+ * cases run and pass (as on cuda, where the heap is GPU memory). */
+static void test_verify_in_job(void **state)
+{
+    (void)state;
+    char *argv[] = {th_tool("shmemu-run"), "-t", "shm", "-n", "3", "--timeout", "100", "--",
+                    th_tool("shmemu-verify"), "--collective", "allreduce", "--algo", "ring",
+                    "--npes", "3", "--count", "1,4097", "--dtype", "int32,bfloat16",
+                    "--transport", "shm", NULL};
+    const char *env[] = {"SHMEMU_CHECK=device", NULL};
+    static struct th_outcome o;
+    th_run_cmd(argv, env, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0 ||
+        !strstr(o.out, "inside a job of 3 PEs on shm") || !strstr(o.out, " passed, 0 failed"))
+        fail_msg("shmemu-verify in a job said: %s", o.out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_reported),
         cmocka_unit_test(test_ptr_load_reported),
+        cmocka_unit_test(test_staged_reported),
         cmocka_unit_test(test_combined),
         cmocka_unit_test(test_verifier_reports),
         cmocka_unit_test(test_needs_shm),
         cmocka_unit_test(test_spmd_reported),
+        cmocka_unit_test(test_verify_in_job),
     };
     return cmocka_run_group_tests_name("device discipline", tests, NULL, NULL);
 }

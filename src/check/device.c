@@ -1,16 +1,20 @@
-/* device.c - device discipline (SHMEMU_CHECK=device): the report for a host
- * load or store on symmetric memory.
+/* device.c - the report for a host load or store on symmetric memory that
+ * the host cannot address: device discipline (SHMEMU_CHECK=device), and the
+ * transports whose heaps really are elsewhere (cuda: GPU memory; staged).
  *
  * The transport's device view (transports/shm/shm.h) places every heap at
  * addresses the host cannot touch, as a GPU's are; the library reaches the
  * bytes through the transport.  A load or store by the program itself then
  * faults, and this handler turns the fault into the job's report: which PE,
  * which heap and symmetric block, load or store, and the code location,
- * then ends the PE as an error in ABORT mode does.  Faults elsewhere go to
- * whatever handled SIGSEGV before.
+ * then ends the PE as an error in ABORT mode does.  On cuda the same program
+ * faults for real (a device address in the host's view of unified
+ * addressing): the same report, where a bare SIGSEGV would say nothing.
+ * Faults elsewhere go to whatever handled SIGSEGV before.
  */
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,9 +26,10 @@
 #include "check.h"
 #include "internal.h"
 #include "ctl/plane.h"
+#include "runtime/dispatch.h"
 
 static struct sigaction previous;
-static volatile sig_atomic_t installed;
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Which heap holds addr, as this process addresses heaps; -1 if none. */
 static int heap_of(const shmemu__pe *me, uintptr_t addr, size_t *off_p)
@@ -92,10 +97,9 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
     shmemu__pe *me = shmemu__self;
     size_t off = 0;
-    int owner = me && me->job->check.device ? heap_of(me, (uintptr_t)si->si_addr, &off) : -1;
+    int owner = me && !me->direct ? heap_of(me, (uintptr_t)si->si_addr, &off) : -1;
     if (owner < 0) { /* not ours: as if we had never been here */
         sigaction(SIGSEGV, &previous, NULL);
-        installed = 0;
         return; /* the access faults again, under the previous handler */
     }
     const char *what = "access";
@@ -107,15 +111,19 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 #else
     (void)ucv;
 #endif
-    char block[96], site[320] = "an unknown location", line[640];
+    char block[96], site[320] = "an unknown location", line[700], why[64];
     describe_block(me, off, block, sizeof(block));
     if (pc)
         name_site(pc, site, sizeof(site));
+    if (me->job->check.device)
+        snprintf(why, sizeof(why), "under SHMEMU_CHECK=device");
+    else
+        snprintf(why, sizeof(why), "on the %s transport", shmemu__tl_name(me->job));
     snprintf(line, sizeof(line),
              "shmemu: PE %d/%d: host %s of symmetric memory at %p (PE %d's heap, %s) at %s: "
-             "under SHMEMU_CHECK=device symmetric memory is device memory; reach it with "
+             "%s symmetric memory is device memory; reach it with "
              "shmemu_getmem/putmem or shmemu_copy_local/reduce_local\n",
-             me->pe, me->npes, what, si->si_addr, owner, block, site);
+             me->pe, me->npes, what, si->si_addr, owner, block, site, why);
     shmemu__last_status = SHMEMU_EDEVICE;
     if (shmemu__plane_claim_report(me->job))
         shmemu__emit(line);
@@ -135,15 +143,22 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 
 int shmemu__device_check_start(shmemu__pe *me)
 {
-    if (!me->job->check.device || installed)
+    if (me->direct)
         return 0;
+    /* Whether ours is the handler now, not whether we once installed it:
+     * a program (or a test runner) may have put its own back since.  The
+     * lock: PEs that are threads start side by side, and a second install
+     * would take the first for "previous" and loop on foreign faults. */
+    pthread_mutex_lock(&install_lock);
     struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSEGV, &sa, &previous) != 0)
-        return -1;
-    installed = 1;
-    return 0;
+    int st = sigaction(SIGSEGV, NULL, &sa);
+    if (st == 0 && !((sa.sa_flags & SA_SIGINFO) && sa.sa_sigaction == on_fault)) {
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = on_fault;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        st = sigaction(SIGSEGV, &sa, &previous);
+    }
+    pthread_mutex_unlock(&install_lock);
+    return st == 0 ? 0 : -1;
 }
