@@ -91,7 +91,9 @@ struct shmemu__ctl_pe {
     _Atomic uint32_t life;     /* shmemu__life */
     _Atomic int32_t pid;
     int32_t rc; /* pe_main's return value, once departed */
-    _Atomic uint32_t looks; /* network plane: looks at a condition found false */
+    /* Looks at a condition found false: network plane; on device heaps,
+     * a sleeper's timed looks at its word (wait.c) */
+    _Atomic uint32_t looks;
     _Atomic int32_t rc_set;
     /* While asleep in a team sync: which slot and generation.  Atomic because
      * a deadlock snapshot reads them while the PE may be waking. */

@@ -124,6 +124,47 @@ void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
     }
 }
 
+/* Device heaps (cuda): a stream or a kernel writes a waited-for word with
+ * no host told, and the PE asleep on it learns of it only when it looks
+ * again (every SHMEMU__DEVICE_POLL_NS).  So such a PE is stuck only once it
+ * has looked twice more (the first look may have begun before the others
+ * were all asleep) and still sleeps on the same registration.  1 if every
+ * one did, 0 if anything moved or a PE did not look in time: no verdict
+ * then (a real deadlock is still ended by the livelock watch). */
+static int device_waiters_looked(shmemu__pe *me, const uint64_t *snap)
+{
+    int n = me->npes;
+    uint32_t *looks = malloc((size_t)n * sizeof(*looks));
+    if (!looks)
+        return 0;
+    for (int p = 0; p < n; p++)
+        looks[p] = atomic_load(&ctl_pe(me, p)->looks);
+    int64_t deadline = shmemu__now_ns() + 5 * SHMEMU__DEVICE_POLL_NS;
+    int stuck = 1;
+    for (int pending = 1; pending && stuck;) {
+        pending = 0;
+        for (int p = 0; p < n && stuck; p++) {
+            struct shmemu__ctl_pe *cp = ctl_pe(me, p);
+            if (gone(atomic_load(&cp->life)))
+                continue;
+            uint64_t w = atomic_load(&cp->wstate);
+            /* This PE itself looked at its word just before it counted
+             * itself asleep, after the others had. */
+            if (w != snap[p])
+                stuck = 0;
+            else if (p != me->pe && shmemu__ws_state(w) == SHMEMU__WS_DATA_CONF &&
+                     (uint32_t)(atomic_load(&cp->looks) - looks[p]) < 2)
+                pending = 1;
+        }
+        if (pending && stuck && shmemu__now_ns() > deadline)
+            stuck = 0;
+        else if (pending && stuck)
+            shmemu__nap(SHMEMU__DEVICE_POLL_NS / 8);
+    }
+    free(looks);
+    return stuck;
+}
+
 /* Both snapshots equal and every live PE asleep on an unchanged condition:
  * nothing can ever wake any of them. */
 static int all_stuck(shmemu__pe *me)
@@ -163,6 +204,8 @@ static int all_stuck(shmemu__pe *me)
             }
         }
     }
+    if (stuck && waiting > 0 && shmemu__tl_device_writes(me->job))
+        stuck = device_waiters_looked(me, snap);
     free(snap);
     /* Every PE gone (the last ones left while we looked): nobody waits. */
     return stuck && waiting > 0;
@@ -374,14 +417,19 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
             return st;
         }
         int polls = shmemu__tl_device_writes(me->job);
+        /* Device heaps: the notify comes when a put is issued, the data when
+         * the GPU moves it (microseconds later), or a kernel stores it with
+         * nobody told: look again soon, then less often. */
+        int64_t nap = SHMEMU__DEVICE_POLL_MIN_NS;
         while (atomic_load(&mine->wstate) == conf) {
-            if (polls) { /* a kernel may store the value unannounced */
-                shmemu__tl_ctl_wait(me->job, (void *)&mine->wake_seq, seq,
-                                    SHMEMU__DEVICE_POLL_NS);
+            if (polls) {
+                shmemu__tl_ctl_wait(me->job, (void *)&mine->wake_seq, seq, nap);
                 if (ready(me, arg)) {
                     leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
                     return SHMEMU_OK;
                 }
+                atomic_fetch_add(&mine->looks, 1); /* device_waiters_looked */
+                nap = nap >= SHMEMU__DEVICE_POLL_NS / 2 ? SHMEMU__DEVICE_POLL_NS : 2 * nap;
             } else {
                 wait_word(me->job, &mine->wake_seq, seq);
             }
@@ -389,7 +437,10 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
                 leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
                 return st;
             }
-            seq = atomic_load_explicit(&mine->wake_seq, memory_order_acquire);
+            uint32_t now = atomic_load_explicit(&mine->wake_seq, memory_order_acquire);
+            if (now != seq) /* notified: what it announced may still be on its way */
+                nap = SHMEMU__DEVICE_POLL_MIN_NS;
+            seq = now;
         }
         if (ready(me, arg))
             return SHMEMU_OK;

@@ -122,8 +122,10 @@ static inline int shmemu__tl_defers(const struct shmemu__job *job)
 }
 
 /* Must a sleeping waiter look again by itself (no notify for every
- * change: device heaps)?  Then it sleeps this long at a time. */
+ * change: device heaps)?  Then it sleeps at most this long at a time,
+ * starting from the shorter nap and doubling. */
 #define SHMEMU__DEVICE_POLL_NS 1000000
+#define SHMEMU__DEVICE_POLL_MIN_NS 16000
 static inline int shmemu__tl_device_writes(const struct shmemu__job *job)
 {
     return (job->transport->caps & SHMEMU_TL_CAP_DEVICE_WRITES) != 0;
