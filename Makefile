@@ -79,6 +79,9 @@ NVCC      ?= $(firstword $(shell command -v nvcc 2>/dev/null) \
 NVCC_ARCH ?= -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=sm_90
 CUDA_LIBDIR = $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))/lib64
 CUDA_PLUGIN := $(if $(NVCC),$(BUILD)/libshmemu-cuda.so)
+# A CUDA program of a user's kind (kernels on peers' heaps through
+# shmemu_ptr): test_cuda runs it where a GPU answers.
+CUDA_TESTS  := $(if $(NVCC),$(BUILD)/tests/cuda_kernels)
 
 # The ucx transport's plugin (transports/ucx/plugin.h): built where
 # pkg-config finds UCX (Debian's libucx-dev, which `make test` installs);
@@ -110,6 +113,15 @@ $(BUILD)/libshmemu-cuda.so: transports/cuda/plugin/plugin.cu transports/cuda/plu
 	  -Xcompiler -fPIC,-Wall,-Wextra,-Werror,-fvisibility=hidden \
 	  -Iinclude -Itransports $(NVCC_ARCH) -cudart shared \
 	  -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $<
+
+# -cudart shared: the program and the plugin share one CUDA runtime.
+$(BUILD)/tests/cuda_kernels: tests/cuda/kernels.cu include/shmemu.h include/shmemu_cuda.h \
+                             $(BUILD)/libshmemu.a
+	@mkdir -p $(@D)
+	$(say) NVCC $@
+	$(Q)$(NVCC) -std=c++17 -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror,-pthread \
+	  -Iinclude $(NVCC_ARCH) -cudart shared -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $< \
+	  $(BUILD)/libshmemu.a $(filter-out -pthread,$(LDLIBS_ALL)) -lpthread
 
 $(BUILD)/libshmemu-ucx.so: transports/ucx/plugin/plugin.c transports/ucx/plugin.h \
                            transports/transport.h include/shmemu.h | $(DEPS_LIB)
@@ -199,7 +211,7 @@ $(BUILD)/tests/progs/osh_generic_cxx: tests/progs/osh_generic.c tests/progs/osh_
 	$(Q)CXX="$(CXX)" $(BUILD)/oshc++ -x c++ -std=c++11 -Wall -Wextra -Werror $(OPT) -g \
 	  $(LDFLAGS) -Itests/progs -o $@ $<
 
-test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) check-tree
+test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(CUDA_TESTS) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) check-tree
 	@$(MAKE) --no-print-directory ucx-plugin
 	@scripts/run-tests.sh $(TEST_BIN)
 	@$(if $(SAN),echo "test-ucx: skipped under $(SAN) (UCX's own memory hooks and leaks are not ours to judge; run make test-ucx)",$(MAKE) --no-print-directory test-ucx)

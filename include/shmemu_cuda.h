@@ -43,7 +43,8 @@ int shmemu_putmem_signal_on_stream(void *dest, const void *src, size_t nbytes,
                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                                    shmemu_stream_t stream);
 /** Work enqueued on stream after this waits for every operation the
- *  calling PE issued before it, on any stream or none. */
+ *  calling PE issued before it without a stream (and, by stream order, for
+ *  what it enqueued on this stream); not for its work on other streams. */
 int shmemu_quiet_on_stream(shmemu_stream_t stream);
 /** A barrier of every PE once stream's earlier work is done.  It blocks the
  *  calling host thread until then (the barrier itself runs on the host). */

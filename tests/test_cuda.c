@@ -2,7 +2,8 @@
  * with CUDA's own reason, selecting it ends with SHMEMU_ENODEV and that
  * reason (never a crash or a hang), a damaged plugin is named, and the
  * stream-ordered calls refuse transports without streams.  Where a GPU is
- * present, test_staged runs the device-heap suite on cuda. */
+ * present, a CUDA program's kernels work on peers' heaps (test_kernels),
+ * and test_staged runs the device-heap suite on cuda. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,57 @@ static void test_streams_refused(void **state)
     free(err);
 }
 
+/* Where a GPU answers: a CUDA program of a user's kind (tests/cuda/kernels.cu:
+ * kernels storing into and adding to peers' heaps through shmemu_ptr, a
+ * stream-ordered put from device memory, an allreduce over kernel-written
+ * data) on 1, 2, 3 and 8 PEs sharing the devices there are. */
+static void test_kernels(void **state)
+{
+    (void)state;
+    char why[256], cmd[4096], out[8192];
+    if (!cuda_info(why, sizeof(why))) {
+        printf("# no GPU here (%s): the kernel program is not run\n", why);
+        skip();
+    }
+    struct stat st;
+    snprintf(cmd, sizeof(cmd), "%s/tests/cuda_kernels", th_build_dir());
+    if (stat(cmd, &st) != 0)
+        fail_msg("a GPU answers but %s was not built", cmd);
+    static const int npes[] = {1, 2, 3, 8};
+    for (size_t i = 0; i < sizeof(npes) / sizeof(npes[0]); i++) {
+        snprintf(cmd, sizeof(cmd),
+                 "timeout 150 %s/shmemu-run -t cuda -n %d --timeout 120 %s/tests/cuda_kernels",
+                 th_build_dir(), npes[i], th_build_dir());
+        int rc = run_cmd(cmd, out, sizeof(out));
+        int oks = 0;
+        for (const char *p = out; (p = strstr(p, ": ok\n")); p++)
+            oks++;
+        if (rc != 0 || oks != npes[i])
+            fail_msg("%d PEs: exit %d, %d PEs ok: %s", npes[i], rc, oks, out);
+    }
+}
+
+/* Where a GPU answers: hello_spmd reads its inbox with a plain load
+ * (*inbox), which SHMEMU_CHECK=device reports on shm (test_device); on
+ * cuda the load faults for real, and the report is the same one. */
+static void test_host_load_reported(void **state)
+{
+    (void)state;
+    char why[256], cmd[4096], out[8192];
+    if (!cuda_info(why, sizeof(why)))
+        skip();
+    snprintf(cmd, sizeof(cmd),
+             "timeout 90 %s/shmemu-run -t cuda -n 2 --timeout 60 %s/examples/hello_spmd",
+             th_build_dir(), th_build_dir());
+    int rc = run_cmd(cmd, out, sizeof(out));
+    assert_int_not_equal(rc, 0);
+    assert_int_not_equal(rc, 124);
+    if (!strstr(out, ": host load of symmetric memory at 0x") ||
+        !strstr(out, "'s heap, byte 0 of the 8-byte block at offset 0) at main+0x") ||
+        !strstr(out, "on the cuda transport symmetric memory is device memory"))
+        fail_msg("shmemu-run said: %s", out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +241,8 @@ int main(void)
         cmocka_unit_test(test_shmemu_run_enodev),
         cmocka_unit_test(test_wrong_plugin),
         cmocka_unit_test(test_streams_refused),
+        cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_host_load_reported),
     };
     return cmocka_run_group_tests_name("cuda", tests, NULL, NULL);
 }

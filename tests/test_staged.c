@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "shmemu_cuda.h"
 
 /* The transports these tests run on; "shm+device" is shm under
  * SHMEMU_CHECK=device. */
@@ -329,7 +330,64 @@ static int body_coll(void *arg)
     return 0;
 }
 
-static void run_all(int (*body)(void *))
+/* The stream-ordered calls (cuda only: the others refuse them, test_cuda),
+ * on the legacy default stream (NULL), so that this test needs no CUDA of
+ * its own: a put and a put with signal to the right neighbour, a barrier on
+ * the stream, then what landed read back; a nonblocking put ordered before
+ * a get on the stream by quiet_on_stream. */
+static int body_stream(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), n = shmemu_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
+    static const size_t sizes[] = {1, 7, 4093, (size_t)1 << 20};
+    size_t max = (size_t)1 << 20;
+    char *a = shmemu_malloc(max), *b = shmemu_malloc(max);
+    uint64_t *sig = shmemu_calloc(1, sizeof(uint64_t));
+    char *buf = malloc(max), *back = malloc(max);
+    PE_CHECK(a && b && sig && buf && back);
+    PE_CHECK(shmemu_my_device() >= 0);
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        size_t len = sizes[k];
+        th_fill(buf, len, me, (unsigned)(40 + k));
+        PE_CHECK_OK(shmemu_putmem_on_stream(a, buf, len, right, NULL));
+        th_fill(buf, len, me, (unsigned)(50 + k)); /* src reusable on return */
+        PE_CHECK_OK(shmemu_putmem_signal_on_stream(b, buf, len, sig, 1, SHMEMU_SIGNAL_ADD,
+                                                   right, NULL));
+        PE_CHECK_EQ(shmemu_signal_wait_until(sig, SHMEMU_CMP_GE, k + 1), k + 1);
+        PE_CHECK_OK(shmemu_getmem(back, b, len, me)); /* the signal came after its data */
+        PE_CHECK_EQ(th_verify(back, len, left, (unsigned)(50 + k)), -1);
+        PE_CHECK_OK(shmemu_barrier_all_on_stream(NULL));
+        PE_CHECK_OK(shmemu_getmem(back, a, len, me));
+        PE_CHECK_EQ(th_verify(back, len, left, (unsigned)(40 + k)), -1);
+        /* get on the stream from the right neighbour's a: what its left
+         * (this PE) put there */
+        memset(back, 0, len);
+        PE_CHECK_OK(shmemu_getmem_on_stream(back, a, len, right, NULL));
+        PE_CHECK_OK(shmemu_barrier_all_on_stream(NULL));
+        PE_CHECK_EQ(th_verify(back, len, me, (unsigned)(40 + k)), -1);
+        /* an nbi put on the PE's own queue, then a get on the stream that
+         * quiet_on_stream orders after it */
+        th_fill(buf, len, me, (unsigned)(60 + k));
+        PE_CHECK_OK(shmemu_putmem_nbi(b, buf, len, me));
+        PE_CHECK_OK(shmemu_quiet_on_stream(NULL));
+        memset(back, 0, len);
+        PE_CHECK_OK(shmemu_getmem_on_stream(back, b, len, me, NULL));
+        PE_CHECK_OK(shmemu_barrier_all_on_stream(NULL));
+        PE_CHECK_EQ(th_verify(back, len, me, (unsigned)(60 + k)), -1);
+        PE_CHECK_OK(shmemu_quiet());
+        PE_CHECK_OK(shmemu_barrier_all());
+    }
+    free(buf);
+    free(back);
+    shmemu_free(sig);
+    shmemu_free(b);
+    shmemu_free(a);
+    return 0;
+}
+
+/* Runs body on every transport of the list with 1, 2, 3 and 5 PEs; 0, or
+ * 1 with what failed in msg. */
+static int run_all_status(int (*body)(void *), char *msg, size_t len)
 {
     static const int npes[] = {1, 2, 3, 5};
     for (size_t t = 0; t < NHEAPLESS; t++) {
@@ -341,13 +399,22 @@ static void run_all(int (*body)(void *))
         for (size_t i = 0; i < sizeof(npes) / sizeof(npes[0]); i++) {
             int rc = th_launch(tl_name(heapless[t]), npes[i], (size_t)16 << 20, body,
                                (void *)(uintptr_t)heapless[t]);
-            if (rc != 0)
+            if (rc != 0) {
                 unsetenv("SHMEMU_CHECK");
-            if (rc != 0)
-                fail_msg("%s, %d PEs: rc %d", heapless[t], npes[i], rc);
+                snprintf(msg, len, "%s, %d PEs: rc %d", heapless[t], npes[i], rc);
+                return 1;
+            }
         }
         unsetenv("SHMEMU_CHECK");
     }
+    return 0;
+}
+
+static void run_all(int (*body)(void *))
+{
+    char msg[128];
+    if (run_all_status(body, msg, sizeof(msg)))
+        fail_msg("%s", msg);
 }
 
 static void test_rma(void **state) { (void)state; run_all(body_rma); }
@@ -359,8 +426,14 @@ static void test_local(void **state)
 {
     (void)state;
     th_capture_start();
-    run_all(body_local);
-    char *err = th_capture_stop();
+    char msg[128];
+    int failed = run_all_status(body_local, msg, sizeof(msg));
+    char *err = th_capture_stop(); /* before any failure: else its words are lost */
+    if (failed) { /* the failing job's words: the end (cmocka cuts long messages) */
+        size_t n = strlen(err);
+        const char *why = strstr(err, "FAIL PE");
+        fail_msg("%s: %s", msg, why ? why : n > 600 ? err + n - 600 : err);
+    }
     if (!strstr(err, "shmemu_copy_local: dst is NULL with 8 bytes") ||
         !strstr(err, "shmemu_reduce_local: op bxor (6) does not apply to dtype float") ||
         !strstr(err, "runs off the end of a symmetric heap"))
@@ -368,6 +441,19 @@ static void test_local(void **state)
     free(err);
 }
 static void test_coll(void **state) { (void)state; run_all(body_coll); }
+
+static void test_stream(void **state)
+{
+    (void)state;
+    if (!usable("cuda", 1))
+        skip();
+    static const int npes[] = {1, 2, 3, 5};
+    for (size_t i = 0; i < sizeof(npes) / sizeof(npes[0]); i++) {
+        int rc = th_launch("cuda", npes[i], (size_t)16 << 20, body_stream, NULL);
+        if (rc != 0)
+            fail_msg("cuda, %d PEs: rc %d", npes[i], rc);
+    }
+}
 
 /* The verifier stages its buffers through shmemu_copy_local: every built-in
  * algorithm passes on staged, and a planted bug is still found. */
@@ -424,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_amo),
         cmocka_unit_test(test_local),
         cmocka_unit_test(test_coll),
+        cmocka_unit_test(test_stream),
         cmocka_unit_test(test_verify),
     };
     return cmocka_run_group_tests_name("heaps the host cannot touch", tests, NULL, NULL);
