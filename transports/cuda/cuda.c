@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -316,12 +317,40 @@ static int cuda_quiet(struct shmemu_tl_job *job, int pe)
     return st == SHMEMU_OK ? st : failed(job, st, why);
 }
 
+/* One byte at p readable by this process, found without touching it (a
+ * fault would be the program's end): 1, or 0 for EFAULT.  Where the kernel
+ * refuses the question (ENOSYS, EPERM), 1: the copy itself will tell. */
+static int host_readable(const void *p)
+{
+    char c;
+    struct iovec here = {&c, 1}, there = {(void *)(uintptr_t)p, 1};
+    return process_vm_readv(getpid(), &here, 1, &there, 1, 0) == 1 || errno != EFAULT;
+}
+
+/* local_copy's and local_reduce's operands, as the contract has them: a
+ * range inside one heap, or host memory.  CUDA takes any address outside
+ * its allocations for host memory and copies it on the host: a range that
+ * runs off a heap's end, or a pointer into nothing, would fault in the
+ * driver.  SHMEMU_ERANGE for those, as staged answers. */
+static int operand_ok(const struct shmemu_tl_job *job, const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (int q = 0; q < job->npes; q++) {
+        uintptr_t base = (uintptr_t)job->heap_base[q];
+        if (base && a >= base && a - base < job->heap_size)
+            return n <= job->heap_size - (a - base);
+    }
+    return !n || (host_readable(p) && host_readable((const char *)p + n - 1));
+}
+
 static int cuda_local_copy(struct shmemu_tl_job *job, int pe, void *dst, const void *src,
                            size_t n)
 {
     (void)pe;
     struct cuda_job *cj = job->priv;
     char why[200];
+    if (!operand_ok(job, dst, n) || !operand_ok(job, src, n))
+        return SHMEMU_ERANGE;
     int st = cj->pl->copy(cj->dev, dst, src, n, 0, why, sizeof(why));
     return st == SHMEMU_OK ? st : failed(job, st, why);
 }
@@ -332,6 +361,10 @@ static int cuda_local_reduce(struct shmemu_tl_job *job, int pe,
     (void)pe;
     struct cuda_job *cj = job->priv;
     char why[200];
+    size_t bytes = d->n * d->esize;
+    if (!operand_ok(job, d->dst, bytes) || !operand_ok(job, d->a, bytes) ||
+        !operand_ok(job, d->b, bytes))
+        return SHMEMU_ERANGE;
     int st = cj->pl->reduce(cj->dev, d->dtype, d->op, d->dst, d->a, d->b, d->n, why,
                             sizeof(why));
     return st == SHMEMU_OK ? st : failed(job, st, why);
