@@ -170,7 +170,7 @@ static int body_amo(void *arg)
  * memory, in every combination, with sizes 0, 1, odd and large. */
 static int body_local(void *arg)
 {
-    (void)arg;
+    const char *tl = arg;
     int me = shmemu_my_pe();
     static const size_t counts[] = {0, 1, 7, 100003};
     size_t max = 100003;
@@ -209,8 +209,19 @@ static int body_local(void *arg)
     PE_CHECK_OK(shmemu_barrier_all());
     PE_CHECK_EQ(shmemu_copy_local(NULL, h, 8), SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_reduce_local(SHMEMU_FLOAT, SHMEMU_BXOR, h, h, h, 1), SHMEMU_EINVAL);
-    PE_CHECK_EQ(shmemu_copy_local(b, (char *)h + ((size_t)64 << 20), 8),
-                SHMEMU_ERANGE); /* the gap after the 16 MiB heap */
+    /* A range from the heap's first block that runs 32 MiB on, off the end
+     * of the 16 MiB heap (into a host buffer that holds it all). */
+    size_t far = (size_t)32 << 20;
+    char *big = malloc(far);
+    PE_CHECK(big != NULL);
+    PE_CHECK_EQ(shmemu_copy_local(big, h, far), SHMEMU_ERANGE);
+    PE_CHECK_EQ(shmemu_reduce_local(SHMEMU_INT64, SHMEMU_SUM, big, big, h, far / 8),
+                SHMEMU_ERANGE);
+    free(big);
+    /* A pointer into the gap after the heap (staged's and shm's layouts;
+     * on cuda, 64 MiB on may be a peer's heap as this process maps it). */
+    if (strcmp(tl, "cuda") != 0)
+        PE_CHECK_EQ(shmemu_copy_local(b, (char *)h + ((size_t)64 << 20), 8), SHMEMU_ERANGE);
     PE_CHECK_OK(shmemu_barrier_all());
     shmemu_set_error_mode(SHMEMU_ERRORS_ABORT);
     free(a);
