@@ -80,8 +80,10 @@ NVCC_ARCH ?= -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,c
 CUDA_LIBDIR = $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))/lib64
 CUDA_PLUGIN := $(if $(NVCC),$(BUILD)/libshmemu-cuda.so)
 # A CUDA program of a user's kind (kernels on peers' heaps through
-# shmemu_ptr): test_cuda runs it where a GPU answers.
-CUDA_TESTS  := $(if $(NVCC),$(BUILD)/tests/cuda_kernels)
+# shmemu_ptr): test_cuda runs it where a GPU answers.  Not in sanitizer
+# builds: nvcc links without their runtimes (and CUDA's runtime wants
+# ASan's shadow gap unprotected).
+CUDA_TESTS  := $(if $(SAN),,$(if $(NVCC),$(BUILD)/tests/cuda_kernels))
 
 # The ucx transport's plugin (transports/ucx/plugin.h): built where
 # pkg-config finds UCX (Debian's libucx-dev, which `make test` installs);
