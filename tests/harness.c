@@ -104,18 +104,24 @@ int th_transport_usable(const char *name, char *why, size_t len)
  * handlers cmocka sets around each test: a crash in a PE would then resume
  * cmocka's runner inside the PE's process, which ran the remaining tests
  * there and exited with their failure count (seen as "rc 4" with no word
- * of the crash).  A forked child gets the default handlers back; the
- * library installs its own after the fork where it has any. */
-static void child_default_signals(void)
+ * of the crash).  A forked child gets back the handlers the program
+ * started with (the default ones, or a sanitizer's); the library installs
+ * its own after the fork where it has any. */
+static const int crash_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS};
+#define NCRASH (sizeof(crash_sigs) / sizeof(crash_sigs[0]))
+static struct sigaction crash_start[NCRASH];
+
+static void child_start_signals(void)
 {
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS};
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-        signal(sigs[i], SIG_DFL);
+    for (size_t i = 0; i < NCRASH; i++)
+        sigaction(crash_sigs[i], &crash_start[i], NULL);
 }
 
 __attribute__((constructor)) static void crashes_stay_in_the_child(void)
 {
-    pthread_atfork(NULL, NULL, child_default_signals);
+    for (size_t i = 0; i < NCRASH; i++)
+        sigaction(crash_sigs[i], NULL, &crash_start[i]);
+    pthread_atfork(NULL, NULL, child_start_signals);
 }
 
 /* Tests run in a clean environment: a SHMEMU_* setting of the caller's
