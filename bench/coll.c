@@ -187,8 +187,8 @@ struct job {
 
 /* Calls a repetition makes: iters_for's, or fewer where calls are slow
  * (cuda, ucx over TCP, many PEs on few cores) so that a repetition stays
- * near 0.2 s; at least 5 (or iters_for's, if less).  PE 0 times two calls
- * and every PE runs the count it sends (nit: a symmetric long). */
+ * near 0.2 s, and at least 5; PE 0 times two calls (nit: a symmetric
+ * long). */
 static size_t agreed_iters(const struct bench *b, long *nit, void *dest, const void *src,
                            size_t count, size_t iters)
 {
@@ -196,16 +196,7 @@ static size_t agreed_iters(const struct bench *b, long *nit, void *dest, const v
     for (int i = 0; i < 2; i++)
         if (call(b, dest, src, count))
             return iters;
-    if (shmemu_my_pe() == 0) {
-        double each = (now_ns() - t0) / 2;
-        size_t least = iters < 5 ? iters : 5;
-        size_t fit = each > 0 && 2e8 / each < (double)iters ? (size_t)(2e8 / each) : iters;
-        fit = fit < least ? least : fit;
-        for (int p = 0; p < shmemu_n_pes(); p++)
-            shmemu_long_p(nit, (long)fit, p);
-    }
-    shmemu_barrier_all(); /* a quiet, then the barrier: the count has landed */
-    return (size_t)shmemu_long_g(nit, shmemu_my_pe()); /* not *nit: heaps may be GPU memory */
+    return (size_t)bench_agreed_count(nit, (now_ns() - t0) / 2, 2e8, (long)iters, 5);
 }
 
 static int pe_main(void *arg)

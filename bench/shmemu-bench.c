@@ -268,6 +268,20 @@ static int pe_ring(void *arg)
 
 /* ------------------------------------------------------------- barrier */
 
+long bench_agreed_count(long *sym, double each_ns, double budget_ns, long most, long least)
+{
+    if (shmemu_my_pe() == 0) {
+        double fit = each_ns > 0 ? budget_ns / each_ns : (double)most;
+        long n = fit > (double)most ? most : (long)fit;
+        least = least < most ? least : most;
+        n = n < least ? least : n;
+        for (int p = 0; p < shmemu_n_pes(); p++)
+            shmemu_long_p(sym, n, p);
+    }
+    shmemu_barrier_all(); /* a quiet, then the barrier: the count has landed */
+    return shmemu_long_g(sym, shmemu_my_pe()); /* not *sym: on cuda, GPU memory */
+}
+
 /* Barriers that fit in about budget_ns, at most iters (and no fewer than
  * 200, or iters if less), as PE 0 times a few: the PE count alone cannot
  * tell a shared-memory barrier (1 us) from one across nodes (1 ms).  Every
@@ -277,15 +291,7 @@ static long barrier_iters_at(long *n, long iters, double budget_ns)
     double t0 = now_ns();
     for (int i = 0; i < 20; i++)
         shmemu_barrier_all();
-    if (shmemu_my_pe() == 0) {
-        double each = (now_ns() - t0) / 20;
-        long fit = each > 0 ? (long)(budget_ns / each) : iters, least = iters < 200 ? iters : 200;
-        fit = fit < least ? least : fit > iters ? iters : fit;
-        for (int p = 0; p < shmemu_n_pes(); p++)
-            shmemu_long_p(n, fit, p);
-    }
-    shmemu_barrier_all(); /* a quiet, then the barrier: n has landed */
-    return shmemu_long_g(n, shmemu_my_pe()); /* not *n: on cuda, GPU memory */
+    return bench_agreed_count(n, (now_ns() - t0) / 20, budget_ns, iters, 200);
 }
 
 static long barrier_iters(long iters, double budget_ns)

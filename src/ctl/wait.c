@@ -148,11 +148,10 @@ static int device_waiters_looked(shmemu__pe *me, const uint64_t *snap)
             if (gone(atomic_load(&cp->life)))
                 continue;
             uint64_t w = atomic_load(&cp->wstate);
-            /* This PE itself looked at its word just before it counted
-             * itself asleep, after the others had. */
             if (w != snap[p])
                 stuck = 0;
-            else if (p != me->pe && shmemu__ws_state(w) == SHMEMU__WS_DATA_CONF &&
+            else if (p != me->pe && /* it looked just before it counted itself */
+                     shmemu__ws_state(w) == SHMEMU__WS_DATA_CONF &&
                      (uint32_t)(atomic_load(&cp->looks) - looks[p]) < 2)
                 pending = 1;
         }
