@@ -289,15 +289,20 @@ SHMEMU_OSH_FN void shmem_fence(void)
     SHMEMU_OSH_CALL;
     (void)shmemu_fence();
 }
+/* On SHMEM_CTX_INVALID, a quiet or fence has nothing to complete or
+ * order: a no-op, as in SOS, and as the specification's own example of
+ * shmem_team_create_ctx expects of a PE outside the team. */
 SHMEMU_OSH_FN void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     SHMEMU_OSH_CALL;
-    (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_quiet() : shmemu_ctx_quiet(ctx ? ctx->id : -1));
+    if (ctx != SHMEM_CTX_INVALID)
+        (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_quiet() : shmemu_ctx_quiet(ctx->id));
 }
 SHMEMU_OSH_FN void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     SHMEMU_OSH_CALL;
-    (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_fence() : shmemu_ctx_fence(ctx ? ctx->id : -1));
+    if (ctx != SHMEM_CTX_INVALID)
+        (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_fence() : shmemu_ctx_fence(ctx->id));
 }
 /* OpenSHMEM 1.6: complete the operations to the PEs listed (numbered in the
  * context's team).  Performed as a quiet of the whole context: stronger

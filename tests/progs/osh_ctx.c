@@ -29,14 +29,22 @@ static void team_ctx(int me, int n)
 {
     shmem_team_t even;
     shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &even);
-    if (even != SHMEM_TEAM_INVALID) {
-        shmem_ctx_t c;
-        CHECK(shmem_team_create_ctx(even, 0, &c) == 0, "team_create_ctx");
+    /* As the specification's example of shmem_team_create_ctx: a PE
+     * outside the team gets SHMEM_CTX_INVALID, and quiets, fences and
+     * destroys it all the same (no-ops). */
+    shmem_ctx_t c;
+    int rc = shmem_team_create_ctx(even, 0, &c);
+    CHECK((rc == 0) == (even != SHMEM_TEAM_INVALID), "team_create_ctx returned %d", rc);
+    CHECK(rc == 0 || c == SHMEM_CTX_INVALID, "failed team_create_ctx left ctx valid");
+    if (c != SHMEM_CTX_INVALID) {
         int tme = shmem_team_my_pe(even), tn = shmem_team_n_pes(even);
         shmem_ctx_int_p(c, &x, 100 + me, (tme + 1) % tn); /* team numbering */
-        shmem_ctx_quiet(c);
-        shmem_ctx_destroy(c);
     }
+    shmem_ctx_fence(c);
+    shmem_ctx_quiet(c);
+    const int first = 0; /* in the team's numbering */
+    shmem_ctx_pe_quiet(c, &first, 1);
+    shmem_ctx_destroy(c);
     shmem_barrier_all();
     int want = me % 2 ? 0 : 100 + (me == 0 ? 2 * ((n + 1) / 2 - 1) : me - 2);
     CHECK(x == want, "x = %d, want %d", x, want);
