@@ -469,15 +469,17 @@ static void test_launcher_killed(void **state)
     }
     assert_true(run > 0);
     pid_t pes[2];
-    int n = 0;
-    for (int i = 0; i < 600 && n < 2; i++) { /* up to 60 s to start */
+    int n = 0, status, ended = 0;
+    for (int i = 0; i < 600 && n < 2 && !ended; i++) { /* up to 60 s to start */
         nap(100);
         n = children_named(run, "crashy", pes, 2);
+        ended = n < 2 && waitpid(run, &status, WNOHANG) == run; /* it gave up */
     }
-    nap(1500); /* past shmemu_init and the barrier: computing */
-    kill(run, SIGKILL);
-    int status;
-    waitpid(run, &status, 0);
+    if (!ended) {
+        nap(1500); /* past shmemu_init and the barrier: computing */
+        kill(run, SIGKILL);
+        waitpid(run, &status, 0);
+    }
     int left = n;
     for (int i = 0; i < 100 && left; i++) { /* a PE looks 4 times a second */
         nap(100);
@@ -493,6 +495,10 @@ static void test_launcher_killed(void **state)
     text[len > 0 ? len : 0] = '\0';
     close(fd);
     unlink(out);
+    if (n != 2 && strstr(text, "built without PMIx")) {
+        printf("# skipped: %s", strstr(text, "the UCX plugin"));
+        skip();
+    }
     if (n != 2)
         fail_msg("mpirun started %d PE processes in 60 s; output:\n%s", n, text);
     if (left)
