@@ -125,8 +125,16 @@ $(BUILD)/tests/cuda_kernels: tests/cuda/kernels.cu include/shmemu.h include/shme
 	  -Iinclude $(NVCC_ARCH) -cudart shared -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $< \
 	  $(BUILD)/libshmemu.a $(filter-out -pthread,$(LDLIBS_ALL)) -lpthread
 
+# The packages it was built with, rewritten only when they change: a plugin
+# built before libpmix-dev came is rebuilt with PMIx once it is there.
+$(BUILD)/ucx-pkgs: FORCE
+	@mkdir -p $(@D)
+	@echo '$(UCX_PKGS)' | cmp -s - $@ || echo '$(UCX_PKGS)' > $@
+.PHONY: FORCE
+FORCE:
+
 $(BUILD)/libshmemu-ucx.so: transports/ucx/plugin/plugin.c transports/ucx/plugin.h \
-                           transports/transport.h include/shmemu.h | $(DEPS_LIB)
+                           transports/transport.h include/shmemu.h $(BUILD)/ucx-pkgs | $(DEPS_LIB)
 	@mkdir -p $(@D)
 	$(say) CC $@
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden $(UCX_DEFS) \
