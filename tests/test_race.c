@@ -110,6 +110,34 @@ int race_put_ptr(void *arg)
     return 0;
 }
 
+/* PE 0 puts into the target's x on a context of its own and, unless arg
+ * says quiet, completes that context only after the barrier (which
+ * completes the default context alone); then PE 1 gets those bytes. */
+static int ctx_barrier(void *arg)
+{
+    int quiet = *(const int *)arg;
+    struct shared s;
+    PE_CHECK(setup(&s) == 0);
+    shmemu_ctx_t c;
+    PE_CHECK_OK(shmemu_ctx_create(&c));
+    char buf[N];
+    memset(buf, 7, sizeof(buf));
+    if (shmemu_my_pe() == 0) {
+        shmemu_ctx_t prev = shmemu_ctx_select(c);
+        PE_CHECK_OK(shmemu_putmem(s.x, buf, N, s.target));
+        if (quiet)
+            PE_CHECK_OK(shmemu_quiet()); /* the current context's */
+        PE_CHECK_EQ(shmemu_ctx_select(prev), c);
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (shmemu_my_pe() == 1)
+        PE_CHECK_OK(shmemu_getmem(buf, s.x + 8, 16, s.target));
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_OK(shmemu_ctx_destroy(c));
+    teardown(&s);
+    return 0;
+}
+
 /* How race_put_ptr's writer is named on transport tp. */
 static const char *ptr_writer(const char *tp)
 {
@@ -307,6 +335,34 @@ static void clean(int (*body)(void *), void *arg, const char *what)
             }
 }
 
+/* Without fuzzing the put's data moves at once, and the report rests on
+ * the context alone: the put may land until its context's quiet. */
+static void test_ctx_barrier(void **state)
+{
+    (void)state;
+    static char notes[8192];
+    int unquieted = 0;
+    for (int t = 0; t < th_transport_count(); t++)
+        for (int npes = 2; npes <= 3; npes++) {
+            const char *tp = th_transport(t);
+            th_capture_start();
+            int rc = launch(tp, npes, "race", ctx_barrier, &unquieted, notes, sizeof(notes));
+            free(th_capture_stop());
+            if (rc != SHMEMU_ERACE)
+                fail_msg("%s, %d PEs: returned %d, not SHMEMU_ERACE; notes: %s", tp, npes, rc,
+                         notes);
+            const char *r = strstr(notes, "race: PE 0's shmemu_putmem (at ");
+            if (!r || !strstr(r, "which PE 1's shmemu_getmem (at ") ||
+                !strstr(r, "the put may land until its context's quiet or fence, which came "
+                           "after (a barrier completes the default context only)"))
+                fail_msg("%s, %d PEs: not the note expected: %s", tp, npes, notes);
+            if (first_range(r) != N)
+                fail_msg("%s, %d PEs: PE 0's range is not %d bytes: %s", tp, npes, N, r);
+        }
+    int quieted = 1;
+    clean(ctx_barrier, &quieted, "a context quieted before the barrier");
+}
+
 static void test_twin_put_put(void **state)
 {
     (void)state;
@@ -328,7 +384,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_put_put),      cmocka_unit_test(test_put_get),
         cmocka_unit_test(test_put_ptr),      cmocka_unit_test(test_twin_put_put),
-        cmocka_unit_test(test_polling),
+        cmocka_unit_test(test_polling),      cmocka_unit_test(test_ctx_barrier),
     };
     return cmocka_run_group_tests_name("race", tests, NULL, NULL);
 }

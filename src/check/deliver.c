@@ -280,6 +280,48 @@ static void unpoison_overlapping(struct shmemu__chk *k, const char *p, size_t n)
     }
 }
 
+/* Puts whose writes wait for their context (struct late_write), at most:
+ * past that they are recorded at once (a report missed, never a false
+ * one: recorded early, a write is ordered before more). */
+#define LATE_MAX 1024
+
+static int late_keep(shmemu__pe *me, struct shmemu__chk *k, const struct held *h)
+{
+    if (k->nlate == k->caplate) {
+        size_t cap = k->caplate ? k->caplate * 2 : 16;
+        struct late_write *a = cap <= LATE_MAX ? realloc(k->late, cap * sizeof(*a)) : NULL;
+        if (!a)
+            return 0;
+        k->late = a;
+        k->caplate = cap;
+    }
+    uint32_t *then = shmemu__race_vc_copy(me, k->race);
+    if (!then)
+        return 0;
+    k->late[k->nlate++] = (struct late_write){h->ctx, h->rma.pe, h->rma.off, h->rma.nbytes,
+                                              h->call, h->site, then};
+    return 1;
+}
+
+void shmemu__chk_late_flush(shmemu__pe *me, int ctx)
+{
+    struct shmemu__chk *k = me->chk;
+    if (!k->race || !k->nlate)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < k->nlate; i++) {
+        struct late_write *w = &k->late[i];
+        if (ctx == SHMEMU__CTX_ALL || w->ctx == ctx) {
+            shmemu__race_write_since(me, k->race, w->pe, w->off, w->nbytes, w->then, w->call,
+                                     w->site);
+            free(w->then);
+        } else {
+            k->late[kept++] = *w;
+        }
+    }
+    k->nlate = kept;
+}
+
 /* Carry out an operation (now, or held until now) and tell the race
  * detector what it touched and published. */
 void shmemu__chk_perform(shmemu__pe *me, struct held *h)
@@ -288,7 +330,7 @@ void shmemu__chk_perform(shmemu__pe *me, struct held *h)
     /* The race detector first: a reader that sees the data, or the flag,
      * must find the write and the published clock already recorded. */
     if (k->race) {
-        if (h->kind != H_AMO && h->rma.nbytes)
+        if (h->kind != H_AMO && h->rma.nbytes && !(h->race_later && late_keep(me, k, h)))
             shmemu__race_access(me, k->race, h->kind == H_PUT, h->rma.pe, h->rma.off,
                                 h->rma.nbytes, h->clock, h->call, h->site);
         if (h->rel)

@@ -126,6 +126,7 @@ static int of_ctx(const struct held *h, int ctx)
 void shmemu__chk_quiet(shmemu__pe *me, int ctx)
 {
     struct shmemu__chk *k = me->chk;
+    shmemu__chk_late_flush(me, ctx);
     /* Puts and AMOs first; gets complete last (any time before quiet
      * returns is theirs), after a pause that lets the others act. */
     int gets = 0;

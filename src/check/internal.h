@@ -105,6 +105,21 @@ struct held {
     int poisoned;             /* a nonblocking get whose destination was
                                  filled with GET_POISON at the call, and
                                  nothing else of ours has written there */
+    int race_later;           /* race: its write is recorded when its
+                                 context completes it (shmemu__chk_late) */
+};
+
+/* Race detection without fuzzing: a put on a context other than the
+ * default moves its data at once, but may land, as far as the program can
+ * tell, any time until that context's quiet or fence (a barrier completes
+ * the default context only): its write is recorded then, in conflict with
+ * whatever was not ordered before the call or is not after that point. */
+struct late_write {
+    int ctx, pe;
+    size_t off, nbytes;
+    const char *call;
+    void *site;
+    uint32_t *then; /* the issuer's clock vector at the call, owned */
 };
 
 struct site_name {
@@ -144,6 +159,8 @@ struct shmemu__chk {
     int view_store; /* the put being issued is a store through a view */
     int64_t budget, budget_at; /* for delays: see afford() */
     struct shmemu__race *race; /* NULL: no race detection */
+    struct late_write *late;   /* [nlate]: see struct late_write */
+    size_t nlate, caplate;
     int64_t last_long_ns; /* the last long hold began */
     int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
     int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
@@ -255,6 +272,9 @@ void *shmemu__chk_user_pc(void *pc) SHMEMU__HIDDEN;
 
 /* Deliver everything held (quiet, barrier_all, collective allocation,
  * leaving the job), in a fuzzed order that respects fences. */
+/* Record the writes of context ctx (SHMEMU__CTX_ALL: of every one) that
+ * wait for its completion (struct late_write). */
+void shmemu__chk_late_flush(shmemu__pe *me, int ctx) SHMEMU__HIDDEN;
 /* Deliver what is held of context ctx (SHMEMU__CTX_ALL: of every one). */
 void shmemu__chk_quiet(shmemu__pe *me, int ctx) SHMEMU__HIDDEN;
 

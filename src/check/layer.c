@@ -49,6 +49,10 @@ static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
          * gets too, and programs (SOS's micro_unit_shmem) rely on it. */
         if (k->fuzz)
             shmemu__chk_deliver_fenced(me, d->pe);
+        /* Unfuzzed, a put that is no flag, on a context a barrier does not
+         * complete: its write counts from that context's quiet or fence. */
+        h.race_later = k->race && d->op == SHMEMU_TL_PUT && h.ctx != SHMEMU_CTX_DEFAULT &&
+                       !h.rel && !h.view;
         shmemu__chk_perform(me, &h);
         free(h.rel);
         if (k->race && d->op == SHMEMU_TL_GET && d->nbytes <= 8) /* polling a flag */
@@ -175,6 +179,7 @@ static int chk_fence_held(struct shmemu_tl_job *tl, int pe)
 {
     shmemu__pe *me = shmemu__self;
     shmemu__chk_fence(me->chk, shmemu__ctx_id);
+    shmemu__chk_late_flush(me, shmemu__ctx_id);
     const struct shmemu_transport_ops *inner = me->job->transport;
     if (SHMEMU_TL_HAS(inner, fence))
         return inner->fence(tl, pe);
@@ -278,6 +283,9 @@ void shmemu__check_pe_fini(shmemu__pe *me)
     while (k->n)
         shmemu__chk_remove_at(k, k->n - 1);
     free(k->q);
+    for (size_t i = 0; i < k->nlate; i++)
+        free(k->late[i].then);
+    free(k->late);
     free(k->fence_at);
     free(k->next_ns);
     free(k->last_seq);

@@ -290,7 +290,7 @@ static uint16_t site_id(shmemu__pe *me, struct shmemu__race *r, const char *call
  * pair of call sites. */
 static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t lo,
                    size_t hi, uint16_t site, int other_write, int other_pe, uint16_t other_site,
-                   size_t olo, size_t ohi)
+                   size_t olo, size_t ohi, const char *why)
 {
     struct race_hdr *h = r->h;
     uint32_t pair = (uint32_t)(site < other_site ? site : other_site) << 16 |
@@ -314,13 +314,16 @@ static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, si
         snprintf(var, sizeof(var), " (%s)", name);
     shmemu__check_note(me->job,
                        "race: PE %d's %s %s bytes [%#zx, %#zx)%s of PE %d's heap, which PE "
-                       "%d's %s %s [%#zx, %#zx), and no wait, signal or sync orders the two",
+                       "%d's %s %s [%#zx, %#zx), and %s",
                        me->pe, a, write ? "wrote" : "read", lo, hi, var, pe, other_pe, b,
-                       other_write ? "wrote" : "read", olo, ohi);
+                       other_write ? "wrote" : "read", olo, ohi, why);
 }
 
-void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
-                         size_t off, size_t n, uint32_t clock, const char *call, void *addr)
+/* Record the access, stamped clock; what was recorded before conflicts
+ * unless known (a clock vector) shows it ordered before. */
+static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
+                         size_t n, uint32_t clock, const uint32_t *known, const char *call,
+                         void *addr, const char *why)
 {
     struct race_hdr *h = r->h;
     if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed))
@@ -337,12 +340,12 @@ void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int 
         _Atomic uint32_t *l = gran_lock(r, pe, g);
         spin_lock(l);
         struct gran *s = gran_at(r, pe, g);
-        if (!found && s->w_pe1 && s->w_pe1 != me1 && s->w_clk > r->vc[s->w_pe1 - 1] &&
+        if (!found && s->w_pe1 && s->w_pe1 != me1 && s->w_clk > known[s->w_pe1 - 1] &&
             s->w_lo < hi && lo < s->w_hi) {
             found = 1, o_write = 1, o_pe = (int)s->w_pe1 - 1, o_site = s->w_site;
             o_lo = base + s->w_lo, o_hi = base + s->w_hi;
         }
-        if (!found && write && s->r_pe1 && s->r_pe1 != me1 && s->r_clk > r->vc[s->r_pe1 - 1] &&
+        if (!found && write && s->r_pe1 && s->r_pe1 != me1 && s->r_clk > known[s->r_pe1 - 1] &&
             s->r_lo < hi && lo < s->r_hi) {
             found = 1, o_write = 0, o_pe = (int)s->r_pe1 - 1, o_site = s->r_site;
             o_lo = base + s->r_lo, o_hi = base + s->r_hi;
@@ -355,7 +358,30 @@ void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int 
         spin_unlock(l);
     }
     if (found)
-        report(me, r, write, pe, off, off + n, site, o_write, o_pe, o_site, o_lo, o_hi);
+        report(me, r, write, pe, off, off + n, site, o_write, o_pe, o_site, o_lo, o_hi, why);
+}
+
+void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
+                         size_t off, size_t n, uint32_t clock, const char *call, void *addr)
+{
+    access_known(me, r, write, pe, off, n, clock, r->vc, call, addr,
+                 "no wait, signal or sync orders the two");
+}
+
+uint32_t *shmemu__race_vc_copy(shmemu__pe *me, const struct shmemu__race *r)
+{
+    uint32_t *vc = malloc((size_t)me->npes * sizeof(uint32_t));
+    if (vc)
+        memcpy(vc, r->vc, (size_t)me->npes * sizeof(uint32_t));
+    return vc;
+}
+
+void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                              size_t n, const uint32_t *then, const char *call, void *addr)
+{
+    access_known(me, r, 1, pe, off, n, r->vc[me->pe], then, call, addr,
+                 "the put may land until its context's quiet or fence, which came after "
+                 "(a barrier completes the default context only)");
 }
 
 /* ------------------------------------------------------------ team syncs */

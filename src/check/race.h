@@ -55,6 +55,17 @@ void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int 
                          size_t off, size_t n, uint32_t clock, const char *call,
                          void *site) SHMEMU__HIDDEN;
 
+/* A copy of the clock vector (freed by the caller), for a write recorded
+ * later with shmemu__race_write_since; NULL when out of memory. */
+uint32_t *shmemu__race_vc_copy(shmemu__pe *me, const struct shmemu__race *r) SHMEMU__HIDDEN;
+/* Record a write by me that may have landed any time from when this PE's
+ * clock vector was then (shmemu__race_vc_copy) until now: it conflicts
+ * with what was recorded before unless that was ordered before then, and
+ * with what comes after unless ordered after now. */
+void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                              size_t n, const uint32_t *then, const char *call,
+                              void *site) SHMEMU__HIDDEN;
+
 /* Team syncs: on arrival (generation gen of team slot), and once passed. */
 void shmemu__race_sync_arrive(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
     SHMEMU__HIDDEN;

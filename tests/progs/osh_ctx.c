@@ -77,6 +77,30 @@ static int rounds(int me, int n, int quiet)
     return stale;
 }
 
+/* A put on context c to the next PE, completed by shmem_ctx_quiet before
+ * the barrier (right) or only by shmem_ctx_destroy after it; the reader
+ * reads through the library (a get from its own heap), which the race
+ * detector sees. */
+static int read_after_barrier(int me, int n, int quiet)
+{
+    shmem_ctx_t c;
+    CHECK(shmem_ctx_create(0, &c) == 0, "ctx_create");
+    long src[64], got[64];
+    for (int i = 0; i < 64; i++)
+        src[i] = 1000 + me;
+    shmem_ctx_long_put(c, buf, src, 64, (me + 1) % n);
+    if (quiet)
+        shmem_ctx_quiet(c);
+    shmem_barrier_all();
+    shmem_long_get(got, buf, 64, me);
+    int stale = 0;
+    for (int i = 0; i < 64; i++)
+        stale += got[i] != 1000 + (me + n - 1) % n;
+    shmem_barrier_all();
+    shmem_ctx_destroy(c);
+    return stale;
+}
+
 /* Data then flag to the next PE on context c, a fence between them on c
  * (right) or on another context; the reader waits for the flag. */
 static long data[16], flag;
@@ -119,6 +143,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "good")) {
         int stale = rounds(me, n, 1);
         CHECK(stale == 0, "%d rounds read old values after shmem_ctx_quiet", stale);
+    } else if (!strcmp(mode, "quieted") || !strcmp(mode, "unquieted")) {
+        int stale = read_after_barrier(me, n, mode[0] == 'q');
+        CHECK(stale == 0, "read %d old values", stale);
     } else if (!strcmp(mode, "fenced")) {
         int stale = flag_rounds(me, n, 1, 100);
         CHECK(stale == 0, "%d rounds read old data after the flag with a fence", stale);
@@ -132,7 +159,7 @@ int main(int argc, char **argv)
         shmem_finalize();
         return 0;
     } else {
-        CHECK(0, "usage: osh_ctx team|good|missing|fenced|wrongfence");
+        CHECK(0, "usage: osh_ctx team|good|missing|fenced|wrongfence|quieted|unquieted");
     }
     shmem_barrier_all();
     if (me == 0 && !failures)
