@@ -8,7 +8,8 @@
  * TESTS: lat (8-byte put+quiet, get), bw (put/get bandwidth 4 KiB..64 MiB
  * against single-thread memcpy in the same repetitions), sync (remote
  * fetch_add, p + wait_until and put_signal + signal_wait_until ping-pong,
- * one way), ring (a token around 128 PEs), barrier (2, 4, 8, 64 PEs).
+ * one way), ring (a token around 128 PEs), pollring (a token around 2, 4
+ * and 8 PEs that poll for it with shmemu_long_g), barrier (2, 4, 8, 64 PEs).
  * dev (heaps the host cannot touch: cuda, or shm under SHMEMU_CHECK=device):
  * 8-byte put/get/fetch_add latency, put/get bandwidth between heaps from
  * 4 KiB to half of -m SIZE (1G) against shmemu_copy_local of the same size.
@@ -261,6 +262,37 @@ static int pe_ring(void *arg)
     }
     if (me == 0)
         row("ring_token_hop", np, 8, summarize(t, reps), "us", 0, NULL);
+    shmemu_barrier_all();
+    shmemu_free(token);
+    return 0;
+}
+
+/* A token around a ring of PEs that poll for it (shmemu_long_g of their
+ * own word in a loop, as OpenSHMEM programs poll with shmem_g or
+ * shmem_test): with more PEs than cores the PE holding the token must get
+ * a core while the others spin. */
+#define POLL_HOPS 2000
+
+static int pe_poll_ring(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    long *token = shmemu_calloc(1, sizeof(long));
+    double t[MAX_REPS];
+    for (int r = 0; r < reps; r++) {
+        *token = 0;
+        shmemu_barrier_all();
+        double t0 = now_ns();
+        for (long h = me; h < POLL_HOPS; h += np) {
+            while (h > 0 && shmemu_long_g(token, me) != h)
+                ;
+            shmemu_long_p(token, h + 1, (me + 1) % np);
+        }
+        shmemu_barrier_all();
+        t[r] = (now_ns() - t0) / POLL_HOPS / 1000.0;
+    }
+    if (me == 0)
+        row("poll_ring_hop", np, 8, summarize(t, reps), "us", 0, NULL);
     shmemu_barrier_all();
     shmemu_free(token);
     return 0;
@@ -566,7 +598,7 @@ int main(int argc, char **argv)
         }
         else {
             fprintf(stderr, "usage: shmemu-bench [-t TRANSPORT] [-r REPS] [-n NPES,...] "
-                            "[-m SIZE] [--csv] [lat] [bw] [sync] [ring] [barrier] [dev] [scale]\n");
+                            "[-m SIZE] [--csv] [lat] [bw] [sync] [ring] [pollring] [barrier] [dev] [scale]\n");
             return 2;
         }
     }
@@ -607,6 +639,9 @@ int main(int argc, char **argv)
         rc |= launch(2, 0, pe_sync_lat, NULL);
     if (wants(argc, argv, i, "ring"))
         rc |= launch(128, (size_t)2 << 20, pe_ring, NULL);
+    if (wants(argc, argv, i, "pollring"))
+        for (int np = 2; np <= 8; np *= 2)
+            rc |= launch(np, (size_t)2 << 20, pe_poll_ring, NULL);
     if (wants(argc, argv, i, "barrier")) {
         for (int k = 0; k < n_barrier; k++) {
             /* about 0.1-0.2 s a repetition whatever the PE count */

@@ -1,6 +1,7 @@
 /* livelock.c - livelock detection: the slow path of shmemu__polled (livelock.h). */
 #include "livelock.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,11 @@
 #define WORK_PER_POLL_NS 20000
 /* How often a polling PE publishes what it polls. */
 #define PUBLISH_NS 5000000
+/* Polled words unchanged this long: each sampled poll gives the CPU away
+ * (sched_yield), so that with more PEs than cores the PE that will change
+ * them gets to run before this one's time slice ends.  A poll that ends
+ * sooner never pays it. */
+#define YIELD_AFTER_NS 50000
 /* How long a check waits for every polling PE to show it still polls. */
 #define CONFIRM_NS 300000000
 
@@ -196,8 +202,8 @@ static uint32_t next_period(struct shmemu__poll_state *s)
 void shmemu__poll_init(shmemu__pe *me, int64_t limit_ns)
 {
     me->poll.limit_ns = limit_ns;
-    /* off: the countdown still runs, and wraps after 4 billion polls */
-    me->poll_countdown = limit_ns ? next_period(&me->poll) : UINT32_MAX;
+    /* Sampled with detection off too: a poll of unchanged words yields. */
+    me->poll_countdown = next_period(&me->poll);
 }
 
 void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, size_t off,
@@ -208,12 +214,10 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
         __atomic_store_n(&me->poll_countdown, UINT32_MAX, __ATOMIC_RELAXED);
         return;
     }
-    uint32_t period = me->poll_countdown == 0 && s->limit_ns ? next_period(s) : UINT32_MAX;
+    uint32_t period = me->poll_countdown == 0 ? next_period(s) : UINT32_MAX;
     uint32_t polls = s->polls_last ? s->polls_last : 1;
     s->polls_last = period;
     me->poll_countdown = period;
-    if (!s->limit_ns)
-        return;
     uint64_t key = (uint64_t)off << 24 ^ (uint64_t)(uint32_t)pe ^ (uint64_t)nbytes << 56;
     int64_t now = shmemu__time();
     int moved = me->poll_activity != s->activity_seen;
@@ -238,7 +242,9 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
         s->seen[0].key = key;
         s->seen[0].val = value;
     }
-    if (!moved && now - s->published_ns < PUBLISH_NS)
+    if (!moved && !me->coop && now - s->since_ns >= YIELD_AFTER_NS)
+        sched_yield();
+    if (!s->limit_ns || (!moved && now - s->published_ns < PUBLISH_NS))
         return;
     /* Work between polls is progress we cannot see. */
     /* (coop: one thread runs every PE, its CPU time says nothing.) */
