@@ -10,6 +10,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
 
 static _Thread_local jmp_buf *pe_trap;
 /* On sim every PE is a fiber of one thread, which shares its thread-locals
@@ -56,6 +61,16 @@ void th_pe_fail(const char *file, int line, const char *fmt, ...)
     if (*slot)
         longjmp(**slot, 1);
     abort();
+}
+
+int th_under_valgrind(void)
+{
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+    return RUNNING_ON_VALGRIND != 0;
+#endif
+#endif
+    return 0;
 }
 
 int th_quick(void)

@@ -42,6 +42,9 @@ const char *th_transport(int i);
 
 /* 1 under SHMEMU_TEST_QUICK: fewer PEs and iterations. */
 int th_quick(void);
+/* Running under valgrind (make valgrind): its address space and its one
+ * thread at a time bound what a test can ask for. */
+int th_under_valgrind(void);
 /* n, or n / div (at least 1) in quick mode. */
 long th_iters(long n, long div);
 
