@@ -5,7 +5,7 @@ set -u
 wrap=""
 if [ "${1:-}" = "--valgrind" ]; then
     shift
-    wrap="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --track-fds=no"
+    wrap="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --track-fds=no --suppressions=$(dirname "$0")/../tests/valgrind.supp"
 fi
 failed=""
 total=0

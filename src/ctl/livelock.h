@@ -9,7 +9,10 @@
  * sampled -- the slow path (livelock.c) compares the word and its value
  * with those it saw before, publishes what the PE polls and since when
  * nothing changed, and when that is longer than SHMEMU_LIVELOCK it checks
- * whether every live PE is asleep or polls unchanged words too.  A word
+ * whether every live PE is asleep or polls unchanged words too.  The same
+ * sampling gives the CPU away (sched_yield) once the words have not changed
+ * for 50 us, detection on or off: with more PEs than cores the PE that
+ * will change them needs a core (docs/DESIGN.md).  A word
  * that changes between samples has changed when next sampled; whoever
  * changed it is not stuck.  A sync, a wait that ends and a bulk get count
  * as progress, and so does CPU time spent between polls.
