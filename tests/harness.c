@@ -13,6 +13,7 @@
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
+#define TH_VALGRIND_H 1
 #endif
 #endif
 
@@ -65,12 +66,11 @@ void th_pe_fail(const char *file, int line, const char *fmt, ...)
 
 int th_under_valgrind(void)
 {
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
+#ifdef TH_VALGRIND_H
     return RUNNING_ON_VALGRIND != 0;
-#endif
-#endif
+#else
     return 0;
+#endif
 }
 
 int th_quick(void)

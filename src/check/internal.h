@@ -106,7 +106,7 @@ struct held {
                                  filled with GET_POISON at the call, and
                                  nothing else of ours has written there */
     int race_later;           /* race: its write is recorded when its
-                                 context completes it (shmemu__chk_late) */
+                                 context completes it (struct late_write) */
 };
 
 /* Race detection without fuzzing: a put on a context other than the
@@ -270,11 +270,12 @@ void shmemu__chk_view_amo_end(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN
  * library (memcpy, memset) that pc is in. */
 void *shmemu__chk_user_pc(void *pc) SHMEMU__HIDDEN;
 
-/* Deliver everything held (quiet, barrier_all, collective allocation,
- * leaving the job), in a fuzzed order that respects fences. */
 /* Record the writes of context ctx (SHMEMU__CTX_ALL: of every one) that
  * wait for its completion (struct late_write). */
 void shmemu__chk_late_flush(shmemu__pe *me, int ctx) SHMEMU__HIDDEN;
+
+/* Deliver everything held (quiet, barrier_all, collective allocation,
+ * leaving the job), in a fuzzed order that respects fences. */
 /* Deliver what is held of context ctx (SHMEMU__CTX_ALL: of every one). */
 void shmemu__chk_quiet(shmemu__pe *me, int ctx) SHMEMU__HIDDEN;
 

@@ -161,13 +161,19 @@ static void give_up(shmemu__pe *me, struct shmemu__race *r, const char *why)
         shmemu__check_note(me->job, "race detection stopped in this job: %s", why);
 }
 
-uint32_t *shmemu__race_release_begin(shmemu__pe *me, struct shmemu__race *r)
+uint32_t *shmemu__race_vc_copy(shmemu__pe *me, const struct shmemu__race *r)
 {
     uint32_t *vc = malloc((size_t)me->npes * sizeof(uint32_t));
+    if (vc)
+        memcpy(vc, r->vc, (size_t)me->npes * sizeof(uint32_t));
+    return vc;
+}
+
+uint32_t *shmemu__race_release_begin(shmemu__pe *me, struct shmemu__race *r)
+{
+    uint32_t *vc = shmemu__race_vc_copy(me, r);
     if (!vc)
         give_up(me, r, "out of memory");
-    else
-        memcpy(vc, r->vc, (size_t)me->npes * sizeof(uint32_t));
     r->vc[me->pe]++;
     return vc;
 }
@@ -366,14 +372,6 @@ void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int 
 {
     access_known(me, r, write, pe, off, n, clock, r->vc, call, addr,
                  "no wait, signal or sync orders the two");
-}
-
-uint32_t *shmemu__race_vc_copy(shmemu__pe *me, const struct shmemu__race *r)
-{
-    uint32_t *vc = malloc((size_t)me->npes * sizeof(uint32_t));
-    if (vc)
-        memcpy(vc, r->vc, (size_t)me->npes * sizeof(uint32_t));
-    return vc;
 }
 
 void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
