@@ -158,6 +158,20 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_LIB)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
+# The profiling interface (include/pshmem.h): every OpenSHMEM routine the
+# compat objects define gets its name-shifted twin (pshmem_long_put for
+# shmem_long_put, pstart_pes for start_pes) as a second name of the same
+# code, not a wrapper: ld -r --defsym adds the names to the object itself.
+OSH_NAMES := ^(shmem_|start_pes$$|shmalloc$$|shfree$$|shrealloc$$|shmemalign$$|_my_pe$$|_num_pes$$)
+$(BUILD)/obj/src/compat/%.o: src/compat/%.c | $(DEPS_LIB)
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -MF $(@:.o=.d) -MT $@ \
+	  -c $< -o $@.1.o
+	$(Q)ld -r -o $@ $@.1.o $$(nm -g --defined-only $@.1.o | \
+	  awk '$$2 == "T" && $$3 ~ /$(OSH_NAMES)/ { printf " --defsym=p%s=%s", $$3, $$3 }')
+	$(Q)rm -f $@.1.o
+
 # The collectives see the public header alone: they are built on the public
 # API, as users' own algorithms are.  Their kernels want vectorizing.
 $(BUILD)/obj/src/coll/%.o: CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude
@@ -349,6 +363,7 @@ install: lib $(TOOLS)
 	install -m 755 $(filter-out $(BUILD)/osh%,$(TOOLS)) $(BUILD)/oshrun $(DESTDIR)$(PREFIX)/bin/
 	for w in oshcc oshc++ oshcxx; do install -m 755 tools/oshcc $(DESTDIR)$(PREFIX)/bin/$$w; done
 	install -m 644 include/shmemu.h include/shmemu_cuda.h include/shmem.h include/shmemx.h \
+	  include/pshmem.h \
 	  $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/mpp/shmem.h include/mpp/shmemx.h $(DESTDIR)$(PREFIX)/include/mpp/
 	$(if $(CUDA_PLUGIN),install -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)

@@ -36,8 +36,19 @@ extern "C" {
  * library that interposes these names sees only the calls made through
  * them, not the inline ones.) */
 /* Inlined even at -O0: the library then sees the program's own code as the
- * caller, so a report's call site is the program's line, not a wrapper's. */
+ * caller, so a report's call site is the program's line, not a wrapper's.
+ *
+ * Profiling (docs/COMPAT.md, "Profiling interface"): included through
+ * pshmem.h, the routines are GNU extern inline, a body for inlining only,
+ * so that a profiling library may define shmem_long_put itself (and call
+ * pshmem_long_put).  The program's own calls stay inline: as the
+ * specification allows for inlined routines, a profiling library sees the
+ * calls made through the symbols only. */
+#ifdef SHMEMU_OSH_PROFILING
+#define SHMEMU_OSH_INLINE extern __inline__ __attribute__((gnu_inline, always_inline))
+#else
 #define SHMEMU_OSH_INLINE static __inline__ __attribute__((always_inline))
+#endif
 #ifdef SHMEMU_OSH_EXPORT
 #define SHMEMU_OSH_FN
 #else

@@ -1,7 +1,8 @@
 #!/bin/sh
 # check-symbols.sh BUILD - what the libraries show a program that links them:
-#   libshmemu.so exports exactly what include/shmemu.h, shmemu_cuda.h and
-#   shmem.h (the OpenSHMEM API) declare, nothing more;
+#   libshmemu.so exports exactly what include/shmemu.h, shmemu_cuda.h,
+#   shmem.h (the OpenSHMEM API) and pshmem.h (its profiling twins)
+#   declare, nothing more, and pshmem.h names every twin;
 #   libshmemu.a defines no global symbol without the shmemu prefix but the
 #   OpenSHMEM names shmem.h declares (names starting with __ belong to the
 #   compiler and sanitizers; a user's own coll_begin or mapped_rma must
@@ -18,6 +19,13 @@ trap 'rm -rf "$tmp"' EXIT
     tr -c 'A-Za-z0-9_' '\n' | grep '^shmemu' | sort -u >"$tmp/public"
 "$cc" -E -P -std=c11 -D_GNU_SOURCE -Iinclude include/shmem.h |
     tr -c 'A-Za-z0-9_' '\n' | grep -E '^(shmem|start_pes$|shmalloc$|shfree$|shrealloc$|_my_pe$|_num_pes$)' | sort -u >"$tmp/openshmem"
+# The profiling interface: pshmem.h declares a name-shifted twin of each
+# routine (pshmem_long_put, pstart_pes), and must list them all.
+"$cc" -E -P -std=c11 -D_GNU_SOURCE -Iinclude include/pshmem.h |
+    tr -c 'A-Za-z0-9_' '\n' | grep -E '^p(shmem_|start_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$|_my_pe$|_num_pes$)' |
+    sort -u >>"$tmp/openshmem"
+sort -u "$tmp/openshmem" -o "$tmp/openshmem"
+scripts/gen-pshmem.sh --check "$build"
 sort -u "$tmp/public" "$tmp/openshmem" -o "$tmp/public"
 
 nm -D --defined-only "$build/libshmemu.so" | awk '{ print $NF }' |
