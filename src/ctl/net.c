@@ -468,10 +468,14 @@ static int slot_cached(const struct shmemu__ctl *c, int slot)
     return (int)(atomic_load(&c->team_used[slot / 64]) >> (slot % 64) & 1);
 }
 
+/* As the API numbers members (src/api/team.c): a stride may be negative
+ * (start 3, stride -1 is PEs 3, 2, 1, 0) or 0 for a team of one. */
 static int member(const struct shmemu__team_geom *g, int pe)
 {
     int d = pe - g->start;
-    return g->stride > 0 && d >= 0 && d % g->stride == 0 && d / g->stride < g->size;
+    if (g->stride == 0)
+        return d == 0 && g->size > 0;
+    return d % g->stride == 0 && d / g->stride >= 0 && d / g->stride < g->size;
 }
 
 /* Slots 0 and 1 are the same everywhere (plane_init); others are read

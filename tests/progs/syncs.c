@@ -8,7 +8,8 @@
  *                  the round number to the right, sync, read what came
  *                  from the left", on the world and on strided teams of
  *                  every other and every third PE (sizes that are not
- *                  powers of two), with team slots reused
+ *                  powers of two), with team slots reused, the world
+ *                  backwards (stride -1) and a team of one (stride 0)
  *   syncs mixed    PEs in different collective calls (a barrier or team
  *                  sync against an allocation, a free against an
  *                  allocation, a split against an allocation) all get
@@ -73,6 +74,24 @@ static void order(void)
                 CHECK(shmemu_barrier_all() == SHMEMU_OK, "barrier_all");
             }
         }
+    }
+    /* The world backwards (stride -1) and a team of PE 0 alone (stride 0):
+     * members as the API numbers them, on every plane. */
+    static const int odd[2][3] = {{-1, -1, 0}, {0, 0, 1}};
+    for (int k = 0; k < 2; k++) {
+        int start = odd[k][0] < 0 ? np - 1 : odd[k][0], stride = odd[k][1];
+        int size = odd[k][2] ? odd[k][2] : np;
+        shmemu_team_t t = SHMEMU_TEAM_INVALID;
+        CHECK(shmemu_team_split_strided(SHMEMU_TEAM_WORLD, start, stride, size, NULL, 0, &t) ==
+                  SHMEMU_OK,
+              "split %d/%d/%d", start, stride, size);
+        int member = stride ? 1 : me == start;
+        CHECK((t != SHMEMU_TEAM_INVALID) == member, "membership of team %d/%d", start, stride);
+        if (member && t != SHMEMU_TEAM_INVALID) {
+            ring_rounds(t, start, stride, box, 20);
+            shmemu_team_destroy(t);
+        }
+        CHECK(shmemu_barrier_all() == SHMEMU_OK, "barrier_all");
     }
     shmemu_free(box);
 }
