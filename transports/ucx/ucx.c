@@ -41,6 +41,7 @@ struct ucx_job {
     const struct shmemu_ucx_plugin *pl; /* in a PE's process, after pe_enter */
     struct shmemu_ucx_pe *self;         /* this process's PE */
     int pe;
+    int pmix; /* joined through PMIx (a job of the launcher's): ucx_job_join */
 };
 
 static const struct shmemu_ucx_plugin *load_plugin(char *why, size_t len)
@@ -80,9 +81,22 @@ static int ucx_job_attach(struct shmemu_tl_job *job, int pe)
 
 /* ----------------------------------------------------- mpirun (PMIx) */
 
-/* This process as its PMIx launcher described it (job_launched). */
+/* This process as its PMIx launcher described it (job_launched).  It stays
+ * a PMIx client until it exits, whatever number of jobs it joins in turn
+ * (init, finalize, init again, as a test harness does): a finalize and
+ * re-init of PMIx between two jobs raced with the peers' fence of the next
+ * job, which the server then failed with PARTIAL SUCCESS.  Each job's
+ * keys carry its number in this process's sequence of joins, the same in
+ * every process, so that no job reads the values of the one before. */
 static struct shmemu_ucx_launch launch;
 static int launched;
+static unsigned joins;
+
+static void pmix_at_exit(void)
+{
+    char why[64];
+    load_plugin(why, sizeof(why))->pmix_fini();
+}
 
 static int ucx_job_launched(int *npes_p, int *pe_p, char *why, size_t len)
 {
@@ -94,6 +108,8 @@ static int ucx_job_launched(int *npes_p, int *pe_p, char *why, size_t len)
     int st = launched ? SHMEMU_OK : pl->pmix_init(&launch, why, len);
     if (st != SHMEMU_OK)
         return st;
+    if (!launched)
+        atexit(pmix_at_exit);
     launched = 1;
     *npes_p = launch.size;
     *pe_p = launch.rank;
@@ -132,7 +148,7 @@ static int job_gone(void *arg)
 }
 
 /* Blobs travel through PMIx as hex strings, trailing zero bytes left out. */
-#define WIRE_KEY "shmemu.wire"
+#define WIRE_KEY "shmemu.wire.%u"
 static void hex_encode(const unsigned char *b, size_t n, char *out)
 {
     while (n > 0 && b[n - 1] == 0)
@@ -163,12 +179,14 @@ static int hex_decode(const char *s, unsigned char *b, size_t cap)
  * published through PMIx; the core then runs its control plane over UCX
  * (src/ctl/net.c).  Every fence is passed by every process, failed or not,
  * so that a failure ends the job through mpirun instead of hanging it. */
-static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_plugin *pl)
+static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_plugin *pl,
+                    unsigned seq)
 {
     struct ucx_job *uj = job->priv;
     size_t ctl_bytes = (job->ctl_size + 4095) & ~(size_t)4095;
     unsigned char *blob = calloc(2, BLOB_BYTES);
-    char *hex = malloc(2 * BLOB_BYTES + 1), why[200] = "";
+    char *hex = malloc(2 * BLOB_BYTES + 1), why[200] = "", key[48];
+    snprintf(key, sizeof(key), WIRE_KEY, seq);
     void *heap = NULL;
     int st = blob && hex ? SHMEMU_OK : SHMEMU_ENOMEM, fst;
     uj->net = 1;
@@ -188,9 +206,9 @@ static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_p
     if (hex)
         hex_encode(blob ? blob : (const unsigned char *)"", st == SHMEMU_OK ? BLOB_BYTES : 0,
                    hex);
-    fst = pl->pmix_fence(WIRE_KEY, hex ? hex : "", why, sizeof(why));
+    fst = pl->pmix_fence(key, hex ? hex : "", why, sizeof(why));
     for (int p = 0; p < job->npes && st == SHMEMU_OK && fst == SHMEMU_OK; p++) {
-        if ((fst = pl->pmix_get(p, WIRE_KEY, hex, 2 * BLOB_BYTES + 1, why, sizeof(why))))
+        if ((fst = pl->pmix_get(p, key, hex, 2 * BLOB_BYTES + 1, why, sizeof(why))))
             break;
         if (!hex[0] || hex_decode(hex, blob + BLOB_BYTES, BLOB_BYTES)) {
             snprintf(why, sizeof(why), "PE %d published no ucx address", p);
@@ -222,30 +240,33 @@ static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_p
  * open it; once all have, PE 0 unlinks the name.  Both fences are passed by
  * every process, failed or not, so that no one waits for a PE that gave
  * up: the failure then ends the job through mpirun. */
-#define CTL_KEY "shmemu.ctl"
+#define CTL_KEY "shmemu.ctl.%u"
 static int ucx_job_join(struct shmemu_tl_job *job, int pe)
 {
     struct ucx_job *uj = job->priv;
     const struct shmemu_ucx_plugin *pl = load_plugin(job->why, sizeof(job->why));
-    char name[128] = "", why[200] = "";
+    char name[128] = "", why[200] = "", key[48];
     int st = SHMEMU_OK, fst;
+    unsigned seq = joins++;
+    uj->pmix = 1;
+    snprintf(key, sizeof(key), CTL_KEY, seq);
     int net = network_control(why, sizeof(why));
     if (net < 0) {
         shmemu_tl_say(job, "%s", why);
         return SHMEMU_EINVAL;
     }
     if (net)
-        return net_join(job, pe, pl);
+        return net_join(job, pe, pl, seq);
     uj->seg.no_heaps = 1;
     if (pe == 0) {
         st = shmemu_shm_seg_create_named(job, &uj->seg, name, sizeof(name));
         if (st == SHMEMU_OK)
             job->ctl_init(job);
-        fst = pl->pmix_fence(CTL_KEY, st == SHMEMU_OK ? name : "", why, sizeof(why));
+        fst = pl->pmix_fence(key, st == SHMEMU_OK ? name : "", why, sizeof(why));
     } else {
         fst = pl->pmix_fence(NULL, NULL, why, sizeof(why));
         if (fst == SHMEMU_OK)
-            fst = pl->pmix_get(0, CTL_KEY, name, sizeof(name), why, sizeof(why));
+            fst = pl->pmix_get(0, key, name, sizeof(name), why, sizeof(why));
         if (fst == SHMEMU_OK && !name[0]) {
             shmemu_tl_say(job, "PE 0 could not make the job's control area");
             st = SHMEMU_EABORTED;
@@ -282,17 +303,13 @@ static void ucx_job_destroy(struct shmemu_tl_job *job)
     uj->self = NULL;
     if (!uj->net)
         shmemu_shm_seg_destroy(job, &uj->seg);
-    if (launched) {
-        load_plugin(job->why, sizeof(job->why))->pmix_fini();
-        launched = 0;
-    }
 }
 
 /* mpirun ends the other processes itself, with the status as its own:
  * PEs that ended without a word to it would make it report them. */
 static int ucx_job_exit(struct shmemu_tl_job *job, int status, const char *msg)
 {
-    if (!launched)
+    if (!((struct ucx_job *)job->priv)->pmix)
         return SHMEMU_ENOTSUP;
     return load_plugin(job->why, sizeof(job->why))->pmix_abort(status, msg);
 }
