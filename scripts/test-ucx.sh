@@ -1,9 +1,10 @@
 #!/bin/sh
 # test-ucx.sh TEST... - the suite on the ucx transport: each test program's
 # quick variant (SHMEMU_TEST_QUICK: fewer rounds, PE counts up to 8) with
-# UCX's own choice of fabric, then forced onto TCP (UCX_TLS=tcp); then a
-# program started by mpirun, where Open MPI is installed.  Skipped, with the
-# reason, where the ucx transport is not built.
+# UCX's own choice of fabric, then forced onto TCP (UCX_TLS=tcp); then the
+# programs about moving data started by mpirun, where Open MPI is
+# installed.  Skipped, with the reason, where the ucx transport is not
+# built.
 set -u
 BUILD=${BUILD:-build}
 if ! [ -f "$BUILD/libshmemu-ucx.so" ]; then
@@ -30,4 +31,43 @@ for t in "$@"; do
 done
 echo "=== ucx transport, UCX_TLS=tcp:$(for t in $tcp; do printf ' %s' "$(basename "$t")"; done)"
 UCX_TLS=tcp scripts/run-tests.sh $tcp || rc=1
+
+# Under mpirun: the same programs, each started as the N processes of one
+# mpirun job, whose N-PE cases then run as jobs of it (tests/harness.c,
+# th_mpirun_npes): every process joins through PMIx, as a user's program
+# does.  N = 3, 4 and 5 (the PE counts the tests list) over UCX's choice of
+# fabric, 4 over TCP, 3 and 4 with the control plane over the network (as
+# across nodes).  Each line: the program, its tests run, skipped (no case
+# of N PEs, or a test about launching jobs or about printed text, which the
+# passes above cover) and failed.
+mpirun=$(command -v mpirun || true)
+if [ -z "$mpirun" ]; then
+    echo "=== under mpirun: skipped: no mpirun on the PATH (Debian's openmpi-bin)"
+elif ! nm -D "$BUILD/libshmemu-ucx.so" | grep -q ' U PMIx_Init'; then
+    echo "=== under mpirun: skipped: the ucx plugin was built without PMIx (libpmix-dev)"
+else
+    root=""
+    [ "$(id -u)" = 0 ] && root=--allow-run-as-root
+    log=$(mktemp)
+    for run in "3" "4" "5" "4 UCX_TLS=tcp" "3 SHMEMU_UCX_CONTROL=network" \
+        "4 SHMEMU_UCX_CONTROL=network"; do
+        n=${run%% *} how=${run#"$n"}
+        echo "=== under mpirun -np $n${how:- (UCX's choice of fabric)}"
+        for t in $tcp; do
+            case "$(basename "$t")" in test_crash | test_livelock | test_ucx) continue ;; esac
+            t0=$(date +%s)
+            env $how SHMEMU_TEST_MPIRUN="$n" timeout -s KILL 300 "$mpirun" -np "$n" \
+                --oversubscribe $root "$t" >"$log" 2>&1
+            st=$?
+            echo "$(basename "$t"): $(grep -c '^\[       OK \]' "$log") ran, \
+$(grep -c '^\[  SKIPPED \] test' "$log") skipped, $(grep -c '^\[  FAILED  \] test' "$log") \
+failed (counted over the $n processes), status $st, $(($(date +%s) - t0))s"
+            if [ $st -ne 0 ]; then
+                tail -40 "$log"
+                rc=1
+            fi
+        done
+    done
+    rm -f "$log"
+fi
 exit $rc

@@ -141,7 +141,9 @@ __attribute__((constructor)) static void crashes_stay_in_the_child(void)
 
 /* Tests run in a clean environment: a SHMEMU_* setting of the caller's
  * (SHMEMU_ERRORS=return, a forced algorithm, checker mode) would change
- * what the tests assert.  Only the harness's own SHMEMU_TEST_* stay. */
+ * what the tests assert.  Only the harness's own SHMEMU_TEST_* stay, and
+ * under mpirun the plane the ucx job is to use (SHMEMU_UCX_CONTROL), which
+ * scripts/test-ucx.sh sets for the whole mpirun job. */
 __attribute__((constructor)) static void clean_environment(void)
 {
     extern char **environ;
@@ -149,6 +151,8 @@ __attribute__((constructor)) static void clean_environment(void)
         again = 0;
         for (char **e = environ; *e; e++) {
             if (strncmp(*e, "SHMEMU_", 7) != 0 || strncmp(*e, "SHMEMU_TEST_", 12) == 0)
+                continue;
+            if (strncmp(*e, "SHMEMU_UCX_CONTROL=", 19) == 0 && getenv("SHMEMU_TEST_MPIRUN"))
                 continue;
             char name[128];
             size_t n = strcspn(*e, "=");
@@ -163,6 +167,23 @@ __attribute__((constructor)) static void clean_environment(void)
             break;
         }
     }
+}
+
+/* Under mpirun (scripts/test-ucx.sh): SHMEMU_TEST_MPIRUN=N says this test
+ * program is one of the N processes of an mpirun job.  Each th_run case of
+ * N PEs then runs as an SPMD job of those processes on ucx: every process
+ * joins it with shmemu_init (through PMIx), runs the body as its PE and
+ * finalizes, and the next case joins anew.  0 when not under mpirun. */
+int th_mpirun_npes(void)
+{
+    static int n = -1;
+    if (n < 0) {
+        const char *v = getenv("SHMEMU_TEST_MPIRUN");
+        n = v && *v && getenv("PMIX_RANK") ? atoi(v) : 0;
+        if (n < 0)
+            n = 0;
+    }
+    return n;
 }
 
 /* Named in SHMEMU_TEST_TRANSPORTS (not merely allowed by its absence). */
@@ -181,6 +202,15 @@ static void scan(void)
     if (nlist >= 0)
         return;
     nlist = 0;
+    if (th_mpirun_npes()) {
+        printf("# under mpirun -np %d: each test's %d-PE cases run as jobs of the mpirun "
+               "job, on ucx; other PE counts and transports are the forked runs' (make "
+               "test, make test-ucx)\n",
+               th_mpirun_npes(), th_mpirun_npes());
+        list[nlist++] = "ucx";
+        fflush(stdout);
+        return;
+    }
     const char *name;
     int usable;
     char why[256];
@@ -216,9 +246,41 @@ const char *th_transport(int i)
     return list[i];
 }
 
+/* The whole job ends when a PE's body fails: its peers may be waiting for
+ * it inside theirs (a launched job's failing PE aborts it the same way). */
+void shmem_global_exit(int status);
+
+/* One th_run case as a job of the mpirun job (th_mpirun_npes). */
+static int mpirun_job(size_t heap, int (*body)(void *), void *arg)
+{
+    char size[32];
+    snprintf(size, sizeof(size), "%zu", heap ? heap : TH_HEAP);
+    setenv("SHMEMU_HEAP_SIZE", size, 1);
+    int st = shmemu_init();
+    if (st == SHMEMU_ENOTSUP && getenv("SHMEMU_CHECK")) {
+        printf("# skipped under mpirun: checker mode is refused where the PEs share no "
+               "control area (SHMEMU_UCX_CONTROL=network)\n");
+        skip();
+    }
+    if (st != SHMEMU_OK)
+        return st;
+    struct body_call c = {body, arg};
+    int rc = trapped_body(&c);
+    if (rc != 0)
+        shmem_global_exit(rc);
+    return shmemu_finalize();
+}
+
 int th_launch(const char *transport, int npes, size_t heap, int (*body)(void *),
               void *arg)
 {
+    if (th_mpirun_npes()) {
+        /* A test that launches jobs itself asserts on how they end (a PE
+         * that fails, a job that errs): under mpirun that would end the
+         * mpirun job. */
+        printf("# skipped under mpirun: this test launches jobs of its own\n");
+        skip();
+    }
     shmemu_opts o = {.npes = npes, .transport = transport, .heap_size = heap ? heap : TH_HEAP};
     struct body_call c = {body, arg};
     return shmemu_launch(&o, trapped_body, &c);
@@ -227,6 +289,7 @@ int th_launch(const char *transport, int npes, size_t heap, int (*body)(void *),
 void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap)
 {
     assert_true(th_transport_count() > 0);
+    int ran = 0;
     for (int t = 0; t < th_transport_count(); t++) {
         for (const int *n = npes_list; *n; n++) {
             if (th_quick() && *n > 8) {
@@ -235,11 +298,21 @@ void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap)
                     printf("# SHMEMU_TEST_QUICK: PE counts above 8 skipped\n");
                 continue;
             }
-            int rc = th_launch(th_transport(t), *n, heap, body, arg);
+            if (th_mpirun_npes() && *n != th_mpirun_npes())
+                continue;
+            ran++;
+            int rc = th_mpirun_npes() ? mpirun_job(heap, body, arg)
+                                      : th_launch(th_transport(t), *n, heap, body, arg);
             if (rc != 0)
                 fail_msg("transport %s, %d PEs: job returned %d (%s)", th_transport(t),
                          *n, rc, rc < 0 ? shmemu_strerror(rc) : "a PE failed");
         }
+    }
+    if (th_mpirun_npes() && !ran) {
+        /* What the test asserts next is about cases that did not run. */
+        printf("# skipped under mpirun -np %d: no case of %d PEs\n", th_mpirun_npes(),
+               th_mpirun_npes());
+        skip();
     }
 }
 
@@ -265,10 +338,24 @@ void th_capture_start(void)
     dup2(fileno(cap), STDERR_FILENO);
 }
 
+static void mpirun_output_skip(void)
+{
+    if (th_mpirun_npes()) {
+        /* What a test asserts of the text is about every case and every
+         * PE's words, and here each process has its own PE's alone. */
+        printf("# under mpirun: the %d-PE cases ran and held; what they printed is "
+               "checked by the forked runs\n",
+               th_mpirun_npes());
+        skip();
+    }
+}
+
 char *th_capture_stop(void)
 {
-    if (nocapture())
+    if (nocapture()) {
+        mpirun_output_skip();
         return calloc(1, 1);
+    }
     fflush(stderr);
     dup2(saved_fd, STDERR_FILENO);
     close(saved_fd);
@@ -279,6 +366,10 @@ char *th_capture_stop(void)
         buf[0] = '\0';
     fclose(cap);
     cap = NULL;
+    if (th_mpirun_npes()) {
+        free(buf);
+        mpirun_output_skip();
+    }
     return buf;
 }
 

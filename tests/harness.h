@@ -53,11 +53,17 @@ int th_launch(const char *transport, int npes, size_t heap, int (*body)(void *),
               void *arg);
 
 /* For every transport and every npes in the list (ending with 0), launch body
- * and assert that it succeeded. */
+ * and assert that it succeeded.  Under mpirun (th_mpirun_npes), the cases of
+ * the mpirun job's size run as jobs of it, the others are left out. */
 void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap);
 #define TH_NPES(...) ((const int[]){__VA_ARGS__, 0})
 /* The PE counts the foundation asks for: {1, 2, 3, 4, 7, 8, 16}. */
 #define TH_NPES_ALL TH_NPES(1, 2, 3, 4, 7, 8, 16)
+
+/* N when this test program is one of the N processes of an mpirun job
+ * (SHMEMU_TEST_MPIRUN=N, set by scripts/test-ucx.sh), else 0.  There,
+ * th_launch skips the test (its jobs' endings would end the mpirun job). */
+int th_mpirun_npes(void);
 
 /* The transport name's entry in the registry: 1 if it can run here, else
  * 0 with the reason in why (a test failure if it is not listed at all). */
@@ -81,7 +87,7 @@ char *th_tool(const char *rel);
 
 /* Capture what the process writes to stderr between start and stop (also
  * from PE threads and forked PE processes); stop returns a malloc'd,
- * NUL-terminated copy. */
+ * NUL-terminated copy.  Under mpirun, stop skips the rest of the test. */
 void th_capture_start(void);
 char *th_capture_stop(void);
 

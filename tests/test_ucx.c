@@ -164,6 +164,47 @@ static void test_openshmem(void **state)
     }
 }
 
+/* The suite's other OpenSHMEM programs under mpirun, each of its own
+ * subject: the generic names for every type (C11 _Generic), threads inside
+ * each PE (SHMEM_THREAD_MULTIPLE), contexts of teams and per-context
+ * completion; over UCX's choice of fabric, over TCP, with the control
+ * plane over the network, and checked (fuzz and race detection, where the
+ * PEs share one control area).  Exact values: "ok N", no "FAIL". */
+static void test_openshmem_programs(void **state)
+{
+    (void)state;
+    need_mpirun();
+    static const struct {
+        int n;
+        const char *prog, *arg, *env[3];
+    } runs[] = {
+        {3, "tests/progs/osh_generic", NULL, {NULL}},
+        {5, "tests/progs/osh_generic", NULL, {"UCX_TLS=tcp", NULL}},
+        {2, "tests/progs/osh_generic", NULL, {"SHMEMU_UCX_CONTROL=network", NULL}},
+        {3, "tests/progs/osh_generic", NULL, {"SHMEMU_CHECK=fuzz:1,race", NULL}},
+        {4, "tests/progs/osh_threads", NULL, {NULL}},
+        {3, "tests/progs/osh_threads", NULL, {"UCX_TLS=tcp", "SHMEMU_UCX_CONTROL=network", NULL}},
+        {2, "tests/progs/osh_threads", NULL, {"SHMEMU_CHECK=fuzz:1,race", NULL}},
+        {3, "tests/progs/osh_ctx", "team", {NULL}},
+        {5, "tests/progs/osh_ctx", "team", {"UCX_TLS=tcp", NULL}},
+        {3, "tests/progs/osh_ctx", "good", {"SHMEMU_CHECK=fuzz:2", NULL}},
+        {4, "tests/progs/osh_features", NULL, {"UCX_TLS=tcp", "SHMEMU_UCX_CONTROL=network", NULL}},
+    };
+    for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+        struct th_outcome o;
+        char want[24];
+        snprintf(want, sizeof(want), "ok %d\n", runs[r].n);
+        run_mpi(runs[r].n, runs[r].env, runs[r].prog, runs[r].arg, NULL, &o);
+        if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0 || !strstr(o.out, want) ||
+            strstr(o.out, "FAIL"))
+            fail_msg("%s %s, %d PEs, %s%s%s: status %#x, output:\n%s", runs[r].prog,
+                     runs[r].arg ? runs[r].arg : "", runs[r].n,
+                     runs[r].env[0] ? runs[r].env[0] : "UCX's choice",
+                     runs[r].env[0] && runs[r].env[1] ? " " : "",
+                     runs[r].env[0] && runs[r].env[1] ? runs[r].env[1] : "", o.status, o.out);
+    }
+}
+
 /* A race under mpirun (no shmemu launcher looks at the job's end): the
  * last PE to finalize prints the note and its process exits 1, so mpirun
  * fails the job; the ordered twin exits 0 without a note.  Also under
@@ -512,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_hello),
         cmocka_unit_test(test_hello_tcp),
         cmocka_unit_test(test_openshmem),
+        cmocka_unit_test(test_openshmem_programs),
         cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_race_reported),
         cmocka_unit_test(test_crash_ends_job),
