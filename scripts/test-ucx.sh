@@ -32,7 +32,8 @@ done
 echo "=== ucx transport, UCX_TLS=tcp:$(for t in $tcp; do printf ' %s' "$(basename "$t")"; done)"
 UCX_TLS=tcp scripts/run-tests.sh $tcp || rc=1
 
-# Under mpirun: the same programs, each started as the N processes of one
+# Under mpirun: the same programs and test_threads, each started as the N
+# processes of one
 # mpirun job, whose N-PE cases then run as jobs of it (tests/harness.c,
 # th_mpirun_npes): every process joins through PMIx, as a user's program
 # does.  N = 3, 4 and 5 (the PE counts the tests list) over UCX's choice of
@@ -48,13 +49,19 @@ elif ! nm -D "$BUILD/libshmemu-ucx.so" | grep -q ' U PMIx_Init'; then
 else
     root=""
     [ "$(id -u)" = 0 ] && root=--allow-run-as-root
+    spmd=""
+    for t in "$@"; do
+        case "$(basename "$t")" in
+        test_rma | test_amo | test_signal | test_p2p | test_sync | test_team | test_coll | \
+            test_heap | test_threads) spmd="$spmd $t" ;;
+        esac
+    done
     log=$(mktemp)
     for run in "3" "4" "5" "4 UCX_TLS=tcp" "3 SHMEMU_UCX_CONTROL=network" \
         "4 SHMEMU_UCX_CONTROL=network"; do
         n=${run%% *} how=${run#"$n"}
         echo "=== under mpirun -np $n${how:- (UCX's choice of fabric)}"
-        for t in $tcp; do
-            case "$(basename "$t")" in test_crash | test_livelock | test_ucx) continue ;; esac
+        for t in $spmd; do
             t0=$(date +%s)
             env $how SHMEMU_TEST_MPIRUN="$n" timeout -s KILL 300 "$mpirun" -np "$n" \
                 --oversubscribe $root "$t" >"$log" 2>&1
