@@ -666,19 +666,23 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
                 break;
             if ((st = shmemu__aborted(me)))
                 break;
-            if (!passed &&
-                (p = shmemu__departed_member(me, g.start, g.stride, g.size)) >= 0 &&
-                !told(me, (void *)w)) {
+            /* p is set only when it names the member that left without
+             * this sync: a departure seen as the word was told means
+             * nothing (it once stayed set then, and a PE whose round had
+             * completed reported the departed member as blocking it). */
+            int dep = passed ? -1 : shmemu__departed_member(me, g.start, g.stride, g.size);
+            if (dep >= 0 && !told(me, (void *)w)) {
                 uint64_t theirs = 0;
-                if ((st = amo(job, p, SHMEMU_TL_AMO_FETCH, 4, &t->syncs, 0, 0, &theirs))) {
-                    lost(job, st, p);
+                if ((st = amo(job, dep, SHMEMU_TL_AMO_FETCH, 4, &t->syncs, 0, 0, &theirs))) {
+                    lost(job, st, dep);
                     st = shmemu__aborted(me) ? shmemu__aborted(me) : SHMEMU_EABORTED;
                     break;
                 }
-                if ((uint32_t)theirs != syncs + 1)
-                    break; /* it left before this sync could complete */
+                if ((uint32_t)theirs != syncs + 1) {
+                    p = dep; /* it left before this sync could complete */
+                    break;
+                }
                 passed = 1;
-                p = -1;
             }
             idle(me, &s, seq);
         }
