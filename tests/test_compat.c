@@ -530,48 +530,71 @@ static void test_by_name(void **state)
         fail_msg("status %#x, output:\n%s", o.status, o.out);
 }
 
-/* The profiling interface as a profiling library uses it: a file that
- * includes pshmem.h alone defines shmem_long_put (counting, then calling
- * pshmem_long_put) and works through pshmem_ routines of every family, built
- * as C and as C++, on 1, 2 and 5 PEs and under the checker. */
-static void test_pshmem(void **state)
+/* A program of tests/oshcc built with the wrappers in each language level
+ * of builds (NULL-terminated), then run on 1, 2 and 5 PEs and under the
+ * checker on 3: "NAME ok N" from PE 0 each time. */
+struct osh_build {
+    const char *tool, *std, *lang;
+};
+static void oshcc_matrix(const char *file, const char *name, const struct osh_build *builds)
 {
-    (void)state;
-    char dir[] = "/tmp/shmemu-pshmem-XXXXXX", exe[64], src[PATH_MAX];
+    char dir[] = "/tmp/shmemu-oshcc-XXXXXX", exe[64], src[PATH_MAX];
     assert_non_null(mkdtemp(dir));
-    snprintf(exe, sizeof(exe), "%s/prof", dir);
-    snprintf(src, sizeof(src), "%s/../tests/oshcc/pshmem.c", th_build_dir());
-    static const struct {
-        const char *tool, *std, *lang;
-    } builds[] = {{"oshcc", "-std=c11", "-xc"}, {"oshc++", "-std=c++11", "-xc++"}};
+    snprintf(exe, sizeof(exe), "%s/prog", dir);
+    snprintf(src, sizeof(src), "%s/../tests/oshcc/%s", th_build_dir(), file);
     const char *envs[] = {NULL, NULL, NULL, "SHMEMU_CHECK=fuzz:1,race"};
     const int pes[] = {1, 2, 5, 3};
-    for (int b = 0; b < 2; b++) {
-        char *cc[] = {th_tool(builds[b].tool), (char *)builds[b].std, "-Wall", "-Wextra",
-                      "-Werror", (char *)san_flag(), "-o", exe, (char *)builds[b].lang, src,
-                      NULL};
+    for (const struct osh_build *b = builds; b->tool; b++) {
+        char *cc[] = {th_tool(b->tool), (char *)b->std, "-Wall", "-Wextra", "-Werror",
+                      (char *)san_flag(), "-o", exe, (char *)b->lang, src, NULL};
         struct th_outcome o;
         th_run_cmd(cc, NULL, &o);
         if (exited(&o, 127)) { /* the shell found no compiler */
-            printf("# pshmem with %s skipped: no compiler\n", builds[b].tool);
+            printf("# %s with %s skipped: no compiler\n", file, b->tool);
             continue;
         }
         if (!exited(&o, 0))
-            fail_msg("%s: status %#x, output:\n%s", builds[b].tool, o.status, o.out);
+            fail_msg("%s %s %s: status %#x, output:\n%s", b->tool, b->std, file, o.status,
+                     o.out);
         for (int r = 0; r < 4; r++) {
-            char np[16], want[32];
+            char np[16], want[48];
             snprintf(np, sizeof(np), "%d", pes[r]);
-            snprintf(want, sizeof(want), "pshmem ok %d\n", pes[r]);
+            snprintf(want, sizeof(want), "%s ok %d\n", name, pes[r]);
             char *run[] = {th_tool("oshrun"), "-np", np, exe, NULL};
             const char *env[] = {envs[r], NULL};
             th_run_cmd(run, envs[r] ? env : NULL, &o);
             if (!exited(&o, 0) || !strstr(o.out, want))
-                fail_msg("%s, %s, %d PEs: status %#x, output:\n%s", builds[b].tool,
-                         envs[r] ? envs[r] : "plain", pes[r], o.status, o.out);
+                fail_msg("%s %s %s, %s, %d PEs: status %#x, output:\n%s", b->tool, b->std,
+                         file, envs[r] ? envs[r] : "plain", pes[r], o.status, o.out);
         }
         unlink(exe);
     }
     rmdir(dir);
+}
+
+/* The profiling interface as a profiling library uses it: a file that
+ * includes pshmem.h alone defines shmem_long_put (counting, then calling
+ * pshmem_long_put) and works through pshmem_ routines of every family, built
+ * as C and as C++. */
+static void test_pshmem(void **state)
+{
+    (void)state;
+    static const struct osh_build builds[] = {
+        {"oshcc", "-std=c11", "-xc"}, {"oshc++", "-std=c++11", "-xc++"}, {NULL, NULL, NULL}};
+    oshcc_matrix("pshmem.c", "pshmem", builds);
+}
+
+/* A program of Sandia OpenSHMEM 1.4's day: teams, team collectives,
+ * several-word waits, nonblocking atomics and put-with-signal under their
+ * shmemx_ names, and shmemx_wtime, in C11, C89 and C++. */
+static void test_shmemx_names(void **state)
+{
+    (void)state;
+    static const struct osh_build builds[] = {{"oshcc", "-std=c11", "-xc"},
+                                              {"oshcc", "-std=c89", "-xc"},
+                                              {"oshc++", "-std=c++11", "-xc++"},
+                                              {NULL, NULL, NULL}};
+    oshcc_matrix("shmemx_names.c", "shmemx", builds);
 }
 
 /* Suites are built with old language levels too: shmem.h serves C89 and
@@ -726,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_by_name),
         cmocka_unit_test(test_language_levels),
         cmocka_unit_test(test_pshmem),
+        cmocka_unit_test(test_shmemx_names),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_livelock_every_pe),
         cmocka_unit_test(test_thread_after_finalize),
