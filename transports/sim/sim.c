@@ -260,15 +260,18 @@ static struct sim_pe *choose(struct sim *s, int cur_runs)
          * comes to run.  Guess the next two choices (right when the PEs
          * keep blocking, as in a barrier, and a mere hint otherwise: the
          * draws are not taken) and fetch the record of the one after next
-         * and the saved frames of the next ahead of time: a 4,096-PE
-         * barrier 11% faster, 1,024 PEs 14% (docs/PERFORMANCE.md). */
+         * and the saved frames and core state of the next ahead of time:
+         * a 4,096-PE barrier 11% faster, 1,024 PEs 14%; eight lines of
+         * frames rather than twelve, which filled the line-fill buffers,
+         * and the core state: 11% more (docs/PERFORMANCE.md). */
         if (s->qlen > 64) {
             size_t i1 = (s->qhead + rnd_peek(s, 1) % s->qlen) & s->qmask;
             size_t i2 = (s->qhead + 1 + rnd_peek(s, 2) % (s->qlen - 1)) & s->qmask;
             struct sim_pe *g1 = s->q[i1], *g2 = s->q[i2 == i1 ? s->qhead : i2];
             __builtin_prefetch(&g2->fib, 0, 3);
-            for (int l = 0; l < 12; l++)
+            for (int l = 0; l < 8; l++)
                 __builtin_prefetch((char *)g1->fib.ctx + 64 * l, 1, 3);
+            __builtin_prefetch(g1->ctx, 0, 3);
         }
         return p;
     }
