@@ -214,43 +214,30 @@ SHMEMU_AMO_EXT_TYPES(SHMEMX_NBI_EXT)
 SHMEMU_AMO_TYPES(SHMEMX_NBI_AMO)
 SHMEMU_AMO_BIT_TYPES(SHMEMX_NBI_BIT)
 
-/* Put with signal */
-#define SHMEMX_SIG(NAME, TYPE)                                                 \
-    SHMEMX_FWD_VOID(shmemx_##NAME##_put_signal, shmem_##NAME##_put_signal,     \
-                    (TYPE *d, const TYPE *s, size_t n, uint64_t *sig, uint64_t v, int op, \
-                     int pe),                                                  \
+/* Put with signal: XN and N name the blocking form, T the element type. */
+#define SHMEMX_SIG_PAIR(XN, N, T)                                              \
+    SHMEMX_FWD_VOID(XN, N,                                                     \
+                    (T *d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
                     (d, s, n, sig, v, op, pe))                                 \
-    SHMEMX_FWD_VOID(shmemx_##NAME##_put_signal_nbi, shmem_##NAME##_put_signal_nbi, \
-                    (TYPE *d, const TYPE *s, size_t n, uint64_t *sig, uint64_t v, int op, \
-                     int pe),                                                  \
-                    (d, s, n, sig, v, op, pe))                                 \
-    SHMEMX_FWD_VOID(shmemx_ctx_##NAME##_put_signal, shmem_ctx_##NAME##_put_signal, \
-                    (shmem_ctx_t c, TYPE *d, const TYPE *s, size_t n, uint64_t *sig, \
-                     uint64_t v, int op, int pe),                              \
+    SHMEMX_FWD_VOID(XN##_nbi, N##_nbi,                                         \
+                    (T *d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
+                    (d, s, n, sig, v, op, pe))
+#define SHMEMX_CTX_SIG_PAIR(XN, N, T)                                          \
+    SHMEMX_FWD_VOID(XN, N,                                                     \
+                    (shmem_ctx_t c, T *d, const T *s, size_t n, uint64_t *sig, uint64_t v, \
+                     int op, int pe),                                          \
                     (c, d, s, n, sig, v, op, pe))                              \
-    SHMEMX_FWD_VOID(shmemx_ctx_##NAME##_put_signal_nbi,                        \
-                    shmem_ctx_##NAME##_put_signal_nbi,                         \
-                    (shmem_ctx_t c, TYPE *d, const TYPE *s, size_t n, uint64_t *sig, \
-                     uint64_t v, int op, int pe),                              \
+    SHMEMX_FWD_VOID(XN##_nbi, N##_nbi,                                         \
+                    (shmem_ctx_t c, T *d, const T *s, size_t n, uint64_t *sig, uint64_t v, \
+                     int op, int pe),                                          \
                     (c, d, s, n, sig, v, op, pe))
+#define SHMEMX_SIG(NAME, TYPE)                                                 \
+    SHMEMX_SIG_PAIR(shmemx_##NAME##_put_signal, shmem_##NAME##_put_signal, TYPE) \
+    SHMEMX_CTX_SIG_PAIR(shmemx_ctx_##NAME##_put_signal, shmem_ctx_##NAME##_put_signal, TYPE)
 SHMEMU_COMPAT_RMA_TYPES(SHMEMX_SIG)
 #define SHMEMX_SIG_SIZED(S)                                                    \
-    SHMEMX_FWD_VOID(shmemx_put##S##_signal, shmem_put##S##_signal,             \
-                    (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, \
-                     int pe),                                                  \
-                    (d, s, n, sig, v, op, pe))                                 \
-    SHMEMX_FWD_VOID(shmemx_put##S##_signal_nbi, shmem_put##S##_signal_nbi,     \
-                    (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, \
-                     int pe),                                                  \
-                    (d, s, n, sig, v, op, pe))                                 \
-    SHMEMX_FWD_VOID(shmemx_ctx_put##S##_signal, shmem_ctx_put##S##_signal,     \
-                    (shmem_ctx_t c, void *d, const void *s, size_t n, uint64_t *sig, \
-                     uint64_t v, int op, int pe),                              \
-                    (c, d, s, n, sig, v, op, pe))                              \
-    SHMEMX_FWD_VOID(shmemx_ctx_put##S##_signal_nbi, shmem_ctx_put##S##_signal_nbi, \
-                    (shmem_ctx_t c, void *d, const void *s, size_t n, uint64_t *sig, \
-                     uint64_t v, int op, int pe),                              \
-                    (c, d, s, n, sig, v, op, pe))
+    SHMEMX_SIG_PAIR(shmemx_put##S##_signal, shmem_put##S##_signal, void)       \
+    SHMEMX_CTX_SIG_PAIR(shmemx_ctx_put##S##_signal, shmem_ctx_put##S##_signal, void)
 SHMEMX_SIG_SIZED(mem)
 SHMEMX_SIG_SIZED(8)
 SHMEMX_SIG_SIZED(16)
