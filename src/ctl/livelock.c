@@ -248,7 +248,9 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
         return;
     /* Work between polls is progress we cannot see. */
     /* (coop: one thread runs every PE, its CPU time says nothing.) */
-    int64_t cpu = me->coop ? 0 : shmemu__thread_cpu_ns() - me->poll_tl_cpu_ns;
+    int64_t cpu = me->coop ? 0
+                           : shmemu__thread_cpu_ns() -
+                                 __atomic_load_n(&me->poll_tl_cpu_ns, __ATOMIC_RELAXED);
     if (s->cpu_ns && s->polls && cpu - s->cpu_ns > (int64_t)s->polls * WORK_PER_POLL_NS)
         s->since_ns = now;
     s->cpu_ns = cpu;

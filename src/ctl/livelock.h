@@ -52,8 +52,12 @@ static inline int64_t shmemu__poll_tl_enter(shmemu__pe *me)
 
 static inline void shmemu__poll_tl_leave(shmemu__pe *me, int64_t t0)
 {
+    /* Relaxed: the threads of a PE (SHMEM_THREAD_MULTIPLE) may poll at
+     * once, and a plain += was a data race (ThreadSanitizer, osh_threads
+     * under mpirun on ucx). */
     if (SHMEMU__UNLIKELY(t0))
-        me->poll_tl_cpu_ns += shmemu__thread_cpu_ns() - t0;
+        __atomic_fetch_add(&me->poll_tl_cpu_ns, shmemu__thread_cpu_ns() - t0,
+                           __ATOMIC_RELAXED);
 }
 
 /* Whether this poll is one to sample: then the caller passes what it saw
