@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/plugin.h"
 #include "../common/runners.h"
@@ -91,11 +92,13 @@ static int ucx_job_attach(struct shmemu_tl_job *job, int pe)
 static struct shmemu_ucx_launch launch;
 static int launched;
 static unsigned joins;
+static pid_t pmix_pid; /* the process that is the client: a forked child is not */
 
 static void pmix_at_exit(void)
 {
     char why[64];
-    load_plugin(why, sizeof(why))->pmix_fini();
+    if (getpid() == pmix_pid)
+        load_plugin(why, sizeof(why))->pmix_fini();
 }
 
 static int ucx_job_launched(int *npes_p, int *pe_p, char *why, size_t len)
@@ -108,8 +111,10 @@ static int ucx_job_launched(int *npes_p, int *pe_p, char *why, size_t len)
     int st = launched ? SHMEMU_OK : pl->pmix_init(&launch, why, len);
     if (st != SHMEMU_OK)
         return st;
-    if (!launched)
+    if (!launched) {
+        pmix_pid = getpid();
         atexit(pmix_at_exit);
+    }
     launched = 1;
     *npes_p = launch.size;
     *pe_p = launch.rank;
