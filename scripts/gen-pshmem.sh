@@ -55,8 +55,9 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 HEAD
+    # The routines with a twin: the Makefile (OSH_NAMES) says which.
     nm -g --defined-only "$build"/obj/src/compat/*.o |
-        awk '$2 == "T" && $3 ~ /^(shmem_|start_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$|_my_pe$|_num_pes$)/ { print $3 }' |
+        awk '$2 == "T" { def[$3] = 1 } END { for (n in def) if (("p" n) in def) print n }' |
         sort -u | awk '
         # C++ overloads these (shmem.h gives the generic names as overloads):
         # __typeof__ cannot pick one, so the C prototype is spelled out.

@@ -33,10 +33,9 @@ echo "=== ucx transport, UCX_TLS=tcp:$(for t in $tcp; do printf ' %s' "$(basenam
 UCX_TLS=tcp scripts/run-tests.sh $tcp || rc=1
 
 # Under mpirun: the same programs and test_threads, each started as the N
-# processes of one
-# mpirun job, whose N-PE cases then run as jobs of it (tests/harness.c,
-# th_mpirun_npes): every process joins through PMIx, as a user's program
-# does.  N = 3, 4 and 5 (the PE counts the tests list) over UCX's choice of
+# processes of one mpirun job, whose N-PE cases then run as jobs of it
+# (tests/harness.c, th_mpirun_npes): every process joins through PMIx, as a
+# user's program does.  N = 3, 4 and 5 (the PE counts the tests list) over UCX's choice of
 # fabric, 4 over TCP, 3 and 4 with the control plane over the network (as
 # across nodes).  Each line: the program, its tests run, skipped (no case
 # of N PEs, or a test about launching jobs or about printed text, which the

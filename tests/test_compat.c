@@ -532,11 +532,13 @@ static void test_by_name(void **state)
 
 /* A program of tests/oshcc built with the wrappers in each language level
  * of builds (NULL-terminated), then run on 1, 2 and 5 PEs and under the
- * checker on 3: "NAME ok N" from PE 0 each time. */
+ * checker on 3: "NAME ok N" from PE 0 each time.  Run with "bad" on 2 PEs,
+ * it ends the job with bad_line (and says no shmemu_ name). */
 struct osh_build {
     const char *tool, *std, *lang;
 };
-static void oshcc_matrix(const char *file, const char *name, const struct osh_build *builds)
+static void oshcc_matrix(const char *file, const char *name, const struct osh_build *builds,
+                         const char *bad_line)
 {
     char dir[] = "/tmp/shmemu-oshcc-XXXXXX", exe[64], src[PATH_MAX];
     assert_non_null(mkdtemp(dir));
@@ -567,6 +569,11 @@ static void oshcc_matrix(const char *file, const char *name, const struct osh_bu
                 fail_msg("%s %s %s, %s, %d PEs: status %#x, output:\n%s", b->tool, b->std,
                          file, envs[r] ? envs[r] : "plain", pes[r], o.status, o.out);
         }
+        char *bad[] = {th_tool("oshrun"), "-np", "2", exe, "bad", NULL};
+        th_run_cmd(bad, NULL, &o);
+        if (exited(&o, 0) || !strstr(o.out, bad_line) || strstr(o.out, "shmemu_"))
+            fail_msg("%s %s %s bad: status %#x, output:\n%s", b->tool, b->std, file, o.status,
+                     o.out);
         unlink(exe);
     }
     rmdir(dir);
@@ -581,7 +588,9 @@ static void test_pshmem(void **state)
     (void)state;
     static const struct osh_build builds[] = {
         {"oshcc", "-std=c11", "-xc"}, {"oshc++", "-std=c++11", "-xc++"}, {NULL, NULL, NULL}};
-    oshcc_matrix("pshmem.c", "pshmem", builds);
+    /* The twin is the same code: it names the routine as the spec does. */
+    oshcc_matrix("pshmem.c", "pshmem", builds,
+                 "shmemu: PE 0/2 shmem_long_p: pe 2 is not a PE of this job (valid: 0..1)\n");
 }
 
 /* A program of Sandia OpenSHMEM 1.4's day: teams, team collectives,
@@ -594,7 +603,9 @@ static void test_shmemx_names(void **state)
                                               {"oshcc", "-std=c89", "-xc"},
                                               {"oshc++", "-std=c++11", "-xc++"},
                                               {NULL, NULL, NULL}};
-    oshcc_matrix("shmemx_names.c", "shmemx", builds);
+    oshcc_matrix("shmemx_names.c", "shmemx", builds,
+                 "shmemu: PE 0/2 shmemx_long_put_signal: pe 2 is not a PE of this job (valid: "
+                 "0..1)\n");
 }
 
 /* Suites are built with old language levels too: shmem.h serves C89 and

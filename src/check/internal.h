@@ -274,9 +274,9 @@ void *shmemu__chk_user_pc(void *pc) SHMEMU__HIDDEN;
  * wait for its completion (struct late_write). */
 void shmemu__chk_late_flush(shmemu__pe *me, int ctx) SHMEMU__HIDDEN;
 
-/* Deliver everything held (quiet, barrier_all, collective allocation,
- * leaving the job), in a fuzzed order that respects fences. */
-/* Deliver what is held of context ctx (SHMEMU__CTX_ALL: of every one). */
+/* Deliver what is held of context ctx (SHMEMU__CTX_ALL: of every one, as a
+ * quiet, barrier_all, collective allocation or leaving the job does), in a
+ * fuzzed order that respects fences. */
 void shmemu__chk_quiet(shmemu__pe *me, int ctx) SHMEMU__HIDDEN;
 
 #endif /* SHMEMU_CHECK_INTERNAL_H */

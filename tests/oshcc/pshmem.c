@@ -5,10 +5,12 @@
  * name-shifted routines of every family do the real work: RMA, AMO,
  * collectives, teams, contexts, locks, memory, the old names.  test_compat
  * builds it with oshcc (and oshc++) and runs it under oshrun.  Prints one
- * "FAIL" line per wrong value, or "pshmem ok N" on PE 0.
+ * "FAIL" line per wrong value, or "pshmem ok N" on PE 0.  With "bad", a
+ * pshmem_ put to a PE that does not exist: the job ends with one line.
  */
 #include <pshmem.h>
 #include <stdio.h>
+#include <string.h>
 
 static long puts_seen;
 static int failures;
@@ -32,10 +34,12 @@ static long ring[5];
 static long lock;
 static long counter;
 
-int main(void)
+int main(int argc, char **argv)
 {
     pshmem_init();
     int me = pshmem_my_pe(), n = p_num_pes();
+    if (argc > 1 && !strcmp(argv[1], "bad"))
+        pshmem_long_p(ring, 1, n);
     int right = (me + 1) % n, left = (me + n - 1) % n;
     CHECK(p_my_pe() == me && pshmem_n_pes() == n, "queries");
 

@@ -4,10 +4,12 @@
  * atomics and put-with-signal as shmemx_ extensions before OpenSHMEM 1.5
  * made them standard.  test_compat builds it with oshcc (C11, C89 and as
  * C++) and runs it under oshrun.  One "FAIL" line per wrong value, or
- * "shmemx ok N" on PE 0.
+ * "shmemx ok N" on PE 0.  With "bad", a put-with-signal to a PE that does
+ * not exist: the job ends with one line naming the shmemx_ routine.
  */
 #include <shmemx.h>
 #include <stdio.h>
+#include <string.h>
 
 static int failures;
 #define CHECK(cond, what)                                                      \
@@ -22,7 +24,7 @@ static long src[8], dst[64], word, box[4];
 static int isrc, idst[8], flags[8];
 static uint64_t sig;
 
-int main(void)
+int main(int argc, char **argv)
 {
     int me, n, i, even_me, k;
     shmemx_team_t evens = SHMEMX_TEAM_INVALID, x, y;
@@ -34,6 +36,8 @@ int main(void)
     shmem_init();
     me = shmem_my_pe();
     n = shmem_n_pes();
+    if (argc > 1 && !strcmp(argv[1], "bad"))
+        shmemx_long_put_signal(&box[0], src, 1, &sig, 1, SHMEMX_SIGNAL_ADD, n);
     t0 = shmemx_wtime();
     CHECK(shmemx_team_n_pes(SHMEMX_TEAM_WORLD) == n, "team_n_pes(WORLD)");
     CHECK(shmemx_team_my_pe(SHMEMX_TEAM_WORLD) == me, "team_my_pe(WORLD)");
