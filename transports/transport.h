@@ -158,6 +158,14 @@ struct shmemu_tl_job {
      * whenever that progress moved something (a peer's update may have
      * landed), so that the core need not look every millisecond. */
     uint32_t *arrival_word;
+
+    /* ---- added for many cooperative PEs (set by the core; may be NULL) ---- */
+    /* A hint for a COOPERATIVE transport that can tell which PE runs soon
+     * (a switch or two ahead): start fetching into the cache what that PE
+     * touches first when it resumes, given its saved pe_ctx bytes (which
+     * should be in the cache already).  Loads nothing else, changes
+     * nothing: calling it for the wrong PE only costs memory traffic. */
+    void (*pe_ctx_prefetch)(struct shmemu_tl_job *job, const void *ctx);
 };
 
 enum shmemu_tl_rma_op { SHMEMU_TL_PUT, SHMEMU_TL_GET };

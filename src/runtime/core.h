@@ -83,7 +83,11 @@ struct shmemu__job {
 };
 
 typedef struct shmemu__pe {
-    /* Read on every call: keep together. */
+    /* Read on every call: keep together, in the first 128 bytes (one pair
+     * of cache lines: the PE structures are 128-byte aligned).  With
+     * thousands of PEs taking turns on sim, each call's first touch of its
+     * PE is a miss; a third line (chk and job used to lie there) cost a
+     * 4,096-PE barrier another miss per PE (docs/PERFORMANCE.md). */
     char *heap;       /* this PE's heap as this process addresses it */
     size_t heap_size;
     int pe;
@@ -100,18 +104,17 @@ typedef struct shmemu__pe {
     int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
     size_t blk_off; /* last block a bounds check found: [off, off + req) */
     size_t blk_req;
-    int notify_light; /* copy of job->notify_light */
-    int direct;       /* heaps are load/store here (SHMEMU_TL_CAP_LOAD_STORE) */
-    int cpu_amo;      /* the core applies AMOs itself (SHMEMU_TL_CAP_CPU_ATOMICS) */
-    int nbi_ok;       /* the table honours nbi (SHMEMU_TL_CAP_NBI) */
-    int progress;     /* waits drive the table's progress (SHMEMU_TL_CAP_PROGRESS) */
-    int coop;         /* PEs take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE) */
-    /* The PE's thread level (SHMEMU_THREAD_*, threads.c); only ever
-     * raised, with relaxed atomics.  From SERIALIZED on, several threads
-     * may call as this PE: its waits poll and sleep without counting
-     * themselves asleep (one thread's wait says nothing of the others'),
-     * and the block cache below stays unused. */
-    int thread_level;
+    struct shmemu__chk *chk; /* checker mode state (src/check/layer.c); NULL when off */
+    struct shmemu__job *job;
+    unsigned char notify_light; /* copy of job->notify_light */
+    unsigned char direct;   /* heaps are load/store here (SHMEMU_TL_CAP_LOAD_STORE) */
+    unsigned char cpu_amo;  /* the core applies AMOs itself (SHMEMU_TL_CAP_CPU_ATOMICS) */
+    unsigned char nbi_ok;   /* the table honours nbi (SHMEMU_TL_CAP_NBI) */
+    unsigned char progress; /* waits drive the table's progress (SHMEMU_TL_CAP_PROGRESS) */
+    unsigned char coop;     /* PEs take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE) */
+    /* Set when a nonblocking put may be held by the transport (nbi_dirty
+     * below says to which PEs): quiet then wakes their targets. */
+    int nbi_any;
     /* Contexts created so far (ids 1..); atomic: threads create them. */
     int ctx_count;
     /* Livelock detection (livelock.h): polls until the next sample, and a
@@ -122,7 +125,12 @@ typedef struct shmemu__pe {
      * transport needs progress (a network round trip per poll): not work
      * between polls (livelock.h). */
     int64_t poll_tl_cpu_ns;
-    struct shmemu__chk *chk; /* checker mode state (src/check/layer.c); NULL when off */
+    /* The PE's thread level (SHMEMU_THREAD_*, threads.c); only ever
+     * raised, with relaxed atomics.  From SERIALIZED on, several threads
+     * may call as this PE: its waits poll and sleep without counting
+     * themselves asleep (one thread's wait says nothing of the others'),
+     * and the block cache below stays unused. */
+    int thread_level;
     /* The program's static data (static.c): [static_lo, + static_len) is
      * heap range [static_off, + static_len) when static_mapped. */
     char *static_lo;
@@ -130,7 +138,6 @@ typedef struct shmemu__pe {
     size_t static_off;
     int static_mapped;
 
-    struct shmemu__job *job;
     struct shmemu__heap alloc;
     jmp_buf *abort_jmp;   /* where ABORT mode unwinds a launched PE to */
     int refs;             /* shmemu_init calls not yet finalized */
@@ -150,7 +157,6 @@ typedef struct shmemu__pe {
     /* PEs with a nonblocking put of ours the transport may still hold
      * (bit per PE): woken again once quiet or progress delivered it. */
     uint64_t *nbi_dirty;
-    int nbi_any;
     /* Livelock detection's slow path (livelock.c): words sampled lately
      * and their values, and since when none changed. */
     struct shmemu__poll_state {
@@ -170,6 +176,8 @@ typedef struct shmemu__pe {
         struct { const long *lock; unsigned long thread; } held[16];
     } osh_locks;
 } shmemu__pe;
+_Static_assert(offsetof(shmemu__pe, poll_tl_cpu_ns) == 128,
+               "the fields read on every call fill the first 128 bytes of a PE");
 
 extern _Thread_local shmemu__pe *shmemu__self
     __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
@@ -313,6 +321,7 @@ void shmemu__nap(int64_t ns) SHMEMU__HIDDEN;
 /* The core's per-thread state as one PE's (job->tl.pe_ctx). */
 void shmemu__pe_ctx(struct shmemu_tl_job *tl, void *ctx, int save) SHMEMU__HIDDEN;
 size_t shmemu__pe_ctx_size(void) SHMEMU__HIDDEN;
+void shmemu__pe_ctx_prefetch(struct shmemu_tl_job *tl, const void *ctx) SHMEMU__HIDDEN;
 /* A cooperative job's array of PE structures (job->pe_slab): 0, or -1 when
  * out of memory; nothing for other jobs. */
 int shmemu__pe_slab_alloc(struct shmemu__job *job, int npes) SHMEMU__HIDDEN;

@@ -153,6 +153,7 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     job->coop = (job->transport->caps & SHMEMU_TL_CAP_COOPERATIVE) != 0;
     job->tl.pe_ctx_size = shmemu__pe_ctx_size();
     job->tl.pe_ctx = shmemu__pe_ctx;
+    job->tl.pe_ctx_prefetch = shmemu__pe_ctx_prefetch;
     job->tl.seed = job->check.fuzz ? job->check.seed : 0;
     job->tl.aborted = tl_aborted;
     size_t priv = shmemu__tl_priv_size(job->ops);
