@@ -296,6 +296,21 @@ static void test_contexts(void **state)
         !strstr(o.out, "shmem_long_get (at ") ||
         !strstr(o.out, "until its context's quiet or fence, which came after"))
         fail_msg("unquieted, race: status %#x, output:\n%s", o.status, o.out);
+    /* Under fuzz the unquieted put is held past the barrier, the reader
+     * sees old values and fails, and the note says which put the barrier
+     * left behind and why; the quieted twin passes with no note. */
+    const char *fenv1[] = {"SHMEMU_CHECK=fuzz:1", NULL};
+    th_run_cmd(uargv, fenv1, &o);
+    if (!exited(&o, 1) || !strstr(o.out, "FAIL") ||
+        !strstr(o.out, "shmemu-check: note: sync with puts in flight: PE ") ||
+        !strstr(o.out, " entered shmem_barrier_all (at read_after_barrier") ||
+        !strstr(o.out, "(the first: shmem_ctx_long_put at read_after_barrier") ||
+        !strstr(o.out, "on context 1); a barrier completes the default context only") ||
+        !strstr(o.out, "shmem_ctx_quiet() on that context before the sync"))
+        fail_msg("unquieted, fuzz:1: status %#x, output:\n%s", o.status, o.out);
+    th_run_cmd(qargv, fenv1, &o);
+    if (!exited(&o, 0) || !strstr(o.out, "ok 3\n") || strstr(o.out, "note:"))
+        fail_msg("quieted, fuzz:1: status %#x, output:\n%s", o.status, o.out);
 }
 
 /* OpenSHMEM's environment variables: SHMEM_SYMMETRIC_SIZE sizes the heap
