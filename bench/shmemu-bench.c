@@ -273,9 +273,18 @@ static int pe_ring(void *arg)
  * a core while the others spin. */
 #define POLL_HOPS 2000
 
+/* arg non-NULL: the PEs first raise their thread level to MULTIPLE, as a
+ * threaded OpenSHMEM program's do (their polls take another path). */
 static int pe_poll_ring(void *arg)
 {
-    (void)arg;
+    if (arg) {
+        int got = -1;
+        shmemu_init_thread(SHMEMU_THREAD_MULTIPLE, &got);
+        if (got != SHMEMU_THREAD_MULTIPLE || shmemu_query_thread() != SHMEMU_THREAD_MULTIPLE) {
+            fprintf(stderr, "poll_ring_hop_mt: thread level %d, not MULTIPLE\n", got);
+            return 1;
+        }
+    }
     int me = shmemu_my_pe(), np = shmemu_n_pes();
     long *token = shmemu_calloc(1, sizeof(long));
     double t[MAX_REPS];
@@ -292,9 +301,12 @@ static int pe_poll_ring(void *arg)
         t[r] = (now_ns() - t0) / POLL_HOPS / 1000.0;
     }
     if (me == 0)
-        row("poll_ring_hop", np, 8, summarize(t, reps), "us", 0, NULL);
+        row(arg ? "poll_ring_hop_mt" : "poll_ring_hop", np, 8, summarize(t, reps), "us", 0,
+            NULL);
     shmemu_barrier_all();
     shmemu_free(token);
+    if (arg)
+        shmemu_finalize(); /* the shmemu_init_thread above */
     return 0;
 }
 
@@ -642,6 +654,9 @@ int main(int argc, char **argv)
     if (wants(argc, argv, i, "pollring"))
         for (int np = 2; np <= 8; np *= 2)
             rc |= launch(np, (size_t)2 << 20, pe_poll_ring, NULL);
+    if (wants(argc, argv, i, "pollring") && strcmp(transport, "sim") != 0)
+        for (int np = 2; np <= 8; np *= 2) /* sim: one thread runs every PE */
+            rc |= launch(np, (size_t)2 << 20, pe_poll_ring, "mt");
     if (wants(argc, argv, i, "barrier")) {
         for (int k = 0; k < n_barrier; k++) {
             /* about 0.1-0.2 s a repetition whatever the PE count */

@@ -210,8 +210,26 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
                        size_t nbytes, uint64_t value)
 {
     struct shmemu__poll_state *s = &me->poll;
-    if (shmemu__mt(me)) { /* a poll's value may be another thread's to change */
-        __atomic_store_n(&me->poll_countdown, UINT32_MAX, __ATOMIC_RELAXED);
+    if (shmemu__mt(me)) {
+        /* No livelock detection: a poll's value may be another thread's to
+         * change.  Give way all the same, per thread, once the word it
+         * polls has not changed for a while: threads polling in a loop on
+         * few cores otherwise spin out their time slices while the thread
+         * or PE that will change the word waits for a core. */
+        static _Thread_local struct {
+            uint64_t key, val;
+            int64_t since_ns;
+        } mine;
+        __atomic_store_n(&me->poll_countdown, 64, __ATOMIC_RELAXED);
+        uint64_t k = (uint64_t)off << 24 ^ (uint64_t)(uint32_t)pe ^ (uint64_t)nbytes << 56;
+        int64_t now = shmemu__time();
+        if (k != mine.key || value != mine.val || !mine.since_ns) {
+            mine.key = k;
+            mine.val = value;
+            mine.since_ns = now;
+        } else if (!me->coop && now - mine.since_ns >= YIELD_AFTER_NS) {
+            sched_yield();
+        }
         return;
     }
     uint32_t period = me->poll_countdown == 0 ? next_period(s) : UINT32_MAX;

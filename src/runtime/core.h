@@ -112,6 +112,12 @@ typedef struct shmemu__pe {
     unsigned char nbi_ok;   /* the table honours nbi (SHMEMU_TL_CAP_NBI) */
     unsigned char progress; /* waits drive the table's progress (SHMEMU_TL_CAP_PROGRESS) */
     unsigned char coop;     /* PEs take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE) */
+    /* The PE's thread level (SHMEMU_THREAD_*, threads.c); only ever
+     * raised, with relaxed atomics.  From SERIALIZED on, several threads
+     * may call as this PE: its waits poll and sleep without counting
+     * themselves asleep (one thread's wait says nothing of the others'),
+     * and the block cache below stays unused. */
+    unsigned char thread_level;
     /* Set when a nonblocking put may be held by the transport (nbi_dirty
      * below says to which PEs): quiet then wakes their targets. */
     int nbi_any;
@@ -125,12 +131,6 @@ typedef struct shmemu__pe {
      * transport needs progress (a network round trip per poll): not work
      * between polls (livelock.h). */
     int64_t poll_tl_cpu_ns;
-    /* The PE's thread level (SHMEMU_THREAD_*, threads.c); only ever
-     * raised, with relaxed atomics.  From SERIALIZED on, several threads
-     * may call as this PE: its waits poll and sleep without counting
-     * themselves asleep (one thread's wait says nothing of the others'),
-     * and the block cache below stays unused. */
-    int thread_level;
     /* The program's static data (static.c): [static_lo, + static_len) is
      * heap range [static_off, + static_len) when static_mapped. */
     char *static_lo;
