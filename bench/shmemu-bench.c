@@ -9,7 +9,8 @@
  * against single-thread memcpy in the same repetitions), sync (remote
  * fetch_add, p + wait_until and put_signal + signal_wait_until ping-pong,
  * one way), ring (a token around 128 PEs), pollring (a token around 2, 4
- * and 8 PEs that poll for it with shmemu_long_g), barrier (2, 4, 8, 64 PEs).
+ * and 8 PEs that poll for it with shmemu_long_g, then again at thread level
+ * MULTIPLE), barrier (2, 4, 8, 64 PEs).
  * dev (heaps the host cannot touch: cuda, or shm under SHMEMU_CHECK=device):
  * 8-byte put/get/fetch_add latency, put/get bandwidth between heaps from
  * 4 KiB to half of -m SIZE (1G) against shmemu_copy_local of the same size.
