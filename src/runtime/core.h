@@ -116,7 +116,7 @@ typedef struct shmemu__pe {
      * raised, with relaxed atomics.  From SERIALIZED on, several threads
      * may call as this PE: its waits poll and sleep without counting
      * themselves asleep (one thread's wait says nothing of the others'),
-     * and the block cache below stays unused. */
+     * and the block cache (blk_off, blk_req) stays unused. */
     unsigned char thread_level;
     /* Set when a nonblocking put may be held by the transport (nbi_dirty
      * below says to which PEs): quiet then wakes their targets. */

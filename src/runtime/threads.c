@@ -52,8 +52,8 @@ static void raise_level(shmemu__pe *me, int level)
 {
     unsigned char cur = __atomic_load_n(&me->thread_level, __ATOMIC_RELAXED);
     while (cur < level &&
-           !__atomic_compare_exchange_n(&me->thread_level, &cur, (unsigned char)level, 0, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED))
+           !__atomic_compare_exchange_n(&me->thread_level, &cur, (unsigned char)level, 0,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
 }
 

@@ -264,10 +264,10 @@ static struct sim_pe *choose(struct sim *s, int cur_runs)
          * as a pipeline: for the one after next, its record and saved core
          * state (both addressed from its slot alone); for the next, whose
          * record and core state the previous choice fetched, its saved
-         * frames and the core's PE structure they point to.  A 4,096-PE
-         * barrier 11% faster for the record and frames, another 11% for
-         * the core state; eight lines of frames rather than twelve, which
-         * filled the line-fill buffers (docs/PERFORMANCE.md). */
+         * frames and, through that core state, the core's PE structure
+         * (pe_ctx_prefetch).  Each stage took 10-20% off a 4,096-PE
+         * barrier; eight lines of frames rather than twelve, which filled
+         * the line-fill buffers (docs/PERFORMANCE.md). */
         if (s->qlen > 64) {
             size_t i1 = (s->qhead + rnd_peek(s, 1) % s->qlen) & s->qmask;
             size_t i2 = (s->qhead + 1 + rnd_peek(s, 2) % (s->qlen - 1)) & s->qmask;
