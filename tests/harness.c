@@ -186,6 +186,21 @@ int th_mpirun_npes(void)
     return n;
 }
 
+void th_leave_launcher(void)
+{
+    /* what shmemu_init looks at to join a PMIx launcher's job */
+    unsetenv("PMIX_RANK");
+    unsetenv("PMIX_NAMESPACE");
+}
+
+void th_skip_under_mpirun(const char *why)
+{
+    if (th_mpirun_npes()) {
+        printf("# skipped under mpirun: %s\n", why);
+        skip();
+    }
+}
+
 /* Named in SHMEMU_TEST_TRANSPORTS (not merely allowed by its absence). */
 static int named(const char *name)
 {

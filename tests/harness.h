@@ -64,6 +64,13 @@ void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap);
  * (SHMEMU_TEST_MPIRUN=N, set by scripts/test-ucx.sh), else 0.  There,
  * th_launch skips the test (its jobs' endings would end the mpirun job). */
 int th_mpirun_npes(void);
+/* In a process this test forks to stand alone as an SPMD program: call
+ * before shmemu_init.  Without, under mpirun it would take itself for a
+ * rank of the mpirun job (shmemu_init refuses a fork of a rank). */
+void th_leave_launcher(void);
+/* Under mpirun, skip the calling test, saying why (the forked runs cover
+ * it); nothing otherwise. */
+void th_skip_under_mpirun(const char *why);
 
 /* The transport name's entry in the registry: 1 if it can run here, else
  * 0 with the reason in why (a test failure if it is not listed at all). */

@@ -156,6 +156,7 @@ static void test_abort_spmd(void **state)
     if (pid == 0) {
         dup2(fds[1], STDERR_FILENO);
         close(fds[0]);
+        th_leave_launcher(); /* a process of its own, even under mpirun */
         if (shmemu_init() != SHMEMU_OK)
             _exit(50);
         int *x = shmemu_malloc(sizeof(int));

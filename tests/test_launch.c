@@ -1,7 +1,10 @@
 /* test_launch.c - jobs: repeated launches, identity queries, SPMD init and
  * finalize, nesting, early finalize. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -55,27 +58,73 @@ static void test_heap_sizes(void **state)
     assert_int_equal(shmemu_launch(&o, body_identity, "local"), 0);
 }
 
-/* SPMD use from the main thread: a 1-PE local job, twice over. */
+/* SPMD use from the main thread: a 1-PE local job, twice over.  Under
+ * mpirun -np N the same calls join the mpirun job instead: PE = the
+ * process's rank, N PEs, on ucx; each PE puts to the next. */
 static void test_spmd(void **state)
 {
     (void)state;
+    int n = th_mpirun_npes();
     for (int round = 0; round < 2; round++) {
         assert_int_equal(shmemu_init(), SHMEMU_OK);
         assert_int_equal(shmemu_init(), SHMEMU_OK); /* counted, harmless */
-        assert_int_equal(shmemu_my_pe(), 0);
-        assert_int_equal(shmemu_n_pes(), 1);
-        assert_string_equal(shmemu_transport_name(), "local");
+        int me = shmemu_my_pe();
+        assert_int_equal(me, n ? atoi(getenv("PMIX_RANK")) : 0);
+        assert_int_equal(shmemu_n_pes(), n ? n : 1);
+        assert_string_equal(shmemu_transport_name(), n ? "ucx" : "local");
         long *x = shmemu_malloc(sizeof(long));
         assert_non_null(x);
-        assert_int_equal(shmemu_long_p(x, 42 + round, 0), SHMEMU_OK);
+        int np = shmemu_n_pes();
+        assert_int_equal(shmemu_long_p(x, 42 + round + me, (me + 1) % np), SHMEMU_OK);
         assert_int_equal(shmemu_barrier_all(), SHMEMU_OK);
-        assert_int_equal(*x, 42 + round);
+        assert_int_equal(shmemu_long_g(x, me), 42 + round + (me + np - 1) % np);
+        assert_int_equal(shmemu_barrier_all(), SHMEMU_OK); /* all read before the free */
         shmemu_free(x);
         assert_int_equal(shmemu_finalize(), SHMEMU_OK); /* drops a reference */
-        assert_int_equal(shmemu_my_pe(), 0);
+        assert_int_equal(shmemu_my_pe(), me);
         assert_int_equal(shmemu_finalize(), SHMEMU_OK);
         assert_int_equal(shmemu_my_pe(), -1);
     }
+}
+
+/* A fork of an SPMD PE's process is no PE: its shmemu_init is refused with
+ * one line naming the fork (it used to count one more init of the parent's
+ * PE and go on as a copy of it); the parent's PE is unaffected. */
+static void test_spmd_fork(void **state)
+{
+    (void)state;
+    assert_int_equal(shmemu_init(), SHMEMU_OK);
+    int me = shmemu_my_pe();
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        int st = shmemu_init();
+        _exit(st == SHMEMU_ENOTSUP ? 0 : 1);
+    }
+    close(fds[1]);
+    char buf[1024] = {0};
+    size_t got = 0;
+    ssize_t n;
+    while ((n = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+        got += (size_t)n;
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("the fork's shmemu_init was not refused (status %#x): %s", status, buf);
+    char want[160];
+    snprintf(want, sizeof(want), "shmemu: shmemu_init: this process (pid %d) is a fork of PE %d's "
+             "process (pid %d), not a PE of its job", (int)pid, me, (int)getpid());
+    if (!strstr(buf, want) || !strchr(buf, '\n') || strchr(buf, '\n')[1])
+        fail_msg("expected one line with \"%s\", got: %s", want, buf);
+    assert_int_equal(shmemu_my_pe(), me);
+    assert_int_equal(shmemu_barrier_all(), SHMEMU_OK);
+    assert_int_equal(shmemu_finalize(), SHMEMU_OK);
 }
 
 /* Inside a launched PE: init only counts, launch is refused, and an early
@@ -124,7 +173,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_repeat), cmocka_unit_test(test_heap_sizes),
-        cmocka_unit_test(test_spmd),   cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_spmd),   cmocka_unit_test(test_spmd_fork), cmocka_unit_test(test_nested),
         cmocka_unit_test(test_transport_info),
     };
     return cmocka_run_group_tests_name("launch", tests, NULL, NULL);

@@ -250,6 +250,33 @@ static void test_global_exit(void **state)
     }
 }
 
+/* A rank's forked child calls shmemu_init, while the rank is a PE and after
+ * it finalized: refused at once, each with a line naming the fork
+ * (tests/progs/forked), and the ranks go on to a job of their own. */
+static void test_forked_child(void **state)
+{
+    (void)state;
+    need_mpirun();
+    struct th_outcome o;
+    run_mpi(3, NULL, "tests/progs/forked", NULL, NULL, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0 || !strstr(o.out, "ok 3\n") ||
+        o.secs > 60)
+        fail_msg("status %#x after %.1f s, output:\n%s", o.status, o.secs, o.out);
+    for (int r = 0; r < 3; r++) {
+        char want[64], pe_line[64], rank_line[96];
+        snprintf(pe_line, sizeof(pe_line), ") is a fork of PE %d's process (pid ", r);
+        snprintf(rank_line, sizeof(rank_line), ", rank %d of the launcher's job, and not itself",
+                 r);
+        for (int k = 1; k <= 2; k++) {
+            snprintf(want, sizeof(want), "child %d.%d: status %d\n", r, k, SHMEMU_ENOTSUP);
+            if (!strstr(o.out, want))
+                fail_msg("no \"%.*s\":\n%s", (int)strlen(want) - 1, want, o.out);
+        }
+        if (!strstr(o.out, pe_line) || !strstr(o.out, rank_line))
+            fail_msg("rank %d: no line naming the fork:\n%s", r, o.out);
+    }
+}
+
 /* A PE killed while the others wait in a barrier, a wait, or compute:
  * mpirun ends the job (status nonzero) well before the time limit. */
 static void crash_ends_job(const char *const env[], const char *how, const char *where)
@@ -554,7 +581,7 @@ int main(void)
         cmocka_unit_test(test_hello_tcp),
         cmocka_unit_test(test_openshmem),
         cmocka_unit_test(test_openshmem_programs),
-        cmocka_unit_test(test_global_exit),
+        cmocka_unit_test(test_global_exit), cmocka_unit_test(test_forked_child),
         cmocka_unit_test(test_race_reported),
         cmocka_unit_test(test_crash_ends_job),
         cmocka_unit_test(test_network_control),

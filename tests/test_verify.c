@@ -476,6 +476,8 @@ static int run_tool_in_job(int npes, const char *args, char *out, size_t len)
 static void test_tool(void **state)
 {
     (void)state;
+    th_skip_under_mpirun("it runs the tools on local and shm as the forked runs do, and "
+                         "the copies in every process would share their files");
     static char out[1 << 20];
     char args[4096];
     snprintf(args, sizeof(args), "--lib %s/examples/libmy_allreduce.so --symbol my_allreduce "
@@ -526,6 +528,8 @@ static void test_tool(void **state)
 static void test_tool_in_job(void **state)
 {
     (void)state;
+    th_skip_under_mpirun("it runs the tools on local and shm as the forked runs do, and "
+                         "the copies in every process would share their files");
     static char out[1 << 20], alone[1 << 20];
     char args[4096];
     snprintf(args, sizeof(args),
@@ -569,6 +573,8 @@ static void test_tool_in_job(void **state)
 static void test_installed_plugin(void **state)
 {
     (void)state;
+    th_skip_under_mpirun("it runs the tools on local and shm as the forked runs do, and "
+                         "the copies in every process would share their files");
     static char out[1 << 16];
     char dir[] = "/tmp/shmemu-install-XXXXXX", cmd[8192];
     assert_non_null(mkdtemp(dir));

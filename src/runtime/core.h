@@ -141,6 +141,7 @@ typedef struct shmemu__pe {
     struct shmemu__heap alloc;
     jmp_buf *abort_jmp;   /* where ABORT mode unwinds a launched PE to */
     int refs;             /* shmemu_init calls not yet finalized */
+    int pid;              /* the process it lives in: a fork of it is no PE */
     int owns_job;         /* shmemu_init created the job: finalize frees it */
     /* Other threads joined this PE (threads.c): they keep pointing at it
      * after shmemu_finalize, which then retires it instead of freeing it. */

@@ -172,6 +172,7 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     me->heap_size = job->tl.heap_size;
     me->tlj = &job->tl;
     me->refs = 1;
+    me->pid = (int)getpid();
     shmemu__poll_init(me, (int64_t)(job->params.LIVELOCK * 1e9));
     if (shmemu__plane_pe_start(me)) {
         shmemu__heap_fini(&me->alloc);
@@ -308,6 +309,13 @@ int shmemu_init(void)
     static const char call[] = "shmemu_init";
     static int atexit_done;
     shmemu__pe *cur = shmemu__cur(); /* another thread of an initialised PE */
+    if (cur && cur->pid != (int)getpid()) /* fork()'s copy of its memory */
+        return shmemu__fail(NULL, SHMEMU_ENOTSUP, call,
+                            "this process (pid %d) is a fork of PE %d's process (pid %d), "
+                            "not a PE of its job: only the processes the job started call "
+                            "the library (a child that needs a job of its own must exec a "
+                            "program)",
+                            (int)getpid(), cur->pe, cur->pid);
     if (cur) {
         cur->refs++;
         return shmemu__ok();

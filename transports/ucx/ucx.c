@@ -105,6 +105,17 @@ static int ucx_job_launched(int *npes_p, int *pe_p, char *why, size_t len)
 {
     if (!getenv("PMIX_RANK") || !getenv("PMIX_NAMESPACE"))
         return 0;
+    if (launched && getpid() != pmix_pid) {
+        /* A fork shares its parent's connection to the PMIx server: the
+         * server would take it for the parent, and the job's fences would
+         * wait for a process that never comes (a hang, not an error). */
+        snprintf(why, len,
+                 "this process (pid %d) is a fork of pid %d, rank %d of the launcher's job, "
+                 "and not itself a rank of it: only the processes the launcher started join "
+                 "(exec a program to start anew, or unset PMIX_RANK for a job of its own)",
+                 (int)getpid(), (int)pmix_pid, launch.rank);
+        return SHMEMU_ENOTSUP;
+    }
     const struct shmemu_ucx_plugin *pl = load_plugin(why, len);
     if (!pl)
         return SHMEMU_ENODEV;
