@@ -425,6 +425,29 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void th_fork_cmd(void (*child)(void), struct th_outcome *o)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        child();
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t n;
+    while ((n = read(fds[0], o->out + got, sizeof(o->out) - 1 - got)) > 0)
+        got += (size_t)n;
+    o->out[got] = '\0';
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &o->status, 0), pid);
+}
+
 void th_run_cmd(char *const argv[], const char *const env[], struct th_outcome *o)
 {
     int fds[2];

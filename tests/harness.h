@@ -89,6 +89,9 @@ struct th_outcome {
     char out[16384];
 };
 void th_run_cmd(char *const argv[], const char *const env[], struct th_outcome *o);
+/* Run child() in a forked process (it should _exit), its stderr into
+ * o->out; o->status is its wait status. */
+void th_fork_cmd(void (*child)(void), struct th_outcome *o);
 /* build_dir/rel, in one of 8 rotating buffers. */
 char *th_tool(const char *rel);
 

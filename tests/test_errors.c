@@ -145,38 +145,26 @@ static void test_abort_launch(void **state)
 }
 
 /* ABORT mode in an SPMD process: the process exits non-zero with the line. */
+static void abort_spmd_child(void)
+{
+    th_leave_launcher(); /* a process of its own, even under mpirun */
+    if (shmemu_init() != SHMEMU_OK)
+        _exit(50);
+    int *x = shmemu_malloc(sizeof(int));
+    shmemu_int_p(x + 1, 7, 0); /* one past the block */
+    _exit(51);                 /* not reached */
+}
+
 static void test_abort_spmd(void **state)
 {
     (void)state;
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        th_leave_launcher(); /* a process of its own, even under mpirun */
-        if (shmemu_init() != SHMEMU_OK)
-            _exit(50);
-        int *x = shmemu_malloc(sizeof(int));
-        shmemu_int_p(x + 1, 7, 0); /* one past the block */
-        _exit(51);                 /* not reached */
-    }
-    close(fds[1]);
-    char buf[1024] = {0};
-    size_t got = 0;
-    ssize_t n;
-    while ((n = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0)
-        got += (size_t)n;
-    close(fds[0]);
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 1);
-    assert_non_null(strstr(buf, "shmemu: PE 0/1 shmemu_int_p: dest 0x"));
-    assert_non_null(strstr(buf, "+4 is outside the symmetric heap (block 0x"));
-    assert_non_null(strstr(buf, "+4)\n"));
+    static struct th_outcome o;
+    th_fork_cmd(abort_spmd_child, &o);
+    assert_true(WIFEXITED(o.status));
+    assert_int_equal(WEXITSTATUS(o.status), 1);
+    assert_non_null(strstr(o.out, "shmemu: PE 0/1 shmemu_int_p: dest 0x"));
+    assert_non_null(strstr(o.out, "+4 is outside the symmetric heap (block 0x"));
+    assert_non_null(strstr(o.out, "+4)\n"));
 }
 
 /* SHMEMU_ERRORS=return from the environment. */
