@@ -350,6 +350,12 @@ static void test_bad_env(void **state)
         {{"SHMEMU_RUN_NPES=4", "SHMEMU_RUN_PE=1", "SHMEMU_RUN_HEAP_SIZE=2097152",
           "SHMEMU_RUN_TRANSPORT=local", "SHMEMU_SHM_FD=3"},
          "transport 'local' cannot start processes with shmemu-run"},
+        /* what a program a PE runs (system, popen) inherits: a PE takes the
+         * descriptor's variable out of its environment as it joins */
+        {{"SHMEMU_RUN_NPES=4", "SHMEMU_RUN_PE=1", "SHMEMU_RUN_HEAP_SIZE=2097152",
+          "SHMEMU_RUN_TRANSPORT=shm"},
+         "SHMEMU_SHM_FD is not set: this program is not one shmemu-run started but one a PE "
+         "started (system, popen, exec), which inherits the PE's environment and is no PE"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct th_outcome o;

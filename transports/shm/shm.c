@@ -232,10 +232,17 @@ int shmemu_shm_seg_attach(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, 
     char *end, what[64];
     long fd = v ? strtol(v, &end, 10) : -1;
     sj->fd = -1;
-    if (!v || !*v || *end || fd < 0 || fd > 1 << 20) {
+    if (!v) { /* a PE takes it from its environment as it joins */
+        shmemu_tl_say(job, "%s is not set: this program is not one shmemu-run started but one "
+                      "a PE started (system, popen, exec), which inherits the PE's environment "
+                      "and is no PE (unset SHMEMU_RUN_NPES in it for a job of its own)",
+                      FD_ENV);
+        return SHMEMU_EINVAL;
+    }
+    if (!*v || *end || fd < 0 || fd > 1 << 20) {
         shmemu_tl_say(job, "%s='%s' is not a descriptor number (this program was started by "
                  "shmemu-run with a damaged environment)",
-            FD_ENV, v ? v : "");
+            FD_ENV, v);
         return SHMEMU_EINVAL;
     }
     snprintf(what, sizeof(what), "%s=%ld", FD_ENV, fd);
