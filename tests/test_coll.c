@@ -168,6 +168,19 @@ static int body_select(void *arg)
     PE_CHECK_EQ(shmemu_broadcast(SHMEMU_TEAM_WORLD, w, v, 1, SHMEMU_INT32, np), SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_INVALID, w, v, 1, SHMEMU_INT32, SHMEMU_SUM),
                 SHMEMU_EINVAL);
+    /* in place is dest == src; a partial overlap is refused, in every form */
+    v[0] = 3;
+    v[1] = 5;
+    PE_CHECK_OK(shmemu_allreduce(SHMEMU_TEAM_WORLD, v, v, 2, SHMEMU_INT32, SHMEMU_SUM));
+    PE_CHECK_EQ(v[0], 3 * np);
+    PE_CHECK_EQ(v[1], 5 * np);
+    PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_WORLD, v + 1, v, 2, SHMEMU_INT32, SHMEMU_SUM),
+                SHMEMU_EINVAL);
+    PE_CHECK_EQ(v[1], 5 * np); /* untouched */
+    PE_CHECK_EQ(shmemu_broadcast(SHMEMU_TEAM_WORLD, v, v + 1, 2, SHMEMU_INT32, 0),
+                SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_allgather(SHMEMU_TEAM_WORLD, v, v + 3, 1, SHMEMU_INT32),
+                np < 4 ? SHMEMU_OK : np == 4 ? SHMEMU_EINVAL : SHMEMU_ERANGE);
     PE_CHECK_OK(shmemu_barrier_all());
     shmemu_free(w);
     shmemu_free(v);
@@ -193,6 +206,8 @@ static void test_select(void **state)
     assert_non_null(strstr(err, "shmemu_allreduce_ring: op bxor (6) does not apply to float"));
     assert_non_null(strstr(err, "is not symmetric"));
     assert_non_null(strstr(err, "root 3 is not a PE of the team (0..2)"));
+    assert_non_null(strstr(err, "shmemu_allreduce_ring: dest 0x"));
+    assert_non_null(strstr(err, "+8 overlap without being the same buffer\n"));
     free(err);
 }
 

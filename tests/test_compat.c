@@ -423,8 +423,10 @@ static void test_global_exit(void **state)
  * end of the symmetric static data, a put on a destroyed context, a
  * context destroyed twice, a lock set twice by one thread, a lock cleared
  * that the PE never set, the default context destroyed, a lock on the
- * stack, a block freed twice, active-set collectives whose sizes overflow:
- * one line saying so, naming the routine called, the job ended.  A wait on a
+ * stack, a block freed twice, active-set collectives whose sizes overflow,
+ * a put after shmem_finalize (the process ends: an OpenSHMEM routine
+ * returns nothing to tell it): one line saying so, naming the routine
+ * called, the job ended.  A wait on a
  * static flag nobody sets, or a shmem_long_g loop polling one: the
  * deadlock or livelock report names the routine and the variable. */
 static void test_misuse(void **state)
@@ -442,7 +444,8 @@ static void test_misuse(void **state)
         "/2 shmem_ctx_destroy: ctx is SHMEM_CTX_DEFAULT", "/2 shmem_set_lock: lock 0x",
         "shmemu: PE 0/2 shmem_free: ptr 0x",
         "/2 shmem_broadcast64: nelems 4611686018427387904 of 8-byte elements",
-        "/2 shmem_alltoall64: dst 1 over 4611686018427387904 blocks of 8-byte elements"};
+        "/2 shmem_alltoall64: dst 1 over 4611686018427387904 blocks of 8-byte elements",
+        "shmemu: shmem_long_p: called outside a PE (no shmem_init, or after shmem_finalize"};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
                                        "global+0) runs past the end",
                                        " was destroyed (shmem_ctx_destroy)\n",
@@ -459,9 +462,10 @@ static void test_misuse(void **state)
                                        (" is not an allocated block: it was freed already, "
                                         "or never returned by shmem_malloc\n"),
                                        " overflows size_t\n",
-                                       " overflows the address space\n"};
-    static const int cases[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13};
-    for (int i = 0; i < 13; i++) {
+                                       " overflows the address space\n",
+                                       "or from a thread that is not a PE)\n"};
+    static const int cases[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14};
+    for (int i = 0; i < 14; i++) {
         int k = cases[i];
         char ks[16];
         snprintf(ks, sizeof(ks), "%d", k);

@@ -51,6 +51,15 @@ int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shm
         return shmemu_error(SHMEMU_ERANGE, call,
                             "src %p+%zu is not symmetric (not inside one shmemu_malloc'd "
                             "block)", src, src_bytes);
+    /* The same buffer (in place, where the collective allows it) or apart:
+     * a partial overlap has the algorithm read what it already wrote. */
+    if (!(per_pe & COLL_DEST_LATER) && dest != src && dest_bytes && src_bytes &&
+        (const char *)dest < (const char *)src + src_bytes &&
+        (const char *)src < (const char *)dest + dest_bytes)
+        return shmemu_error(SHMEMU_EINVAL, call,
+                            "dest %p+%zu and src %p+%zu overlap without being the same "
+                            "buffer",
+                            dest, dest_bytes, src, src_bytes);
     if (root >= c->n)
         return shmemu_error(SHMEMU_EINVAL, call, "root %d is not a PE of the team (0..%d)",
                             root, c->n - 1);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -97,22 +98,48 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     return status;
 }
 
+/* An OpenSHMEM routine called where there is no PE: it returns nothing to
+ * say so, and a program that went on would compute with what it did not
+ * get; so, as other OpenSHMEM libraries do, the process ends (status 1)
+ * unless the program asked for RETURN.  shmem_finalize once too often is
+ * harmless and only said. */
+static void end_outside_pe(const char *user_call)
+{
+    if (strcmp(shmemu__api_of(user_call), "shmem") != 0 || !strcmp(user_call, "shmem_finalize"))
+        return;
+    int mode = shmemu__process_error_mode;
+    if (mode < 0) {
+        const char *v = getenv("SHMEMU_ERRORS");
+        mode = v && !strcasecmp(v, "return") ? SHMEMU_ERRORS_RETURN : SHMEMU_ERRORS_ABORT;
+    }
+    if (mode == SHMEMU_ERRORS_ABORT) {
+        fflush(NULL);
+        exit(EXIT_FAILURE);
+    }
+}
+
 int shmemu__enter_fail(shmemu__pe *me, const char *call)
 {
     /* Name the program's own init and finalize, shmemu's or OpenSHMEM's. */
-    const char *api = shmemu__api_of(shmemu__user_call(call));
+    const char *user = shmemu__user_call(call), *api = shmemu__api_of(user);
+    int st;
     if (me && shmemu__retired(me)) {
         shmemu__self = NULL; /* the thread is a PE's no longer */
-        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
-                            "called after %s_finalize: this thread called as PE %d, "
-                            "which has finalized",
-                            api, me->pe);
+        st = shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                          "called after %s_finalize: this thread called as PE %d, "
+                          "which has finalized",
+                          api, me->pe);
+        end_outside_pe(user);
+        return st;
     }
-    if (!me)
-        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
-                            "called outside a PE (no %s_init, or after %s_finalize, or "
-                            "from a thread that is not a PE)",
-                            api, api);
+    if (!me) {
+        st = shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                          "called outside a PE (no %s_init, or after %s_finalize, or "
+                          "from a thread that is not a PE)",
+                          api, api);
+        end_outside_pe(user);
+        return st;
+    }
     return shmemu__fail(me, shmemu__aborted(me), call, "the job was aborted");
 }
 

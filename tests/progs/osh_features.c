@@ -25,7 +25,8 @@
  *                           not symmetric, 11: a block freed twice, 12:
  *                           an active-set broadcast whose bytes overflow
  *                           size_t, 13: an active-set alltoall too long
- *                           for the address space), which ends the job
+ *                           for the address space, 14: a put after
+ *                           shmem_finalize), which ends the job
  *                           with one line (a deadlock or livelock report
  *                           for 6 to 8)
  *   osh_features race T     PEs 0 and 1 put 16 longs into the last PE's
@@ -387,6 +388,11 @@ int main(int argc, char **argv)
         else if (k == 11) {
             shmem_free(blk);
             shmem_free(blk);
+        } else if (k == 14) {
+            shmem_finalize();
+            shmem_long_p(global, 1, 0); /* no PE any more: the process ends */
+            printf("FAIL: PE %d went on after a put outside a PE\n", me);
+            return 0;
         } else if (k == 4 || k == 5) {
             static long mlock;
             if (k == 4)
