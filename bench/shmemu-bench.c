@@ -240,12 +240,11 @@ static int pe_sync_lat(void *arg)
     return 0;
 }
 
-/* A token around a ring of p + wait_until: hop h is done by PE h % npes. */
-#define RING_HOPS 10000
-
-static int pe_ring(void *arg)
+/* A token around a ring: hop h is done by PE h % npes, which waits for the
+ * token (wait_until, or a loop of shmemu_long_g when poll) and passes it
+ * on with a p. */
+static void token_ring(const char *name, long hops, int poll)
 {
-    (void)arg;
     int me = shmemu_my_pe(), np = shmemu_n_pes();
     long *token = shmemu_calloc(1, sizeof(long));
     double t[MAX_REPS];
@@ -253,29 +252,38 @@ static int pe_ring(void *arg)
         *token = 0;
         shmemu_barrier_all();
         double t0 = now_ns();
-        for (long h = me; h < RING_HOPS; h += np) {
-            if (h > 0)
+        for (long h = me; h < hops; h += np) {
+            if (h > 0 && !poll)
                 shmemu_long_wait_until(token, SHMEMU_CMP_EQ, h);
+            while (h > 0 && poll && shmemu_long_g(token, me) != h)
+                ;
             shmemu_long_p(token, h + 1, (me + 1) % np);
         }
         shmemu_barrier_all();
-        t[r] = (now_ns() - t0) / RING_HOPS / 1000.0;
+        t[r] = (now_ns() - t0) / (double)hops / 1000.0;
     }
     if (me == 0)
-        row("ring_token_hop", np, 8, summarize(t, reps), "us", 0, NULL);
+        row(name, np, 8, summarize(t, reps), "us", 0, NULL);
     shmemu_barrier_all();
     shmemu_free(token);
+}
+
+#define RING_HOPS 10000
+
+static int pe_ring(void *arg)
+{
+    (void)arg;
+    token_ring("ring_token_hop", RING_HOPS, 0);
     return 0;
 }
 
-/* A token around a ring of PEs that poll for it (shmemu_long_g of their
- * own word in a loop, as OpenSHMEM programs poll with shmem_g or
- * shmem_test): with more PEs than cores the PE holding the token must get
- * a core while the others spin. */
+/* The token polled for (shmemu_long_g of the PE's own word in a loop, as
+ * OpenSHMEM programs poll with shmem_g or shmem_test): with more PEs than
+ * cores the PE holding the token must get a core while the others spin.
+ * arg non-NULL: the PEs first raise their thread level to MULTIPLE, as a
+ * threaded OpenSHMEM program's do (their polls take another path). */
 #define POLL_HOPS 2000
 
-/* arg non-NULL: the PEs first raise their thread level to MULTIPLE, as a
- * threaded OpenSHMEM program's do (their polls take another path). */
 static int pe_poll_ring(void *arg)
 {
     if (arg) {
@@ -286,26 +294,7 @@ static int pe_poll_ring(void *arg)
             return 1;
         }
     }
-    int me = shmemu_my_pe(), np = shmemu_n_pes();
-    long *token = shmemu_calloc(1, sizeof(long));
-    double t[MAX_REPS];
-    for (int r = 0; r < reps; r++) {
-        *token = 0;
-        shmemu_barrier_all();
-        double t0 = now_ns();
-        for (long h = me; h < POLL_HOPS; h += np) {
-            while (h > 0 && shmemu_long_g(token, me) != h)
-                ;
-            shmemu_long_p(token, h + 1, (me + 1) % np);
-        }
-        shmemu_barrier_all();
-        t[r] = (now_ns() - t0) / POLL_HOPS / 1000.0;
-    }
-    if (me == 0)
-        row(arg ? "poll_ring_hop_mt" : "poll_ring_hop", np, 8, summarize(t, reps), "us", 0,
-            NULL);
-    shmemu_barrier_all();
-    shmemu_free(token);
+    token_ring(arg ? "poll_ring_hop_mt" : "poll_ring_hop", POLL_HOPS, 1);
     if (arg)
         shmemu_finalize(); /* the shmemu_init_thread above */
     return 0;
