@@ -113,8 +113,9 @@ static void end_outside_pe(const char *user_call)
         mode = v && !strcasecmp(v, "return") ? SHMEMU_ERRORS_RETURN : SHMEMU_ERRORS_ABORT;
     }
     if (mode == SHMEMU_ERRORS_ABORT) {
+        /* _exit: the call may come from a thread while main is in exit */
         fflush(NULL);
-        exit(EXIT_FAILURE);
+        _exit(EXIT_FAILURE);
     }
 }
 
