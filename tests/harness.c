@@ -425,30 +425,9 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void th_fork_cmd(void (*child)(void), struct th_outcome *o)
-{
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        child();
-        _exit(127);
-    }
-    close(fds[1]);
-    size_t got = 0;
-    ssize_t n;
-    while ((n = read(fds[0], o->out + got, sizeof(o->out) - 1 - got)) > 0)
-        got += (size_t)n;
-    o->out[got] = '\0';
-    close(fds[0]);
-    assert_int_equal(waitpid(pid, &o->status, 0), pid);
-}
-
-void th_run_cmd(char *const argv[], const char *const env[], struct th_outcome *o)
+/* Run child(arg) in a forked process, its stdout and stderr into o->out,
+ * then its wait status and wall time into o. */
+static void fork_collect(void (*child)(void *), void *arg, struct th_outcome *o)
 {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -460,10 +439,8 @@ void th_run_cmd(char *const argv[], const char *const env[], struct th_outcome *
         dup2(fds[1], STDERR_FILENO);
         dup2(fds[1], STDOUT_FILENO);
         close(fds[0]);
-        for (int i = 0; env && env[i]; i++)
-            putenv((char *)(uintptr_t)env[i]);
-        execv(argv[0], argv);
-        _exit(126);
+        child(arg);
+        _exit(127);
     }
     close(fds[1]);
     size_t got = 0;
@@ -475,6 +452,36 @@ void th_run_cmd(char *const argv[], const char *const env[], struct th_outcome *
     close(fds[0]);
     assert_int_equal(waitpid(pid, &o->status, 0), pid);
     o->secs = now_s() - t0;
+}
+
+static void call_child(void *fn)
+{
+    (*(void (**)(void))fn)();
+}
+
+void th_fork_cmd(void (*child)(void), struct th_outcome *o)
+{
+    fork_collect(call_child, &child, o);
+}
+
+struct exec_args {
+    char *const *argv;
+    const char *const *env;
+};
+
+static void exec_child(void *arg)
+{
+    const struct exec_args *a = arg;
+    for (int i = 0; a->env && a->env[i]; i++)
+        putenv((char *)(uintptr_t)a->env[i]);
+    execv(a->argv[0], a->argv);
+    _exit(126);
+}
+
+void th_run_cmd(char *const argv[], const char *const env[], struct th_outcome *o)
+{
+    struct exec_args a = {argv, env};
+    fork_collect(exec_child, &a, o);
 }
 
 char *th_tool(const char *rel)

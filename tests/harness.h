@@ -89,8 +89,7 @@ struct th_outcome {
     char out[16384];
 };
 void th_run_cmd(char *const argv[], const char *const env[], struct th_outcome *o);
-/* Run child() in a forked process (it should _exit), its stderr into
- * o->out; o->status is its wait status. */
+/* The same for child() in a forked process (it should _exit). */
 void th_fork_cmd(void (*child)(void), struct th_outcome *o);
 /* build_dir/rel, in one of 8 rotating buffers. */
 char *th_tool(const char *rel);

@@ -210,6 +210,7 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
                        size_t nbytes, uint64_t value)
 {
     struct shmemu__poll_state *s = &me->poll;
+    uint64_t key = (uint64_t)off << 24 ^ (uint64_t)(uint32_t)pe ^ (uint64_t)nbytes << 56;
     if (shmemu__mt(me)) {
         /* No livelock detection: a poll's value may be another thread's to
          * change.  Give way all the same, per thread, once the word it
@@ -221,10 +222,9 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
             int64_t since_ns;
         } mine;
         __atomic_store_n(&me->poll_countdown, 64, __ATOMIC_RELAXED);
-        uint64_t k = (uint64_t)off << 24 ^ (uint64_t)(uint32_t)pe ^ (uint64_t)nbytes << 56;
         int64_t now = shmemu__time();
-        if (k != mine.key || value != mine.val || !mine.since_ns) {
-            mine.key = k;
+        if (key != mine.key || value != mine.val || !mine.since_ns) {
+            mine.key = key;
             mine.val = value;
             mine.since_ns = now;
         } else if (!me->coop && now - mine.since_ns >= YIELD_AFTER_NS) {
@@ -236,7 +236,6 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
     uint32_t polls = s->polls_last ? s->polls_last : 1;
     s->polls_last = period;
     me->poll_countdown = period;
-    uint64_t key = (uint64_t)off << 24 ^ (uint64_t)(uint32_t)pe ^ (uint64_t)nbytes << 56;
     int64_t now = shmemu__time();
     int moved = me->poll_activity != s->activity_seen;
     s->activity_seen = me->poll_activity;

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -107,11 +106,11 @@ static void end_outside_pe(const char *user_call)
 {
     if (strcmp(shmemu__api_of(user_call), "shmem") != 0 || !strcmp(user_call, "shmem_finalize"))
         return;
-    int mode = shmemu__process_error_mode;
-    if (mode < 0) {
-        const char *v = getenv("SHMEMU_ERRORS");
-        mode = v && !strcasecmp(v, "return") ? SHMEMU_ERRORS_RETURN : SHMEMU_ERRORS_ABORT;
-    }
+    struct shmemu__params p; /* no job to hold them: SHMEMU_ERRORS as a job reads it */
+    char why[256];
+    int mode = shmemu__process_error_mode >= 0 ? shmemu__process_error_mode
+               : shmemu__params_load(&p, why, sizeof(why)) == SHMEMU_OK ? p.ERRORS
+                                                                         : SHMEMU_ERRORS_ABORT;
     if (mode == SHMEMU_ERRORS_ABORT) {
         /* _exit: the call may come from a thread while main is in exit */
         fflush(NULL);
