@@ -365,6 +365,33 @@ static void test_mixed_deadlock(void **state)
     free(err);
 }
 
+/* A _vector wait's report shows the values it compares with (the first
+ * four), not the scalar argument the other forms take. */
+static int body_vector_deadlock(void *arg)
+{
+    (void)arg;
+    int n = shmemu_my_pe() == 0 ? 6 : 3;
+    long want[6] = {-1, 2, 3, 4, 5, 6};
+    long *flags = shmemu_calloc(6, sizeof(long));
+    shmemu_long_wait_until_all_vector(flags, (size_t)n, NULL, SHMEMU_CMP_EQ, want);
+    th_pe_fail(__FILE__, __LINE__, "a deadlocked wait returned in ABORT mode");
+}
+
+static void test_vector_deadlock(void **state)
+{
+    (void)state;
+    for (int t = 0; t < th_transport_count(); t++) {
+        th_capture_start();
+        int rc = th_launch(th_transport(t), 2, 0, body_vector_deadlock, NULL);
+        char *err = th_capture_stop();
+        assert_int_equal(rc, SHMEMU_EDEADLOCK);
+        assert_non_null(strstr(err, "PE 0/2 in shmemu_long_wait_until_all_vector(ivars=heap+0x"));
+        assert_non_null(strstr(err, "nelems=6, SHMEMU_CMP_EQ, cmp_values -1 2 3 4 ...): values are"));
+        assert_non_null(strstr(err, "nelems=3, SHMEMU_CMP_EQ, cmp_values -1 2 3): values are"));
+        free(err);
+    }
+}
+
 /* PE 1 leaves without writing what PE 0 waits for: PE 0 is released. */
 static int body_departed(void *arg)
 {
@@ -474,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_arrays),
         cmocka_unit_test(test_fairness),      cmocka_unit_test(test_ring),
         cmocka_unit_test(test_deadlock),      cmocka_unit_test(test_mixed_deadlock),
+        cmocka_unit_test(test_vector_deadlock),
         cmocka_unit_test(test_departed),      cmocka_unit_test(test_wakers),
         cmocka_unit_test(test_p2p_errors),
     };

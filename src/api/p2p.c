@@ -48,7 +48,7 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
                                const struct shmemu__wait_desc *d, int may_get, char *buf,
                                size_t len)
 {
-    char want[32], now[96] = "";
+    char want[112], now[96] = "";
     unsigned char got[64];
     const unsigned char *bytes = NULL;
     size_t w8 = (size_t)shmemu__vt_width(d->vtype),
@@ -56,7 +56,21 @@ void shmemu__format_value_wait(struct shmemu__job *job, int pe,
     if (may_get && !shmemu__tl_ptr_direct(job, pe, (size_t)d->off) && w8 && w8 <= 8 && n8 &&
         shmemu__tl_heap_get(job, pe, (size_t)d->off, got, n8 * w8) == SHMEMU_OK)
         bytes = got; /* a peer's heap this process does not map */
-    shmemu__vt_format(d->vtype, d->value, want, sizeof(want));
+    if (d->nvalues > 0) {
+        /* A _vector wait compares each element with its own value. */
+        size_t used = (size_t)snprintf(want, sizeof(want), "cmp_values ");
+        for (int i = 0; i < d->nvalues && i < SHMEMU__WAIT_VALUES && used + 22 < sizeof(want);
+             i++) {
+            if (i)
+                want[used++] = ' ';
+            shmemu__vt_format(d->vtype, d->values[i], want + used, sizeof(want) - used);
+            used += strlen(want + used);
+        }
+        if ((uint64_t)d->nvalues < d->nelems && used + 4 < sizeof(want))
+            memcpy(want + used, " ...", 5);
+    } else {
+        shmemu__vt_format(d->vtype, d->value, want, sizeof(want));
+    }
     char where[128];
     shmemu__word_name(shmemu__self, d->off, where, sizeof(where));
     if (bytes || shmemu__tl_ptr_direct(job, pe, (size_t)d->off)) {
@@ -240,6 +254,12 @@ static int run_wait_at(void *site, const char *call, struct waitspec *w, const v
                                                             : SHMEMU__WAIT_ARRAY,
                                   .vtype = w->vt, .cmp = w->cmp, .off = w->off,
                                   .nelems = w->nelems, .value = w->value};
+    if (w->values) {
+        size_t width = (size_t)shmemu__vt_width(w->vt);
+        for (; d.nvalues < SHMEMU__WAIT_VALUES && (size_t)d.nvalues < w->nelems; d.nvalues++)
+            memcpy(&d.values[d.nvalues], (const char *)w->values + (size_t)d.nvalues * width,
+                   width);
+    }
     shmemu__strlcpy(d.call, shmemu__user_call(call), sizeof(d.call));
     if ((st = shmemu__wait_ready(me, &d, holds, w)))
         return shmemu__fail(me, st, call, "%s while waiting",

@@ -25,6 +25,7 @@
 #define SHMEMU__CTL_LAYOUT 5u
 #define SHMEMU__TEAMS_MAX 64 /* team slots per job, world included */
 #define SHMEMU__CALL_LEN 48
+#define SHMEMU__WAIT_VALUES 4
 #define SHMEMU__SITE_LEN 96
 #define SHMEMU__DISS_ROUNDS 31 /* ceil(log2(INT_MAX)): rounds of a dissemination barrier */
 /* Every heap ends with one SHMEMU_TEAM_WORKSPACE_BYTES area per team slot. */
@@ -64,10 +65,13 @@ struct shmemu__wait_desc {
     uint32_t gen;  /* SYNC: generation waited out */
     int32_t vtype; /* VALUE/ARRAY: shmemu__vtype of the ivar */
     int32_t cmp;
-    int32_t pad;
+    int32_t nvalues; /* _vector forms: how many of values[] are recorded */
     uint64_t off;    /* VALUE/ARRAY: heap offset of the (first) ivar */
     uint64_t nelems; /* ARRAY */
     uint64_t value;  /* comparison value, bit pattern */
+    /* _vector forms: the first comparison values, bit patterns; copied
+     * because the report may be written by another process. */
+    uint64_t values[SHMEMU__WAIT_VALUES];
 };
 
 /* A PE's entry in a control collective (symmetric allocation, team split):
