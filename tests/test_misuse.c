@@ -284,6 +284,11 @@ static int body_mixed_calls(void *arg)
             shmemu_free(blk);
         PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EMISMATCH);
         check_still_works();
+        /* 5. PE 0 frees a stack address while the others free blk */
+        long local;
+        shmemu_free(me == 0 ? (void *)&local : (void *)blk);
+        PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EMISMATCH);
+        check_still_works();
     }
     /* Still in step: blk is still allocated everywhere, and a put lands. */
     blk[0] = -1;
@@ -304,6 +309,8 @@ static void test_mixed_calls(void **state)
     char *err = th_capture_stop();
     assert_non_null(strstr(err, "shmemu: PE 0/3 shmemu_free: PEs disagree: PE 0 passed block "
                                 "at heap offset 0x0 but PE 1 is in an allocation, not a free"));
+    assert_non_null(strstr(err, "shmemu: PE 0/2 shmemu_free: PEs disagree: PE 0 passed a pointer "
+                                "that is no heap block but PE 1 passed block at heap offset 0x0"));
     assert_non_null(strstr(err, "shmemu: PE 0/5 shmemu_barrier_all: PEs disagree: this PE is "
                                 "in a barrier or team sync while others of the team are in "
                                 "a collective allocation, free or team split\n"));

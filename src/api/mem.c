@@ -71,6 +71,10 @@ static void forget_block_cache(shmemu__pe *me)
 
 /* ---------------------------------------------------------- agreement */
 
+/* block_start's code for the team workspaces (one reserved block at the
+ * heap's end, never the user's to free). */
+#define WORKSPACE ((size_t)-3)
+
 static const char *rec_name(int kind)
 {
     switch (kind) {
@@ -92,12 +96,21 @@ static void describe(const struct shmemu__rec *r, char *buf, size_t len)
                  (long long)r->a[0]);
         break;
     case REC_FREE:
-        snprintf(buf, len, "block at heap offset 0x%llx", (long long)r->a[0]);
+    case REC_REALLOC: {
+        /* block_start's codes for what is no block, as the user would say it */
+        char blk[48];
+        switch ((size_t)r->a[0]) {
+        case (size_t)-1: snprintf(blk, sizeof(blk), "a pointer that is no heap block"); break;
+        case (size_t)-2: snprintf(blk, sizeof(blk), "NULL"); break;
+        case WORKSPACE: snprintf(blk, sizeof(blk), "a team workspace address"); break;
+        default: snprintf(blk, sizeof(blk), "block at heap offset 0x%llx", (long long)r->a[0]);
+        }
+        if (r->kind == REC_FREE)
+            snprintf(buf, len, "%s", blk);
+        else
+            snprintf(buf, len, "%s, size %lld", blk, (long long)r->a[1]);
         break;
-    case REC_REALLOC:
-        snprintf(buf, len, "block at heap offset 0x%llx, size %lld",
-                 (long long)r->a[0], (long long)r->a[1]);
-        break;
+    }
     case REC_SPLIT_STRIDED:
         snprintf(buf, len, "start %lld, stride %lld, size %lld", (long long)r->a[0],
                  (long long)r->a[1], (long long)r->a[2]);
@@ -321,9 +334,7 @@ void *shmemu_calloc(size_t count, size_t size)
 }
 
 /* ptr must be the start of a block the user allocated: its offset,
- * (size_t)-1 for any other address, or WORKSPACE for the team workspaces
- * (one reserved block at the heap's end, never the user's to free). */
-#define WORKSPACE ((size_t)-3)
+ * (size_t)-1 for any other address, or WORKSPACE. */
 static size_t block_start(shmemu__pe *me, const void *ptr)
 {
     size_t off = (size_t)((uintptr_t)ptr - (uintptr_t)me->heap);
