@@ -204,7 +204,10 @@ static void test_select(void **state)
     assert_non_null(strstr(err, "shmemu_allreduce: SHMEMU_ALLREDUCE_ALGO='bogo' is not one of "
                                 "oneshot, ring, rd, rabenseifner, tree, auto"));
     assert_non_null(strstr(err, "shmemu_allreduce_ring: op bxor (6) does not apply to float"));
-    assert_non_null(strstr(err, "is not symmetric"));
+    assert_non_null(strstr(err, " is not symmetric (in no block of the symmetric heap, nor in "
+                                "symmetric static data)\n"));
+    assert_non_null(strstr(err, "+20 runs past the end of its symmetric block (16 bytes from "
+                                "dest)\n"));
     assert_non_null(strstr(err, "root 3 is not a PE of the team (0..2)"));
     assert_non_null(strstr(err, "shmemu_allreduce_ring: dest 0x"));
     assert_non_null(strstr(err, "+8 overlap without being the same buffer\n"));

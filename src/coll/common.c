@@ -11,6 +11,22 @@ static int sym_ok(const void *p, size_t bytes)
     return !bytes || shmemu_sym_extent(p) >= bytes;
 }
 
+/* The error for a buffer sym_ok refused: not symmetric at all, or too
+ * short (the usual mistake: a dest sized for one PE's share). */
+int shmemu__coll_not_sym(const char *call, const char *what, const void *p, size_t bytes)
+{
+    size_t ext = shmemu_sym_extent(p);
+    if (!ext)
+        return shmemu_error(SHMEMU_ERANGE, call,
+                            "%s %p is not symmetric (in no block of the symmetric heap, nor "
+                            "in symmetric static data)",
+                            what, p);
+    return shmemu_error(SHMEMU_ERANGE, call,
+                        "%s %p+%zu runs past the end of its symmetric block (%zu bytes from "
+                        "%s)",
+                        what, p, bytes, ext, what);
+}
+
 int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
                shmemu_op_t op, int need_op, const void *dest, const void *src, size_t count,
                unsigned per_pe, int root)
@@ -44,13 +60,9 @@ int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shm
     size_t dest_bytes = count * c->esize * (per_pe & COLL_DEST_PER_PE ? times : 1);
     size_t src_bytes = count * c->esize * (per_pe & COLL_SRC_PER_PE ? times : 1);
     if (!(per_pe & COLL_DEST_LATER) && !sym_ok(dest, dest_bytes))
-        return shmemu_error(SHMEMU_ERANGE, call,
-                            "dest %p+%zu is not symmetric (not inside one shmemu_malloc'd "
-                            "block)", dest, dest_bytes);
+        return shmemu__coll_not_sym(call, "dest", dest, dest_bytes);
     if (!sym_ok(src, src_bytes))
-        return shmemu_error(SHMEMU_ERANGE, call,
-                            "src %p+%zu is not symmetric (not inside one shmemu_malloc'd "
-                            "block)", src, src_bytes);
+        return shmemu__coll_not_sym(call, "src", src, src_bytes);
     /* The same buffer (in place, where the collective allows it) or apart:
      * a partial overlap has the algorithm read what it already wrote. */
     if (!(per_pe & COLL_DEST_LATER) && dest != src && dest_bytes && src_bytes &&

@@ -49,9 +49,7 @@ int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t
     for (int p = 0; p < c.n && !st; p++)
         total += sizes[p];
     if (!st && total && shmemu_sym_extent(dest) < total)
-        st = shmemu_error(SHMEMU_ERANGE, c.call,
-                          "dest %p+%zu is not symmetric (not inside one shmemu_malloc'd block)",
-                          dest, total);
+        st = shmemu__coll_not_sym(c.call, "dest", dest, total);
     for (int p = 0; p < c.n && !st; p++) {
         st = shmemu__coll_pull(&c, (char *)dest + at, source, sizes[p], p);
         at += sizes[p];
