@@ -451,7 +451,10 @@ static void test_misuse(void **state)
         "shmemu: PE 0/2 shmem_free: ptr 0x",
         "/2 shmem_broadcast64: nelems 4611686018427387904 of 8-byte elements",
         "/2 shmem_alltoall64: dst 1 over 4611686018427387904 blocks of 8-byte elements",
-        "shmemu: shmem_long_p: called outside a PE (no shmem_init, or after shmem_finalize"};
+        "shmemu: shmem_long_p: called outside a PE (no shmem_init, or after shmem_finalize",
+        "/2 shmem_long_wait_until: cmp 42 is not one of SHMEM_CMP_EQ..SHMEM_CMP_LE\n",
+        "/2 shmem_long_put_signal: sig_op 77 is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD\n",
+        "/2 shmem_team_destroy: the predefined team SHMEM_TEAM_WORLD cannot be destroyed\n"};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
                                        "global+0) runs past the end",
                                        " was destroyed (shmem_ctx_destroy)\n",
@@ -469,9 +472,10 @@ static void test_misuse(void **state)
                                         "or never returned by shmem_malloc\n"),
                                        " overflows size_t\n",
                                        " overflows the address space\n",
-                                       "or from a thread that is not a PE)\n"};
-    static const int cases[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14};
-    for (int i = 0; i < 14; i++) {
+                                       "or from a thread that is not a PE)\n",
+                                       "shmemu: PE 0/2 ", "shmemu: PE 0/2 ", "shmemu: PE 0/2 "};
+    static const int cases[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+    for (int i = 0; i < 17; i++) {
         int k = cases[i];
         char ks[16];
         snprintf(ks, sizeof(ks), "%d", k);
@@ -484,6 +488,29 @@ static void test_misuse(void **state)
         if (exited(&o, 0) || strstr(o.out, "FAIL") || !strstr(o.out, want[i]) ||
             !strstr(o.out, tail[i]) || strstr(o.out, "shmemu_"))
             fail_msg("case %d: status %#x, output:\n%s", k, o.status, o.out);
+    }
+}
+
+/* shmem_init_thread with a level that is none: -1 and one line that
+ * speaks OpenSHMEM's names; a good one provides at least what it asked. */
+static void test_init_thread_level(void **state)
+{
+    (void)state;
+    for (int level = 7; level >= 0; level -= 7) {
+        char ls[8];
+        snprintf(ls, sizeof(ls), "%d", level);
+        char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"),
+                        "init_thread", ls, NULL};
+        struct th_outcome o;
+        th_run_cmd(argv, NULL, &o);
+        int bad = level == 7;
+        if (bad != !exited(&o, 0) || strstr(o.out, "shmemu_") ||
+            !strstr(o.out, bad ? "shmem_init_thread: -1, provided -1\n"
+                               : "shmem_init_thread: 0, provided 0\n") ||
+            (bad && !strstr(o.out, "shmemu: shmem_init_thread: requested thread level 7 is "
+                                   "not one of SHMEM_THREAD_SINGLE..SHMEM_THREAD_MULTIPLE "
+                                   "(0..3)\n")))
+            fail_msg("level %d: status %#x, output:\n%s", level, o.status, o.out);
     }
 }
 
@@ -787,6 +814,7 @@ int main(void)
         cmocka_unit_test(test_pshmem),
         cmocka_unit_test(test_shmemx_names),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_init_thread_level),
         cmocka_unit_test(test_livelock_every_pe),
         cmocka_unit_test(test_thread_after_finalize),
         cmocka_unit_test(test_static_off_refused),

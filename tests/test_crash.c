@@ -145,7 +145,7 @@ static void run_cmd(char *const argv[], const char *const env[], struct th_outco
 static const char *hows[] = {"segv", "abort", "exit3", "kill"};
 static const int how_sig[] = {SIGSEGV, SIGABRT, 0, SIGKILL};
 static const char *how_text[] = {"killed by SIGSEGV", "killed by SIGABRT",
-                                 "exited with status 3 before shmemu_finalize",
+                                 "exited with status 3 before finalizing",
                                  "killed by SIGKILL"};
 static const char *wheres[] = {"barrier", "wait", "compute"};
 

@@ -7,7 +7,7 @@
  * Each copy finds its job through the environment in shmemu_init().  The
  * launcher forwards SIGINT and SIGTERM, and exits with the first failing
  * PE's status (128 + signal for a signal), 124 after --timeout, or 0.  When a
- * PE dies or exits before shmemu_finalize, it says so, aborts the job (PEs
+ * PE dies or exits before finalizing, it says so, aborts the job (PEs
  * blocked in shmemu calls return SHMEMU_EABORTED or exit), then sends
  * SIGTERM and, shortly after, SIGKILL to what is left.
  *

@@ -190,9 +190,11 @@ static int check_wait(shmemu__pe *me, const char *call, struct waitspec *w,
                       const void *ivars)
 {
     size_t width = (size_t)shmemu__vt_width(w->vt);
-    if (w->cmp < SHMEMU_CMP_EQ || w->cmp > SHMEMU_CMP_LE)
-        return shmemu__fail(me, SHMEMU_EINVAL, call,
-                            "cmp %d is not one of SHMEMU_CMP_EQ..SHMEMU_CMP_LE", w->cmp);
+    if (w->cmp < SHMEMU_CMP_EQ || w->cmp > SHMEMU_CMP_LE) {
+        const char *api = shmemu__api_const_of(shmemu__user_call(call));
+        return shmemu__fail(me, SHMEMU_EINVAL, call, "cmp %d is not one of %s_CMP_EQ..%s_CMP_LE",
+                            w->cmp, api, api);
+    }
     if (w->nelems == 0)
         return SHMEMU_OK;
     if (w->nelems > SIZE_MAX / width)

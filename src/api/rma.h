@@ -33,11 +33,12 @@ static SHMEMU__ALWAYS_INLINE int shmemu__put_signal_prepare(
     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, struct shmemu_tl_rma *d)
 {
     int st;
-    if (SHMEMU__UNLIKELY(sig_op != SHMEMU_SIGNAL_SET && sig_op != SHMEMU_SIGNAL_ADD))
+    if (SHMEMU__UNLIKELY(sig_op != SHMEMU_SIGNAL_SET && sig_op != SHMEMU_SIGNAL_ADD)) {
+        const char *api = shmemu__api_const_of(shmemu__user_call(call));
         return shmemu__fail(me, SHMEMU_EINVAL, call,
-                            "sig_op %d is neither SHMEMU_SIGNAL_SET nor "
-                            "SHMEMU_SIGNAL_ADD",
-                            sig_op);
+                            "sig_op %d is neither %s_SIGNAL_SET nor %s_SIGNAL_ADD", sig_op, api,
+                            api);
+    }
     if (SHMEMU__UNLIKELY((uintptr_t)sig_addr & 7))
         return shmemu__fail(me, SHMEMU_EINVAL, call,
                             "sig_addr %p is not 8-byte aligned", (void *)sig_addr);

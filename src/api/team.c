@@ -414,8 +414,9 @@ void shmemu_team_destroy(shmemu_team_t team)
         return;
     }
     if (team == SHMEMU_TEAM_WORLD || team == SHMEMU_TEAM_SHARED) {
-        shmemu__fail(me, SHMEMU_EINVAL, call, "the predefined team %s cannot be destroyed",
-                     team == SHMEMU_TEAM_WORLD ? "SHMEMU_TEAM_WORLD" : "SHMEMU_TEAM_SHARED");
+        shmemu__fail(me, SHMEMU_EINVAL, call, "the predefined team %s_TEAM_%s cannot be destroyed",
+                     shmemu__api_const_of(shmemu__user_call(call)),
+                     team == SHMEMU_TEAM_WORLD ? "WORLD" : "SHARED");
         return;
     }
     struct team_view v;

@@ -76,6 +76,7 @@ static void openshmem_program(void)
 
 void shmem_init(void)
 {
+    SHMEMU_OSH_CALL;
     openshmem_program();
     if (shmemu_init() != SHMEMU_OK)
         exit(1); /* shmemu_init said why */
@@ -91,6 +92,7 @@ void start_pes(int npes)
 /* SHMEM_THREAD_* are shmemu's levels (shmem.h checks it). */
 int shmem_init_thread(int requested, int *provided)
 {
+    SHMEMU_OSH_CALL;
     openshmem_program();
     int was_pe = shmemu__self != NULL;
     if (shmemu_init_thread(requested, provided) != SHMEMU_OK)

@@ -203,6 +203,11 @@ static inline const char *shmemu__api_of(const char *call)
 {
     return shmemu__is_osh_call(call) ? "shmem" : "shmemu";
 }
+/* The same prefix for constants: SHMEM_CMP_EQ or SHMEMU_CMP_EQ. */
+static inline const char *shmemu__api_const_of(const char *call)
+{
+    return shmemu__is_osh_call(call) ? "SHMEM" : "SHMEMU";
+}
 /* As shmemu__ctx_id while a PE drains: a quiet of every context. */
 #define SHMEMU__CTX_ALL (-1)
 /* The PE a process hosts when it hosts exactly one (shmemu_init, or a PE

@@ -66,8 +66,9 @@ void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
     } else if (how == SHMEMU_TL_EXIT_NOSTART) {
         snprintf(msg, sizeof(msg), "PE %d could not be started: %s", pe, strerror(code));
     } else {
-        snprintf(msg, sizeof(msg), "PE %d (pid %d) exited with status %d before "
-                 "shmemu_finalize", pe, pid, code);
+        /* "finalizing": the program may speak OpenSHMEM (shmem_finalize) */
+        snprintf(msg, sizeof(msg), "PE %d (pid %d) exited with status %d before finalizing",
+                 pe, pid, code);
     }
     snprintf(report, sizeof(report), "%s: %s; aborting job\n", job->who, msg);
     /* The abort (and its report) before the PE is seen gone: a survivor that

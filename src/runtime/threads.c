@@ -71,11 +71,13 @@ shmemu__pe *shmemu__adopt(void)
 
 int shmemu_init_thread(int requested, int *provided)
 {
-    if (requested < SHMEMU_THREAD_SINGLE || requested > SHMEMU_THREAD_MULTIPLE)
+    if (requested < SHMEMU_THREAD_SINGLE || requested > SHMEMU_THREAD_MULTIPLE) {
+        const char *api = shmemu__api_const_of(shmemu__user_call("shmemu_init_thread"));
         return shmemu__fail(shmemu__self, SHMEMU_EINVAL, "shmemu_init_thread",
                             "requested thread level %d is not one of "
-                            "SHMEMU_THREAD_SINGLE..SHMEMU_THREAD_MULTIPLE (0..3)",
-                            requested);
+                            "%s_THREAD_SINGLE..%s_THREAD_MULTIPLE (0..3)",
+                            requested, api, api);
+    }
     int st = shmemu_init();
     if (st != SHMEMU_OK)
         return st;

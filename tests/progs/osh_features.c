@@ -26,9 +26,14 @@
  *                           an active-set broadcast whose bytes overflow
  *                           size_t, 13: an active-set alltoall too long
  *                           for the address space, 14: a put after
- *                           shmem_finalize), which ends the job
+ *                           shmem_finalize, 15: a wait with an unknown
+ *                           comparison, 16: a put-with-signal with an
+ *                           unknown signal operation, 17: the world team
+ *                           destroyed), which ends the job
  *                           with one line (a deadlock or livelock report
  *                           for 6 to 8)
+ *   osh_features init_thread L   shmem_init_thread(L): a bad level fails
+ *                           with one line; exits 3 when it fails
  *   osh_features race T     PEs 0 and 1 put 16 longs into the last PE's
  *                           static buffer: unordered (T 0), or ordered by
  *                           a quiet and a barrier (T 1, the correct twin)
@@ -346,6 +351,13 @@ static long raced[16]; /* "race" */
 int main(int argc, char **argv)
 {
     reset_psync();
+    if (argc > 2 && !strcmp(argv[1], "init_thread")) {
+        int provided = -1, rc = shmem_init_thread(atoi(argv[2]), &provided);
+        printf("shmem_init_thread: %d, provided %d\n", rc, provided);
+        if (rc == 0)
+            shmem_finalize();
+        return rc == 0 ? 0 : 3;
+    }
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
     if (argc > 2 && !strcmp(argv[1], "exit")) {
@@ -385,6 +397,12 @@ int main(int argc, char **argv)
             shmem_broadcast64(dst, src, (size_t)1 << 62, 0, 0, 0, n, pSync2);
         else if (k == 13)
             shmem_alltoall64(dst, src, (size_t)1 << 62, 0, 0, n, pSync2);
+        else if (k == 15)
+            shmem_long_wait_until(blk, 42, 0);
+        else if (k == 16)
+            shmem_long_put_signal(blk, local, 1, (uint64_t *)blk, 1, 77, 0);
+        else if (k == 17)
+            shmem_team_destroy(SHMEM_TEAM_WORLD);
         else if (k == 11) {
             shmem_free(blk);
             shmem_free(blk);
