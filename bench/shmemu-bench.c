@@ -270,33 +270,45 @@ static void token_ring(const char *name, long hops, int poll)
 
 #define RING_HOPS 10000
 
+/* Raise the PE's thread level to MULTIPLE, as a threaded OpenSHMEM
+ * program's PEs do (their waits and polls take another path). */
+static int go_multiple(const char *name)
+{
+    int got = -1;
+    shmemu_init_thread(SHMEMU_THREAD_MULTIPLE, &got);
+    if (got != SHMEMU_THREAD_MULTIPLE || shmemu_query_thread() != SHMEMU_THREAD_MULTIPLE) {
+        fprintf(stderr, "%s: thread level %d, not MULTIPLE\n", name, got);
+        return 1;
+    }
+    return 0;
+}
+
+/* arg non-NULL: at SHMEMU_THREAD_MULTIPLE (go_multiple). */
 static int pe_ring(void *arg)
 {
-    (void)arg;
-    token_ring("ring_token_hop", RING_HOPS, 0);
+    const char *name = arg ? "ring_token_hop_mt" : "ring_token_hop";
+    if (arg && go_multiple(name))
+        return 1;
+    token_ring(name, RING_HOPS, 0);
+    if (arg)
+        shmemu_finalize(); /* the shmemu_init_thread of go_multiple */
     return 0;
 }
 
 /* The token polled for (shmemu_long_g of the PE's own word in a loop, as
  * OpenSHMEM programs poll with shmem_g or shmem_test): with more PEs than
  * cores the PE holding the token must get a core while the others spin.
- * arg non-NULL: the PEs first raise their thread level to MULTIPLE, as a
- * threaded OpenSHMEM program's do (their polls take another path). */
+ * arg non-NULL: at SHMEMU_THREAD_MULTIPLE (go_multiple). */
 #define POLL_HOPS 2000
 
 static int pe_poll_ring(void *arg)
 {
-    if (arg) {
-        int got = -1;
-        shmemu_init_thread(SHMEMU_THREAD_MULTIPLE, &got);
-        if (got != SHMEMU_THREAD_MULTIPLE || shmemu_query_thread() != SHMEMU_THREAD_MULTIPLE) {
-            fprintf(stderr, "poll_ring_hop_mt: thread level %d, not MULTIPLE\n", got);
-            return 1;
-        }
-    }
-    token_ring(arg ? "poll_ring_hop_mt" : "poll_ring_hop", POLL_HOPS, 1);
+    const char *name = arg ? "poll_ring_hop_mt" : "poll_ring_hop";
+    if (arg && go_multiple(name))
+        return 1;
+    token_ring(name, POLL_HOPS, 1);
     if (arg)
-        shmemu_finalize(); /* the shmemu_init_thread above */
+        shmemu_finalize();
     return 0;
 }
 
@@ -641,6 +653,9 @@ int main(int argc, char **argv)
         rc |= launch(2, 0, pe_sync_lat, NULL);
     if (wants(argc, argv, i, "ring"))
         rc |= launch(128, (size_t)2 << 20, pe_ring, NULL);
+    if (wants(argc, argv, i, "ring") && strcmp(transport, "sim") != 0)
+        for (int np = 2; np <= 128; np *= 4) /* sim: one thread runs every PE */
+            rc |= launch(np, (size_t)2 << 20, pe_ring, "mt");
     if (wants(argc, argv, i, "pollring"))
         for (int np = 2; np <= 8; np *= 2)
             rc |= launch(np, (size_t)2 << 20, pe_poll_ring, NULL);
