@@ -22,7 +22,7 @@
 #include "shmemu.h"
 
 #define SHMEMU__CTL_MAGIC 0x73686d75u /* "shmu" */
-#define SHMEMU__CTL_LAYOUT 5u
+#define SHMEMU__CTL_LAYOUT 6u
 #define SHMEMU__TEAMS_MAX 64 /* team slots per job, world included */
 #define SHMEMU__CALL_LEN 48
 #define SHMEMU__WAIT_VALUES 4
@@ -92,6 +92,9 @@ struct shmemu__ctl_pe {
      * deadlock snapshot can tell "still asleep" from "slept again". */
     _Atomic uint64_t wstate;
     _Atomic uint32_t wake_seq; /* futex word for value waits */
+    /* Threads of this PE, when several drive it, asleep (bounded) on
+     * wake_seq without counting as blocked: an updater wakes them all. */
+    _Atomic uint32_t mt_sleepers;
     _Atomic uint32_t life;     /* shmemu__life */
     _Atomic int32_t pid;
     int32_t rc; /* pe_main's return value, once departed */
@@ -129,6 +132,10 @@ struct shmemu__ctl_team {
      * how many members sleep in this generation; the PE that ends the
      * generation takes them off the blocked count in one step. */
     _Atomic uint64_t sleep SHMEMU__ALIGNED(SHMEMU__CACHELINE);
+    /* Threads of multithreaded PEs asleep (bounded) on the generation word,
+     * uncounted as blocked: the PE that ends the generation wakes them too.
+     * On sleep's line, which that PE has just written. */
+    _Atomic uint32_t mt_sleepers;
     /* Low 32 bits: members arrived in this generation.  High 32: how many
      * of them arrived in a control collective (allocation, team split) --
      * a generation that mixes those with plain syncs is a mismatch. */

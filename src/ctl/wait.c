@@ -268,6 +268,10 @@ void shmemu__notify_slow(struct shmemu__job *job, int pe)
 {
     struct shmemu__ctl *c = job->tl.ctl;
     struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, pe);
+    if (atomic_load(&cp->mt_sleepers)) {
+        atomic_fetch_add(&cp->wake_seq, 1);
+        shmemu__tl_ctl_wake(job, (void *)&cp->wake_seq, INT_MAX);
+    }
     uint64_t w = atomic_load(&cp->wstate);
     for (;;) {
         uint32_t s = shmemu__ws_state(w);
@@ -349,15 +353,27 @@ static void settle(shmemu__pe *me)
     }
 }
 
-/* Sleep a little longer each time (1 us doubling to 256 us): how a thread
- * of a PE that several threads drive waits once spinning is over.  Such a
- * PE never sleeps counted in deadlock detection: that one of its threads
- * sleeps says nothing of what the others will do. */
-static void mt_nap(int64_t *ns)
+/* How a thread of a PE that several threads drive waits once spinning is
+ * over: asleep on word (a futex word that moves when what it waits for
+ * may have come) while it still holds expected, announced in *sleepers so
+ * that whoever moves the word wakes it, a little longer each time (1 us
+ * doubling to 256 us: a change nobody announces -- a sibling thread's plain
+ * store -- is still seen that soon).  Such a PE never sleeps counted in
+ * deadlock detection: that one of its threads sleeps says nothing of what
+ * the others will do.  ready is looked at after the announcement, so that
+ * a waker either sees it or is seen. */
+static int mt_sleep(shmemu__pe *me, _Atomic uint32_t *sleepers, _Atomic uint32_t *word,
+                    uint32_t expected, int64_t *ns, shmemu__ready_fn ready, void *arg)
 {
-    shmemu__nap(*ns);
+    atomic_fetch_add(sleepers, 1);
+    store_load_barrier(me);
+    int done = ready(me, arg);
+    if (!done)
+        shmemu__tl_ctl_wait(me->job, (void *)word, expected, *ns);
+    atomic_fetch_sub(sleepers, 1);
     if (*ns < 256000)
         *ns *= 2;
+    return done;
 }
 
 int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
@@ -375,7 +391,9 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     if (shmemu__net(me->job))
         return shmemu__net_wait(me, d, ready, arg);
     if (shmemu__mt(me)) {
-        for (int64_t ns = 1000;; mt_nap(&ns)) {
+        struct shmemu__ctl_pe *mine = me->ctl_me;
+        for (int64_t ns = 1000;;) {
+            uint32_t seq = atomic_load_explicit(&mine->wake_seq, memory_order_acquire);
             shmemu__drive(me);
             if (ready(me, arg))
                 return SHMEMU_OK;
@@ -387,6 +405,8 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
                 return st > 0 ? SHMEMU_OK : st;
             if ((st = shmemu__aborted(me)))
                 return st;
+            if (mt_sleep(me, &mine->mt_sleepers, &mine->wake_seq, seq, &ns, ready, arg))
+                return SHMEMU_OK;
         }
     }
 
@@ -532,13 +552,16 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
     if (sync_spin(me, t, gen) > 0)
         return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
     if (shmemu__mt(me)) {
-        for (int64_t ns = 1000;; mt_nap(&ns)) {
+        struct shmemu__gen_moved g = {t, gen};
+        for (int64_t ns = 1000;;) {
             shmemu__drive(me); /* nobody else delivers what this PE holds */
             if ((uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire) != gen)
                 return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot)
                                            : SHMEMU_OK;
             if ((st = sync_blocked(me, t, gen, call, slot)))
                 return st;
+            (void)mt_sleep(me, &t->mt_sleepers, (_Atomic uint32_t *)shmemu__team_gen_word(t),
+                           gen, &ns, shmemu__gen_moved, &g);
         }
     }
 
@@ -670,10 +693,10 @@ static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, i
     atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
     uint64_t prev = xchg64(me, &t->sleep, (uint64_t)(uint32_t)(gen + 1));
     uint32_t sleepers = (uint32_t)(prev >> 32);
-    if (sleepers) {
+    if (sleepers)
         (void)add32(me, &me->ctl->nconfirmed, -sleepers);
+    if (sleepers || atomic_load_explicit(&t->mt_sleepers, memory_order_seq_cst))
         shmemu__tl_ctl_wake(me->job, shmemu__team_gen_word(t), INT_MAX);
-    }
     return SHMEMU_OK;
 }
 

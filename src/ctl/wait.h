@@ -46,9 +46,10 @@ static inline void shmemu__notify(shmemu__pe *me, int pe)
         shmemu__compiler_barrier();
     else
         shmemu__full_fence();
-    uint32_t s = shmemu__ws_state(atomic_load_explicit(
-        &shmemu__ctl_pe(me->ctl, pe)->wstate, memory_order_relaxed));
-    if (SHMEMU__UNLIKELY(s == SHMEMU__WS_DATA_REG || s == SHMEMU__WS_DATA_CONF))
+    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(me->ctl, pe);
+    uint32_t s = shmemu__ws_state(atomic_load_explicit(&cp->wstate, memory_order_relaxed));
+    if (SHMEMU__UNLIKELY(s == SHMEMU__WS_DATA_REG || s == SHMEMU__WS_DATA_CONF ||
+                         atomic_load_explicit(&cp->mt_sleepers, memory_order_relaxed)))
         shmemu__notify_slow(me->job, pe);
 }
 
