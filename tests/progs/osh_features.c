@@ -397,11 +397,11 @@ int main(int argc, char **argv)
             shmem_broadcast64(dst, src, (size_t)1 << 62, 0, 0, 0, n, pSync2);
         else if (k == 13)
             shmem_alltoall64(dst, src, (size_t)1 << 62, 0, 0, n, pSync2);
-        else if (k == 15)
+        else if (k == 15 && me == 0) /* 15-17: PE 0 alone, which reports */
             shmem_long_wait_until(blk, 42, 0);
-        else if (k == 16)
+        else if (k == 16 && me == 0)
             shmem_long_put_signal(blk, local, 1, (uint64_t *)blk, 1, 77, 0);
-        else if (k == 17)
+        else if (k == 17 && me == 0)
             shmem_team_destroy(SHMEM_TEAM_WORLD);
         else if (k == 11) {
             shmem_free(blk);
