@@ -431,8 +431,10 @@ static void test_global_exit(void **state)
  * that the PE never set, the default context destroyed, a lock on the
  * stack, a block freed twice, active-set collectives whose sizes overflow,
  * a put after shmem_finalize (the process ends: an OpenSHMEM routine
- * returns nothing to tell it): one line saying so, naming the routine
- * called, the job ended.  A wait on a
+ * returns nothing to tell it), an unknown comparison or signal operation,
+ * the world team destroyed, a destroyed team synced: one line saying so,
+ * naming the routine called and OpenSHMEM's constants, the job ended.  A
+ * wait on a
  * static flag nobody sets, or a shmem_long_g loop polling one: the
  * deadlock or livelock report names the routine and the variable. */
 static void test_misuse(void **state)
@@ -454,7 +456,8 @@ static void test_misuse(void **state)
         "shmemu: shmem_long_p: called outside a PE (no shmem_init, or after shmem_finalize",
         "/2 shmem_long_wait_until: cmp 42 is not one of SHMEM_CMP_EQ..SHMEM_CMP_LE\n",
         "/2 shmem_long_put_signal: sig_op 77 is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD\n",
-        "/2 shmem_team_destroy: the predefined team SHMEM_TEAM_WORLD cannot be destroyed\n"};
+        "/2 shmem_team_destroy: the predefined team SHMEM_TEAM_WORLD cannot be destroyed\n",
+        "/2 shmem_team_sync: team "};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
                                        "global+0) runs past the end",
                                        " was destroyed (shmem_ctx_destroy)\n",
@@ -473,9 +476,11 @@ static void test_misuse(void **state)
                                        " overflows size_t\n",
                                        " overflows the address space\n",
                                        "or from a thread that is not a PE)\n",
-                                       "shmemu: PE 0/2 ", "shmemu: PE 0/2 ", "shmemu: PE 0/2 "};
-    static const int cases[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 17};
-    for (int i = 0; i < 17; i++) {
+                                       "shmemu: PE 0/2 ", "shmemu: PE 0/2 ", "shmemu: PE 0/2 ",
+                                       " was destroyed on this PE (shmem_team_destroy)\n"};
+    static const int cases[] = {0,  1,  2,  3,  4,  5,  6,  7,  9,
+                                10, 11, 12, 13, 14, 15, 16, 17, 18};
+    for (int i = 0; i < 18; i++) {
         int k = cases[i];
         char ks[16];
         snprintf(ks, sizeof(ks), "%d", k);

@@ -69,7 +69,8 @@ static int member_view(shmemu__pe *me, const char *call, shmemu_team_t team,
     int d = decode(me, team, v);
     if (d == -2)
         return shmemu__fail(me, SHMEMU_EINVAL, call,
-                            "team %d was destroyed on this PE (shmemu_team_destroy)", team);
+                            "team %d was destroyed on this PE (%s_team_destroy)", team,
+                            shmemu__api_of(shmemu__user_call(call)));
     if (d != 0)
         return shmemu__fail(me, SHMEMU_EINVAL, call,
                             "team %d is not a valid team handle (destroyed, or never "

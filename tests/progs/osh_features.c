@@ -29,6 +29,7 @@
  *                           shmem_finalize, 15: a wait with an unknown
  *                           comparison, 16: a put-with-signal with an
  *                           unknown signal operation, 17: the world team
+ *                           destroyed, 18: a team synced after it was
  *                           destroyed), which ends the job
  *                           with one line (a deadlock or livelock report
  *                           for 6 to 8)
@@ -403,6 +404,13 @@ int main(int argc, char **argv)
             shmem_long_put_signal(blk, local, 1, (uint64_t *)blk, 1, 77, 0);
         else if (k == 17 && me == 0)
             shmem_team_destroy(SHMEM_TEAM_WORLD);
+        else if (k == 18) {
+            shmem_team_t t;
+            shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t);
+            shmem_team_destroy(t);
+            if (me == 0)
+                shmem_team_sync(t);
+        }
         else if (k == 11) {
             shmem_free(blk);
             shmem_free(blk);
