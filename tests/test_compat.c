@@ -425,6 +425,16 @@ static void test_global_exit(void **state)
     }
 }
 
+/* oshrun -np 2 osh_features MODE K. */
+static void features_on_two(const char *mode, int k, struct th_outcome *o)
+{
+    char ks[16];
+    snprintf(ks, sizeof(ks), "%d", k);
+    char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"),
+                    (char *)mode, ks, NULL};
+    th_run_cmd(argv, NULL, o);
+}
+
 /* A typed put whose byte count overflows size_t, or that runs past the
  * end of the symmetric static data, a put on a destroyed context, a
  * context destroyed twice, a lock set twice by one thread, a lock cleared
@@ -482,12 +492,8 @@ static void test_misuse(void **state)
                                 10, 11, 12, 13, 14, 15, 16, 17, 18};
     for (int i = 0; i < 18; i++) {
         int k = cases[i];
-        char ks[16];
-        snprintf(ks, sizeof(ks), "%d", k);
-        char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"),
-                        "misuse", ks, NULL};
         struct th_outcome o;
-        th_run_cmd(argv, NULL, &o);
+        features_on_two("misuse", k, &o);
         /* Each report names the OpenSHMEM routine called, never the shmemu
          * call under it, and a site in the program, not in shmem.h. */
         if (exited(&o, 0) || strstr(o.out, "FAIL") || !strstr(o.out, want[i]) ||
@@ -502,12 +508,8 @@ static void test_init_thread_level(void **state)
 {
     (void)state;
     for (int level = 7; level >= 0; level -= 7) {
-        char ls[8];
-        snprintf(ls, sizeof(ls), "%d", level);
-        char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"),
-                        "init_thread", ls, NULL};
         struct th_outcome o;
-        th_run_cmd(argv, NULL, &o);
+        features_on_two("init_thread", level, &o);
         int bad = level == 7;
         if (bad != !exited(&o, 0) || strstr(o.out, "shmemu_") ||
             !strstr(o.out, bad ? "shmem_init_thread: -1, provided -1\n"
