@@ -79,12 +79,13 @@ static inline int coll_pe(const struct coll *c, int member)
  * whether the caller checks dest itself (its size is not known yet). */
 enum { COLL_DEST_PER_PE = 1, COLL_SRC_PER_PE = 2, COLL_DEST_LATER = 4 };
 
+/* Reports a collective's buffer that is not symmetric, or too short. */
+int shmemu__coll_not_sym(const char *call, const char *what, const void *p, size_t bytes)
+    __attribute__((visibility("hidden")));
+
 /* Check the team, dtype, op (need_op), count (no size overflows), root
  * (-1: none) and buffers, and, in checker mode, that every member passed
  * the same; then enter the call.  Returns SHMEMU_OK, or a reported failure. */
-/* Reports a collective's buffer that is not symmetric, or too short. */
-int shmemu__coll_not_sym(const char *call, const char *what, const void *p, size_t bytes);
-
 int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shmemu_dtype_t dtype,
                shmemu_op_t op, int need_op, const void *dest, const void *src, size_t count,
                unsigned per_pe, int root) __attribute__((visibility("hidden")));
