@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -146,6 +147,54 @@ static void test_hello_tcp(void **state)
         run_mpi(n, env, "examples/hello_spmd", NULL, NULL, &o);
         check_hello(n, &o, "UCX_TLS=tcp");
     }
+}
+
+/* A named control segment whose maker was killed inside the join leaks:
+ * the next job's maker removes such leftovers of this user -- maker gone,
+ * older than an hour -- and nothing else (a young one could be a live
+ * join; a live maker's is its own). */
+static void make_segment(const char *path, int hours_old)
+{
+    int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    struct timespec t[2];
+    clock_gettime(CLOCK_REALTIME, &t[0]);
+    t[0].tv_sec -= hours_old * 3600;
+    t[1] = t[0];
+    assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+static void test_stale_segment_removed(void **state)
+{
+    (void)state;
+    need_mpirun();
+    pid_t dead = fork(); /* a pid that is surely gone */
+    if (dead == 0)
+        _exit(0);
+    assert_true(dead > 0);
+    waitpid(dead, NULL, 0);
+    char old[128], young[128], live[128];
+    snprintf(old, sizeof(old), "/dev/shm/shmemu.%u.%d.test_stale_old", (unsigned)getuid(),
+             (int)dead);
+    snprintf(young, sizeof(young), "/dev/shm/shmemu.%u.%d.test_stale_young",
+             (unsigned)getuid(), (int)dead);
+    snprintf(live, sizeof(live), "/dev/shm/shmemu.%u.%d.test_stale_live", (unsigned)getuid(),
+             (int)getpid());
+    make_segment(old, 2);
+    make_segment(young, 0);
+    make_segment(live, 2);
+    struct th_outcome o;
+    run_mpi(2, NULL, "examples/hello_spmd", NULL, NULL, &o);
+    int old_gone = access(old, F_OK) != 0, young_kept = access(young, F_OK) == 0,
+        live_kept = access(live, F_OK) == 0;
+    unlink(old);
+    unlink(young);
+    unlink(live);
+    check_hello(2, &o, "after leftovers");
+    if (!old_gone || !young_kept || !live_kept)
+        fail_msg("stale removed %d, young kept %d, live maker's kept %d", old_gone,
+                 young_kept, live_kept);
 }
 
 /* An OpenSHMEM 1.5 program, every feature area, under mpirun: "ok N". */
@@ -579,6 +628,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hello),
         cmocka_unit_test(test_hello_tcp),
+        cmocka_unit_test(test_stale_segment_removed),
         cmocka_unit_test(test_openshmem),
         cmocka_unit_test(test_openshmem_programs),
         cmocka_unit_test(test_global_exit), cmocka_unit_test(test_forked_child),

@@ -15,6 +15,7 @@
  */
 #include "shm.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -250,9 +251,40 @@ int shmemu_shm_seg_attach(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj, 
     return attach_fd(job, sj, pe, (int)fd, what);
 }
 
+/* A named segment lives only while its job joins (its maker unlinks the
+ * name once every PE has it open), but a maker killed inside that window
+ * leaves it behind, and nothing else would ever remove it.  Before making
+ * one, remove this user's named segments whose maker (the pid in the name)
+ * is gone and that are older than any join: an hour, so that a live job
+ * whose maker this process cannot see (another pid namespace sharing
+ * /dev/shm) is never touched. */
+#define STALE_NAMED_S 3600
+static void remove_stale_named(void)
+{
+    DIR *d = opendir(SHM_DIR);
+    if (!d)
+        return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        unsigned uid;
+        int pid, at = 0;
+        if (sscanf(e->d_name, "shmemu.%u.%d.%n", &uid, &pid, &at) != 2 || !at ||
+            uid != (unsigned)getuid() || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char path[sizeof(SHM_DIR) + 256];
+        struct stat st;
+        snprintf(path, sizeof(path), SHM_DIR "/%s", e->d_name);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > STALE_NAMED_S)
+            (void)unlink(path);
+    }
+    closedir(d);
+}
+
 int shmemu_shm_seg_create_named(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj,
                                 char *name, size_t name_len)
 {
+    remove_stale_named();
     layout(job, sj);
     sj->fd = -1;
     int st = shmemu_shm_segment_create(sj->seg_size, 1, name, name_len, &sj->fd, job->why,
