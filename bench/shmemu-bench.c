@@ -268,8 +268,6 @@ static void token_ring(const char *name, long hops, int poll)
     shmemu_free(token);
 }
 
-#define RING_HOPS 10000
-
 /* Raise the PE's thread level to MULTIPLE, as a threaded OpenSHMEM
  * program's PEs do (their waits and polls take another path). */
 static int go_multiple(const char *name)
@@ -283,32 +281,28 @@ static int go_multiple(const char *name)
     return 0;
 }
 
-/* arg non-NULL: at SHMEMU_THREAD_MULTIPLE (go_multiple). */
+/* A token ring as a PE's body.  The polled one (shmemu_long_g of the PE's
+ * own word in a loop, as OpenSHMEM programs poll with shmem_g or
+ * shmem_test): with more PEs than cores the PE holding the token must get
+ * a core while the others spin.  mt: at SHMEMU_THREAD_MULTIPLE. */
+struct ring_kind {
+    const char *name;
+    long hops;
+    int poll, mt;
+};
+static const struct ring_kind ring_wait = {"ring_token_hop", 10000, 0, 0},
+                              ring_wait_mt = {"ring_token_hop_mt", 10000, 0, 1},
+                              ring_poll = {"poll_ring_hop", 2000, 1, 0},
+                              ring_poll_mt = {"poll_ring_hop_mt", 2000, 1, 1};
+
 static int pe_ring(void *arg)
 {
-    const char *name = arg ? "ring_token_hop_mt" : "ring_token_hop";
-    if (arg && go_multiple(name))
+    const struct ring_kind *k = arg;
+    if (k->mt && go_multiple(k->name))
         return 1;
-    token_ring(name, RING_HOPS, 0);
-    if (arg)
+    token_ring(k->name, k->hops, k->poll);
+    if (k->mt)
         shmemu_finalize(); /* the shmemu_init_thread of go_multiple */
-    return 0;
-}
-
-/* The token polled for (shmemu_long_g of the PE's own word in a loop, as
- * OpenSHMEM programs poll with shmem_g or shmem_test): with more PEs than
- * cores the PE holding the token must get a core while the others spin.
- * arg non-NULL: at SHMEMU_THREAD_MULTIPLE (go_multiple). */
-#define POLL_HOPS 2000
-
-static int pe_poll_ring(void *arg)
-{
-    const char *name = arg ? "poll_ring_hop_mt" : "poll_ring_hop";
-    if (arg && go_multiple(name))
-        return 1;
-    token_ring(name, POLL_HOPS, 1);
-    if (arg)
-        shmemu_finalize();
     return 0;
 }
 
@@ -651,17 +645,19 @@ int main(int argc, char **argv)
         rc |= launch(2, BW_MAX + ((size_t)4 << 20), pe_bw, NULL);
     if (wants(argc, argv, i, "sync"))
         rc |= launch(2, 0, pe_sync_lat, NULL);
+    /* sim: one thread runs every PE, so no rows at MULTIPLE */
+    int mt_rows = strcmp(transport, "sim") != 0;
     if (wants(argc, argv, i, "ring"))
-        rc |= launch(128, (size_t)2 << 20, pe_ring, NULL);
-    if (wants(argc, argv, i, "ring") && strcmp(transport, "sim") != 0)
-        for (int np = 2; np <= 128; np *= 4) /* sim: one thread runs every PE */
-            rc |= launch(np, (size_t)2 << 20, pe_ring, "mt");
+        rc |= launch(128, (size_t)2 << 20, pe_ring, (void *)&ring_wait);
+    if (wants(argc, argv, i, "ring") && mt_rows)
+        for (int np = 2; np <= 128; np *= 4)
+            rc |= launch(np, (size_t)2 << 20, pe_ring, (void *)&ring_wait_mt);
     if (wants(argc, argv, i, "pollring"))
         for (int np = 2; np <= 8; np *= 2)
-            rc |= launch(np, (size_t)2 << 20, pe_poll_ring, NULL);
-    if (wants(argc, argv, i, "pollring") && strcmp(transport, "sim") != 0)
-        for (int np = 2; np <= 8; np *= 2) /* sim: one thread runs every PE */
-            rc |= launch(np, (size_t)2 << 20, pe_poll_ring, "mt");
+            rc |= launch(np, (size_t)2 << 20, pe_ring, (void *)&ring_poll);
+    if (wants(argc, argv, i, "pollring") && mt_rows)
+        for (int np = 2; np <= 8; np *= 2)
+            rc |= launch(np, (size_t)2 << 20, pe_ring, (void *)&ring_poll_mt);
     if (wants(argc, argv, i, "barrier")) {
         for (int k = 0; k < n_barrier; k++) {
             /* about 0.1-0.2 s a repetition whatever the PE count */

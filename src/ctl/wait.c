@@ -362,14 +362,14 @@ static void settle(shmemu__pe *me)
  * deadlock detection: that one of its threads sleeps says nothing of what
  * the others will do.  ready is looked at after the announcement, so that
  * a waker either sees it or is seen. */
-static int mt_sleep(shmemu__pe *me, _Atomic uint32_t *sleepers, _Atomic uint32_t *word,
-                    uint32_t expected, int64_t *ns, shmemu__ready_fn ready, void *arg)
+static int mt_sleep(shmemu__pe *me, _Atomic uint32_t *sleepers, void *word, uint32_t expected,
+                    int64_t *ns, shmemu__ready_fn ready, void *arg)
 {
     atomic_fetch_add(sleepers, 1);
     store_load_barrier(me);
     int done = ready(me, arg);
     if (!done)
-        shmemu__tl_ctl_wait(me->job, (void *)word, expected, *ns);
+        shmemu__tl_ctl_wait(me->job, word, expected, *ns);
     atomic_fetch_sub(sleepers, 1);
     if (*ns < 256000)
         *ns *= 2;
@@ -405,7 +405,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
                 return st > 0 ? SHMEMU_OK : st;
             if ((st = shmemu__aborted(me)))
                 return st;
-            if (mt_sleep(me, &mine->mt_sleepers, &mine->wake_seq, seq, &ns, ready, arg))
+            if (mt_sleep(me, &mine->mt_sleepers, (void *)&mine->wake_seq, seq, &ns, ready, arg))
                 return SHMEMU_OK;
         }
     }
@@ -560,8 +560,8 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
                                            : SHMEMU_OK;
             if ((st = sync_blocked(me, t, gen, call, slot)))
                 return st;
-            (void)mt_sleep(me, &t->mt_sleepers, (_Atomic uint32_t *)shmemu__team_gen_word(t),
-                           gen, &ns, shmemu__gen_moved, &g);
+            (void)mt_sleep(me, &t->mt_sleepers, shmemu__team_gen_word(t), gen, &ns,
+                           shmemu__gen_moved, &g);
         }
     }
 

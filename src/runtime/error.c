@@ -129,18 +129,16 @@ int shmemu__enter_fail(shmemu__pe *me, const char *call)
                           "called after %s_finalize: this thread called as PE %d, "
                           "which has finalized",
                           api, me->pe);
-        end_outside_pe(user);
-        return st;
-    }
-    if (!me) {
+    } else if (!me) {
         st = shmemu__fail(NULL, SHMEMU_EINVAL, call,
                           "called outside a PE (no %s_init, or after %s_finalize, or "
                           "from a thread that is not a PE)",
                           api, api);
-        end_outside_pe(user);
-        return st;
+    } else {
+        return shmemu__fail(me, shmemu__aborted(me), call, "the job was aborted");
     }
-    return shmemu__fail(me, shmemu__aborted(me), call, "the job was aborted");
+    end_outside_pe(user);
+    return st;
 }
 
 int shmemu__collective_fail(shmemu__pe *me, int reporter, int status, const char *call,
