@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -193,6 +194,110 @@ static void test_overlap(void **state)
     th_run(body_overlap, NULL, TH_NPES(1, 2), 0);
 }
 
+/* A stream of small puts to one peer, as a collective over a network makes
+ * them (the ucx transport combines them into one message where UCX would
+ * send a message per put): every size, each checked at the target; writes
+ * to one place ordered by fences (the later wins, small over bulk and bulk
+ * over small); a PE reads back what it just wrote; and a put whose PE then
+ * computes, calling nothing, still arrives. */
+static const size_t stream_sizes[] = {1, 2, 3, 8, 13, 100, 1001, 4096, 8191, 8192, 8193, 20000};
+#define N_STREAM (sizeof(stream_sizes) / sizeof(stream_sizes[0]))
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int body_stream(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), np = shmemu_n_pes();
+    int right = (me + 1) % np, left = (me - 1 + np) % np;
+    size_t per = 0;
+    for (size_t i = 0; i < N_STREAM; i++)
+        per += stream_sizes[i] + 1; /* a byte between puts stays untouched */
+    const int reps = th_quick() ? 20 : 60;
+    size_t cap = per * (size_t)reps;
+    unsigned char *sym = shmemu_malloc(cap), *priv = malloc(20000), *exp = malloc(20000);
+    long *flag = shmemu_malloc(sizeof(long));
+    PE_CHECK(sym && priv && exp && flag);
+    memset(sym, 0xcc, cap);
+    *flag = 0;
+    PE_CHECK_OK(shmemu_barrier_all());
+    size_t off = 0;
+    for (int r = 0; r < reps; r++)
+        for (size_t i = 0; i < N_STREAM; i++) {
+            size_t n = stream_sizes[i];
+            th_fill(priv, n, me, (unsigned)(r * N_STREAM + i));
+            PE_CHECK_OK(shmemu_putmem(sym + off, priv, n, right));
+            off += n + 1;
+        }
+    PE_CHECK_OK(shmemu_quiet());
+    PE_CHECK_OK(shmemu_barrier_all());
+    off = 0;
+    for (int r = 0; r < reps; r++)
+        for (size_t i = 0; i < N_STREAM; i++) {
+            size_t n = stream_sizes[i];
+            PE_CHECK_EQ(th_verify(sym + off, n, left, (unsigned)(r * N_STREAM + i)), -1);
+            PE_CHECK_EQ(sym[off + n], 0xcc);
+            off += n + 1;
+        }
+
+    /* Overwrites, each ordered after the one before by a fence. */
+    PE_CHECK_OK(shmemu_barrier_all());
+    th_fill(priv, 8, me, 1);
+    PE_CHECK_OK(shmemu_putmem(sym, priv, 8, right));
+    PE_CHECK_OK(shmemu_fence());
+    th_fill(priv, 20000, me, 2);
+    PE_CHECK_OK(shmemu_putmem(sym, priv, 20000, right));
+    PE_CHECK_OK(shmemu_fence());
+    th_fill(priv, 100, me, 3);
+    PE_CHECK_OK(shmemu_putmem(sym, priv, 100, right));
+    PE_CHECK_OK(shmemu_fence());
+    th_fill(priv, 7, me, 4);
+    PE_CHECK_OK(shmemu_putmem_nbi(sym + 50, priv, 7, right));
+    PE_CHECK_OK(shmemu_quiet());
+    PE_CHECK_OK(shmemu_barrier_all());
+    th_fill(exp, 20000, left, 2);
+    th_fill(exp, 100, left, 3);
+    th_fill(exp + 50, 7, left, 4);
+    PE_CHECK(memcmp(sym, exp, 20000) == 0);
+
+    /* Read back at once what was just put (no quiet in between). */
+    PE_CHECK_OK(shmemu_barrier_all());
+    th_fill(priv, 13, me, 5);
+    PE_CHECK_OK(shmemu_putmem(sym + 30000, priv, 13, right));
+    memset(exp, 0, 13);
+    PE_CHECK_OK(shmemu_getmem(exp, sym + 30000, 13, right));
+    PE_CHECK(memcmp(exp, priv, 13) == 0);
+
+    /* Put, then compute without calling the library: the put arrives.  Not
+     * on sim, whose PEs are fibers of one thread: one that never calls the
+     * library never lets another run. */
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (strcmp(shmemu_transport_name(), "sim") != 0) {
+        PE_CHECK_OK(shmemu_long_p(flag, me + 1, right));
+        double t0 = seconds();
+        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != left + 1 && seconds() - t0 < 30)
+            ;
+        PE_CHECK_EQ(__atomic_load_n(flag, __ATOMIC_ACQUIRE), left + 1);
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(flag);
+    shmemu_free(sym);
+    free(exp);
+    free(priv);
+    return 0;
+}
+
+static void test_stream(void **state)
+{
+    (void)state;
+    th_run(body_stream, NULL, TH_NPES(1, 2, 3, 5), 0);
+}
+
 /* Strided RMA: shapes of blocks and strides (either sign, a repeated
  * source block, contiguous, bulk), elements of 8 bytes (typed) and 3 bytes
  * (shmemu_ibput with an odd elsize).  Each element's bytes name the PE and
@@ -335,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_typed),
         cmocka_unit_test(test_nbi),
         cmocka_unit_test(test_overlap),
+        cmocka_unit_test(test_stream),
         cmocka_unit_test(test_strided),
     };
     return cmocka_run_group_tests_name("rma", tests, NULL, NULL);

@@ -69,6 +69,37 @@ struct blob_hdr {
     int32_t pid, memfd;
 };
 
+/* Small puts combined into one active message (see "Combining" below). */
+struct cmb_hdr {
+    int32_t src;    /* the sending PE */
+    uint32_t nputs; /* records in the message */
+    uint64_t upto;  /* the sender's count of puts to us, this message's last included */
+};
+struct cmb_rec {
+    uint64_t off; /* in the target's heap */
+    uint64_t len; /* then len bytes, padded to 8 */
+};
+struct cmb_ack {
+    int32_t src;
+    int32_t unused;
+    uint64_t upto; /* puts from src applied here */
+};
+
+/* The sending side, for a peer whose puts are combined. */
+struct cmb {
+    pthread_mutex_t lock; /* threads of the PE and its serving thread */
+    char *buf[2];         /* filled in turn: one may still be on the wire */
+    ucs_status_ptr_t req[2];
+    struct cmb_hdr hdr[2];
+    int cur;
+    uint32_t nputs;
+    _Atomic size_t used; /* bytes in buf[cur]; read unlocked as a hint */
+    int64_t since;       /* when buf[cur]'s first put came */
+    uint64_t appended;   /* puts to this peer ever buffered */
+    _Atomic uint64_t sent;  /* of them, sent */
+    _Atomic uint64_t acked; /* of them, applied at the peer */
+};
+
 struct peer {
     ucp_ep_h ep;
     ucp_rkey_h rkey;
@@ -76,6 +107,12 @@ struct peer {
     char *mapped;  /* the peer's heap mapped here, or NULL */
     void *own_map; /* the reservation behind mapped, when we made it */
     size_t own_len;
+    struct cmb *cmb; /* our puts to it are combined, or NULL */
+    /* Its combined puts to us: how many we applied, acknowledged. */
+    _Atomic uint64_t applied;
+    uint64_t ack_sent;
+    struct cmb_ack ack; /* the acknowledgement on the wire */
+    ucs_status_ptr_t ack_req;
 };
 
 struct shmemu_ucx_pe {
@@ -125,6 +162,15 @@ struct shmemu_ucx_pe {
     _Atomic uint32_t park_seq;   /* bumped by idle */
     int local;          /* the other PEs on this machine */
     int64_t serve_spin; /* how long the server polls after traffic, ns */
+    /* Combining: how many peers, their buffers' size, the largest put
+     * combined; puts ever buffered, sent and acknowledged, over all peers
+     * (buffered counts under the peer's lock, before the put can leave, so
+     * that acked_total <= sent_total <= buffered always holds). */
+    int ncmb;
+    size_t cmb_bytes, cmb_put_max;
+    _Atomic uint64_t cmb_buffered, cmb_sent_total, cmb_acked_total;
+    _Atomic int acks_owed; /* a peer's puts were applied since we last acknowledged */
+    pthread_mutex_t ack_lock;
 };
 
 /* Progress starts a flush of what was left to one once the last such put
@@ -159,11 +205,15 @@ static void busy(struct shmemu_ucx_pe *p)
         atomic_store_explicit(&p->driving, 1, memory_order_relaxed);
 }
 
+static void send_acks(struct shmemu_ucx_pe *p);
+
 /* A thread of the PE drives the worker itself. */
 static unsigned drive(struct shmemu_ucx_pe *p)
 {
     busy(p);
-    return ucp_worker_progress(p->worker);
+    unsigned n = ucp_worker_progress(p->worker);
+    send_acks(p);
+    return n;
 }
 
 /* The PE stops driving (it is about to sleep): the server takes over now. */
@@ -213,15 +263,10 @@ static void after_puts(struct shmemu_ucx_pe *p)
         (void)ucp_worker_fence(p->worker);
 }
 
-/* Wait for a request (NULL: done at once) by driving the worker; give up
- * (UCS_ERR_CANCELED) once the job has ended, as a dead peer never answers. */
-static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
+/* Drive the worker until ready(arg); give up (UCS_ERR_CANCELED) once the
+ * job has ended, as a dead peer never answers. */
+static ucs_status_t wait_for(struct shmemu_ucx_pe *p, int (*ready)(const void *), const void *arg)
 {
-    if (r == NULL)
-        return UCS_OK;
-    if (UCS_PTR_IS_ERR(r))
-        return UCS_PTR_STATUS(r);
-    ucs_status_t s;
     /* Spin briefly, then sleep on the worker's events (at most 1 ms at a
      * time): what we wait for is often a peer that needs the core -- PEs
      * outnumber cores in our usual jobs -- and a PE that polls a remote
@@ -229,7 +274,7 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
      * tells work from polling). */
     struct pollfd pfd = {.fd = p->efd, .events = POLLIN};
     int64_t t0 = now_ns();
-    for (unsigned i = 1, idle = 0; (s = ucp_request_check_status(r)) == UCS_INPROGRESS; i++) {
+    for (unsigned i = 1, idle = 0; !ready(arg); i++) {
         uint32_t seen = atomic_load(&p->arrivals);
         if (drive(p)) { /* moving: a large transfer keeps us polling */
             idle = 0;
@@ -242,19 +287,354 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
         if (!p->server_up) {
             if (ucp_worker_arm(p->worker) == UCS_OK)
                 (void)poll(&pfd, 1, 1);
-        } else if (ucp_request_check_status(r) == UCS_INPROGRESS) {
+        } else if (!ready(arg)) {
             struct timespec ms = {0, 1000000};
             atomic_fetch_add(&p->arrival_sleepers, 1);
             syscall(SYS_futex, &p->arrivals, FUTEX_WAIT_PRIVATE, seen, &ms, NULL, 0);
             atomic_fetch_sub(&p->arrival_sleepers, 1);
         }
-        if (i % 64 == 0 && p->gone(p->gone_arg)) {
-            s = UCS_ERR_CANCELED;
-            break;
-        }
+        if (i % 64 == 0 && p->gone(p->gone_arg))
+            return UCS_ERR_CANCELED;
     }
+    return UCS_OK;
+}
+
+static int req_ended(const void *r)
+{
+    return ucp_request_check_status((void *)(uintptr_t)r) != UCS_INPROGRESS;
+}
+
+/* Wait for a request (NULL: done at once). */
+static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
+{
+    if (r == NULL)
+        return UCS_OK;
+    if (UCS_PTR_IS_ERR(r))
+        return UCS_PTR_STATUS(r);
+    ucs_status_t s = wait_for(p, req_ended, r);
+    if (s == UCS_OK)
+        s = ucp_request_check_status(r);
     ucp_request_free(r); /* one still in flight is released when it ends */
     return s;
+}
+
+/* ------------------------------------------------------------ combining
+ *
+ * Where UCX has no RMA lane to a peer (TCP), it emulates every put with an
+ * active message that the target answers with one of its own: two system
+ * calls on each side per put, whatever its size (perf: 86% of a stream of
+ * 4 KiB puts spent in the kernel's TCP path).  Small puts to such a peer
+ * are therefore combined: copied into a buffer per peer that leaves as one
+ * active message when full, at a quiet, before any other operation to that
+ * peer, when the PE polls or waits, or (sent by the serving thread) once
+ * it is CMB_AGE_NS old.  The target applies the records in order and
+ * answers with the count of puts it applied, once per progress pass; quiet
+ * waits for those counts.  Order: one peer's messages travel on UCX's one
+ * active-message lane in order, and everything else to that peer (its
+ * other puts, gets, atomics, UCX's own emulated ones) goes on the same lane
+ * after the buffer is sent and a worker fence. */
+#define AM_PUTS 1
+#define AM_ACK 2
+/* The most a PE's combining buffers may take (two per peer it puts to),
+ * and a peer's buffer's bounds: 64 KiB less our header is one TCP segment
+ * as the plugin sets them. */
+#define CMB_BUDGET (8u << 20)
+#define CMB_BYTES_MAX (65536 - 64)
+#define CMB_BYTES_MIN 16384
+/* The serving thread sends a buffer this old (a PE that put and went off to
+ * compute). */
+#define CMB_AGE_NS 200000
+
+/* Whether puts to q are combined: not where it is mapped, nor where UCX
+ * has an RMA lane to it (its puts are then one-sided); SHMEMU_UCX_COMBINE=0
+ * turns it off. */
+static int cmb_wanted(struct peer *q)
+{
+    const char *e = getenv("SHMEMU_UCX_COMBINE");
+    if ((e && e[0] == '0') || q->mapped || !q->ep)
+        return 0;
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (!f)
+        return 0;
+    ucp_ep_print_info(q->ep, f); /* a "put[lane]" line per RMA lane */
+    int emulated = fclose(f) == 0 && text && !strstr(text, "put[");
+    free(text);
+    return emulated;
+}
+
+/* Send q's buffer (under its lock; not empty), then make the other one
+ * ready to fill.  The serving thread (server) does not wait for the other
+ * one to leave: it sends nothing while it is still on the wire. */
+static ucs_status_t cmb_send(struct shmemu_ucx_pe *p, struct peer *q, struct cmb *c, int server)
+{
+    int b = c->cur;
+    if (server && c->req[b ^ 1]) {
+        if (ucp_request_check_status(c->req[b ^ 1]) == UCS_INPROGRESS)
+            return UCS_OK;
+        ucp_request_free(c->req[b ^ 1]);
+        c->req[b ^ 1] = NULL;
+    }
+    c->hdr[b] = (struct cmb_hdr){.src = p->pe, .nputs = c->nputs, .upto = c->appended};
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                               .flags = UCP_AM_SEND_FLAG_EAGER};
+    if (!server)
+        busy(p);
+    /* Counted before it leaves: its acknowledgement may come (to another
+     * thread) before the send returns. */
+    uint64_t was = atomic_exchange(&c->sent, c->appended);
+    atomic_fetch_add(&p->cmb_sent_total, c->appended - was);
+    ucs_status_ptr_t r = ucp_am_send_nbx(q->ep, AM_PUTS, &c->hdr[b], sizeof(c->hdr[b]),
+                                         c->buf[b], atomic_load_explicit(&c->used,
+                                                                         memory_order_relaxed),
+                                         &prm);
+    if (UCS_PTR_IS_ERR(r))
+        return UCS_PTR_STATUS(r); /* the peer is gone: quiet gives up on it with the job */
+    c->req[b] = r;
+    c->cur = b ^ 1;
+    c->nputs = 0;
+    atomic_store_explicit(&c->used, 0, memory_order_relaxed);
+    ucs_status_ptr_t prev = c->req[c->cur];
+    c->req[c->cur] = NULL;
+    return wait_req(p, prev); /* its buffer is ours again */
+}
+
+/* Buffer one put to q (its data copied: the caller's source is free on
+ * return, as a blocking put's must be). */
+static int cmb_put(struct shmemu_ucx_pe *p, struct peer *q, const struct shmemu_tl_rma *d,
+                   char *why, size_t len)
+{
+    struct cmb *c = q->cmb;
+    size_t need = sizeof(struct cmb_rec) + ((d->nbytes + 7) & ~(size_t)7);
+    ucs_status_t s = UCS_OK;
+    pthread_mutex_lock(&c->lock);
+    if (!c->buf[0]) {
+        c->buf[0] = malloc(p->cmb_bytes);
+        c->buf[1] = malloc(p->cmb_bytes);
+        if (!c->buf[0] || !c->buf[1]) {
+            free(c->buf[0]);
+            free(c->buf[1]);
+            c->buf[0] = c->buf[1] = NULL;
+            pthread_mutex_unlock(&c->lock);
+            snprintf(why, len, "no memory for two %zu-byte buffers of puts to PE %d",
+                     p->cmb_bytes, d->pe);
+            return SHMEMU_ENOMEM;
+        }
+    }
+    size_t used = atomic_load_explicit(&c->used, memory_order_relaxed);
+    if (used + need > p->cmb_bytes) {
+        s = cmb_send(p, q, c, 0);
+        used = 0;
+    }
+    if (s == UCS_OK) {
+        if (!used)
+            c->since = now_ns();
+        struct cmb_rec r = {.off = d->off, .len = d->nbytes};
+        memcpy(c->buf[c->cur] + used, &r, sizeof(r));
+        memcpy(c->buf[c->cur] + used + sizeof(r), d->local, d->nbytes);
+        atomic_store_explicit(&c->used, used + need, memory_order_relaxed);
+        c->nputs++;
+        c->appended++;
+        atomic_fetch_add(&p->cmb_buffered, 1);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return s == UCS_OK ? SHMEMU_TL_DEFERRED : ucs_fail(why, len, "ucp_am_send_nbx", s);
+}
+
+/* Send q's buffered puts, if any; with older_than > 0, only a buffer that
+ * old, and only if its lock is free (the serving thread's sweep). */
+static ucs_status_t cmb_push(struct shmemu_ucx_pe *p, struct peer *q, int64_t older_than)
+{
+    struct cmb *c = q->cmb;
+    if (!atomic_load_explicit(&c->used, memory_order_relaxed))
+        return UCS_OK;
+    if (older_than) {
+        if (pthread_mutex_trylock(&c->lock))
+            return UCS_OK;
+    } else {
+        pthread_mutex_lock(&c->lock);
+    }
+    ucs_status_t s = UCS_OK;
+    if (atomic_load_explicit(&c->used, memory_order_relaxed) &&
+        (!older_than || now_ns() - c->since >= older_than))
+        s = cmb_send(p, q, c, older_than != 0);
+    pthread_mutex_unlock(&c->lock);
+    return s;
+}
+
+/* Send every peer's buffered puts. */
+static ucs_status_t cmb_push_all(struct shmemu_ucx_pe *p, int64_t older_than)
+{
+    ucs_status_t first = UCS_OK;
+    if (atomic_load(&p->cmb_sent_total) == atomic_load(&p->cmb_buffered))
+        return UCS_OK;
+    for (int i = 0; i < p->npes; i++)
+        if (p->peers[i].cmb) {
+            ucs_status_t s = cmb_push(p, &p->peers[i], older_than);
+            if (first == UCS_OK)
+                first = s;
+        }
+    return first;
+}
+
+/* Before any other operation to q: its buffered puts go first (they are
+ * ordered with what follows on the one lane, behind a fence). */
+static ucs_status_t cmb_before(struct shmemu_ucx_pe *p, struct peer *q)
+{
+    struct cmb *c = q->cmb;
+    if (!c || (atomic_load(&c->acked) == atomic_load_explicit(&c->sent, memory_order_relaxed) &&
+               !atomic_load_explicit(&c->used, memory_order_relaxed)))
+        return UCS_OK;
+    ucs_status_t s = cmb_push(p, q, 0);
+    return s == UCS_OK ? ucp_worker_fence(p->worker) : s;
+}
+
+static int cmb_acked_upto(const void *arg)
+{
+    const struct cmb *c = arg;
+    return atomic_load(&c->acked) >= atomic_load(&c->sent);
+}
+
+/* Every sent put acknowledged. */
+static int cmb_all_acked(struct shmemu_ucx_pe *p)
+{
+    return atomic_load(&p->cmb_acked_total) == atomic_load(&p->cmb_buffered);
+}
+
+/* Quiet's part: send what is buffered, wait until the peers applied it. */
+static ucs_status_t cmb_quiet(struct shmemu_ucx_pe *p)
+{
+    if (!p->ncmb || cmb_all_acked(p))
+        return UCS_OK;
+    ucs_status_t s = cmb_push_all(p, 0);
+    for (int i = 0; s == UCS_OK && i < p->npes; i++)
+        if (p->peers[i].cmb)
+            s = wait_for(p, cmb_acked_upto, p->peers[i].cmb);
+    return s;
+}
+
+/* A message of combined puts from a peer: apply them in order. */
+static ucs_status_t on_puts(void *arg, const void *header, size_t header_length, void *data,
+                            size_t length, const ucp_am_recv_param_t *param)
+{
+    struct shmemu_ucx_pe *p = arg;
+    struct cmb_hdr h;
+    if (header_length != sizeof(h) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+        return UCS_OK; /* not ours: we send eager messages with this header */
+    memcpy(&h, header, sizeof(h));
+    if (h.src < 0 || h.src >= p->npes || h.src == p->pe)
+        return UCS_OK;
+    const char *at = data, *end = at + length;
+    for (uint32_t i = 0; i < h.nputs; i++) {
+        struct cmb_rec r;
+        if ((size_t)(end - at) < sizeof(r))
+            break;
+        memcpy(&r, at, sizeof(r));
+        at += sizeof(r);
+        /* The sender's core checked the bounds; a damaged message still
+         * never writes outside the heap. */
+        if (r.len > (size_t)(end - at) || r.off > p->heap_size || r.len > p->heap_size - r.off)
+            break;
+        /* a flag word moves in one atomic access, as mapped_rma moves it */
+        if (!shmemu_small_put(p->heap + r.off, at, r.len))
+            memcpy(p->heap + r.off, at, r.len);
+        at += (r.len + 7) & ~(uint64_t)7;
+    }
+    atomic_store(&p->peers[h.src].applied, h.upto);
+    atomic_store(&p->acks_owed, 1);
+    return UCS_OK;
+}
+
+/* A peer applied our puts up to a count. */
+static ucs_status_t on_ack(void *arg, const void *header, size_t header_length, void *data,
+                           size_t length, const ucp_am_recv_param_t *param)
+{
+    (void)data, (void)length, (void)param;
+    struct shmemu_ucx_pe *p = arg;
+    struct cmb_ack a;
+    if (header_length != sizeof(a))
+        return UCS_OK;
+    memcpy(&a, header, sizeof(a));
+    if (a.src < 0 || a.src >= p->npes || !p->peers[a.src].cmb)
+        return UCS_OK;
+    struct cmb *c = p->peers[a.src].cmb;
+    /* Handlers run one at a time (the worker's lock). */
+    uint64_t was = atomic_load(&c->acked);
+    if (a.upto > was) {
+        atomic_store(&c->acked, a.upto);
+        atomic_fetch_add(&p->cmb_acked_total, a.upto - was);
+    }
+    return UCS_OK;
+}
+
+/* Answer the peers whose puts we applied (after each progress pass: not
+ * inside the handler, which runs under the worker's lock). */
+static void send_acks(struct shmemu_ucx_pe *p)
+{
+    if (!atomic_load_explicit(&p->acks_owed, memory_order_relaxed) ||
+        !atomic_exchange(&p->acks_owed, 0))
+        return;
+    pthread_mutex_lock(&p->ack_lock);
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                               .flags = UCP_AM_SEND_FLAG_EAGER};
+    for (int i = 0; i < p->npes; i++) {
+        struct peer *q = &p->peers[i];
+        uint64_t v = atomic_load(&q->applied);
+        if (v == q->ack_sent || !q->ep)
+            continue;
+        if (q->ack_req) {
+            if (ucp_request_check_status(q->ack_req) == UCS_INPROGRESS) {
+                atomic_store(&p->acks_owed, 1); /* its header is still on the wire */
+                continue;
+            }
+            ucp_request_free(q->ack_req);
+            q->ack_req = NULL;
+        }
+        q->ack = (struct cmb_ack){.src = p->pe, .upto = v};
+        ucs_status_ptr_t r = ucp_am_send_nbx(q->ep, AM_ACK, &q->ack, sizeof(q->ack), NULL, 0,
+                                             &prm);
+        /* A failure is a peer gone: its quiet is not waiting any more. */
+        if (!UCS_PTR_IS_ERR(r))
+            q->ack_req = r;
+        q->ack_sent = v;
+    }
+    pthread_mutex_unlock(&p->ack_lock);
+}
+
+static ucs_status_t cmb_handlers(struct shmemu_ucx_pe *p)
+{
+    ucp_am_recv_callback_t cbs[] = {[AM_PUTS] = on_puts, [AM_ACK] = on_ack};
+    for (unsigned id = AM_PUTS; id <= AM_ACK; id++) {
+        ucp_am_handler_param_t hp = {
+            .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                          UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG,
+            .id = id,
+            .flags = UCP_AM_FLAG_WHOLE_MSG,
+            .cb = cbs[id],
+            .arg = p};
+        ucs_status_t s = ucp_worker_set_am_recv_handler(p->worker, &hp);
+        if (s != UCS_OK)
+            return s;
+    }
+    return UCS_OK;
+}
+
+/* At close: wait for the buffers on the wire, and free them. */
+static void cmb_close(struct shmemu_ucx_pe *p, struct peer *q)
+{
+    if (q->ack_req)
+        (void)wait_req(p, q->ack_req);
+    struct cmb *c = q->cmb;
+    if (!c)
+        return;
+    for (int b = 0; b < 2; b++)
+        if (c->req[b])
+            (void)wait_req(p, c->req[b]);
+    free(c->buf[0]);
+    free(c->buf[1]);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
 }
 
 static void *serve(void *arg)
@@ -272,11 +652,16 @@ static void *serve(void *arg)
             atomic_store(&p->parked, 0);
             if (atomic_load(&p->stopping))
                 return NULL;
+            if (p->ncmb)
+                (void)cmb_push_all(p, CMB_AGE_NS); /* a PE that put, then computes */
             continue;
         }
         unsigned moved = 0;
         while (ucp_worker_progress(p->worker))
             moved++;
+        send_acks(p);
+        if (p->ncmb)
+            (void)cmb_push_all(p, CMB_AGE_NS);
         if (moved) {
             last = now_ns();
             /* A sleeper counted after our bump sees it in the futex word;
@@ -362,6 +747,7 @@ static void pe_close(struct shmemu_ucx_pe *p)
             (void)wait_req(p, r);
         }
         for (int i = 0; i < p->npes; i++) {
+            cmb_close(p, &p->peers[i]);
             if (p->peers[i].rkey)
                 ucp_rkey_destroy(p->peers[i].rkey);
             if (p->peers[i].own_map)
@@ -384,6 +770,7 @@ static void pe_close(struct shmemu_ucx_pe *p)
         munmap(p->map_base, p->map_len);
     if (p->memfd >= 0)
         close(p->memfd);
+    pthread_mutex_destroy(&p->ack_lock);
     free(p);
 }
 
@@ -466,6 +853,7 @@ static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), v
     p->gone = gone;
     p->gone_arg = arg;
     p->stop = -1;
+    pthread_mutex_init(&p->ack_lock, NULL);
     p->peers = calloc((size_t)npes, sizeof(*p->peers));
     p->memfd = -1;
     p->heap = map_heap(p, heap_size, SHMEMU_TL_BASE_ALIGN);
@@ -502,7 +890,7 @@ static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), v
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
                       UCP_PARAM_FIELD_MT_WORKERS_SHARED,
         .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
-                    UCP_FEATURE_WAKEUP,
+                    UCP_FEATURE_WAKEUP | UCP_FEATURE_AM,
         .estimated_num_eps = (size_t)npes,
         .mt_workers_shared = 0,
     };
@@ -516,6 +904,10 @@ static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), v
                               .thread_mode = UCS_THREAD_MODE_MULTI};
     if ((s = ucp_worker_create(p->ctx, &wp, &p->worker)) != UCS_OK) {
         st = ucs_fail(why, len, "ucp_worker_create", s);
+        goto fail;
+    }
+    if ((s = cmb_handlers(p)) != UCS_OK) {
+        st = ucs_fail(why, len, "ucp_worker_set_am_recv_handler", s);
         goto fail;
     }
     ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
@@ -671,6 +1063,14 @@ static int connect_peer(struct shmemu_ucx_pe *p, int peer, const void *blob, siz
     void *m;
     if (!q->mapped && ucp_rkey_ptr(q->rkey, h.heap, &m) == UCS_OK)
         q->mapped = m;
+    if (cmb_wanted(q)) {
+        if (!(q->cmb = calloc(1, sizeof(*q->cmb)))) {
+            snprintf(why, len, "out of memory");
+            return SHMEMU_ENOMEM;
+        }
+        pthread_mutex_init(&q->cmb->lock, NULL);
+        p->ncmb++;
+    }
     return SHMEMU_OK;
 }
 
@@ -678,6 +1078,11 @@ static int start(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     p->serve_spin = p->local + 1 <= ncpu ? SERVE_SPIN_NS : 0;
+    if (p->ncmb) {
+        size_t b = CMB_BUDGET / 2 / (size_t)p->ncmb;
+        p->cmb_bytes = b > CMB_BYTES_MAX ? CMB_BYTES_MAX : b < CMB_BYTES_MIN ? CMB_BYTES_MIN : b;
+        p->cmb_put_max = p->cmb_bytes / 8; /* 8 KiB with the largest buffers */
+    }
     int e = p->server_up ? 0 : pthread_create(&p->server, NULL, serve, p);
     if (e) {
         snprintf(why, len, "pthread_create: %s", strerror(e));
@@ -727,9 +1132,14 @@ static int rma(struct shmemu_ucx_pe *p, const struct shmemu_tl_rma *d, char *why
         mapped_rma(q->mapped, d);
         return SHMEMU_OK;
     }
+    if (q->cmb && d->op == SHMEMU_TL_PUT && (d->lazy || d->nbi) &&
+        d->sig_op == SHMEMU_TL_SIG_NONE && d->nbytes <= p->cmb_put_max)
+        return cmb_put(p, q, d, why, len);
     busy(p);
     ucp_request_param_t prm = {0};
-    ucs_status_t s = UCS_OK;
+    ucs_status_t s = cmb_before(p, q);
+    if (s != UCS_OK)
+        return ucs_fail(why, len, "ucp_am_send_nbx", s);
     const char *call = d->op == SHMEMU_TL_PUT ? "ucp_put_nbx" : "ucp_get_nbx";
     if (d->nbytes) {
         if (d->op == SHMEMU_TL_GET)
@@ -815,6 +1225,9 @@ static int amo(struct shmemu_ucx_pe *p, const struct shmemu_tl_amo *d, char *why
     }
     int w8 = d->width == 8;
     busy(p);
+    ucs_status_t sc = cmb_before(p, q);
+    if (sc != UCS_OK)
+        return ucs_fail(why, len, "ucp_am_send_nbx", sc);
     if (d->lazy && !d->result &&
         (op == UCP_ATOMIC_OP_ADD || op == UCP_ATOMIC_OP_AND || op == UCP_ATOMIC_OP_OR ||
          op == UCP_ATOMIC_OP_XOR)) {
@@ -885,10 +1298,13 @@ static void full_fence(void)
 static int quiet(struct shmemu_ucx_pe *p, char *why, size_t len)
 {
     full_fence(); /* stores into mapped heaps */
+    ucs_status_t s = cmb_quiet(p);
+    if (s != UCS_OK)
+        return ucs_fail(why, len, "ucp_am_send_nbx", s);
     uint64_t upto = atomic_load(&p->issued);
     if (atomic_load(&p->done) >= upto)
         return SHMEMU_OK; /* everything else completes before it returns */
-    ucs_status_t s = wait_req(p, ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0}));
+    s = wait_req(p, ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0}));
     if (s != UCS_OK)
         return ucs_fail(why, len, "ucp_worker_flush_nbx", s);
     flushed(p, upto);
@@ -901,7 +1317,10 @@ static int flush(struct shmemu_ucx_pe *p, char *why, size_t len)
     if (atomic_load(&p->unacked_done) >= upto)
         return quiet(p, why, len);
     uint64_t data = atomic_load(&p->issued);
-    ucs_status_t s = wait_req(p, ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0}));
+    ucs_status_t s = cmb_quiet(p);
+    if (s != UCS_OK)
+        return ucs_fail(why, len, "ucp_am_send_nbx", s);
+    s = wait_req(p, ucp_worker_flush_nbx(p->worker, &(ucp_request_param_t){0}));
     if (s != UCS_OK)
         return ucs_fail(why, len, "ucp_worker_flush_nbx", s);
     flushed(p, data);
@@ -919,9 +1338,14 @@ static int fence(struct shmemu_ucx_pe *p, char *why, size_t len)
 static int progress(struct shmemu_ucx_pe *p)
 {
     int moved = drive(p) ? SHMEMU_TL_MOVED : 0;
+    int cmb_left = 0;
+    if (p->ncmb) { /* the PE polls or waits: what it buffered leaves now */
+        (void)cmb_push_all(p, 0); /* a failure is quiet's to report */
+        cmb_left = !cmb_all_acked(p);
+    }
     uint64_t upto = atomic_load(&p->issued);
     if (atomic_load(&p->done) >= upto)
-        return SHMEMU_OK | moved;
+        return (cmb_left ? SHMEMU_TL_DEFERRED : SHMEMU_OK) | moved;
     if (!atomic_flag_test_and_set(&p->flush_lock)) { /* else another thread sees to it */
         if (p->flush_req) {
             ucs_status_t s = ucp_request_check_status(p->flush_req);
@@ -946,7 +1370,7 @@ static int progress(struct shmemu_ucx_pe *p)
         }
         atomic_flag_clear(&p->flush_lock);
     }
-    return (atomic_load(&p->done) >= upto ? SHMEMU_OK : SHMEMU_TL_DEFERRED) | moved;
+    return (atomic_load(&p->done) >= upto && !cmb_left ? SHMEMU_OK : SHMEMU_TL_DEFERRED) | moved;
 }
 
 static void *peer_ptr(struct shmemu_ucx_pe *p, int peer, size_t off)
