@@ -207,13 +207,15 @@ static void busy(struct shmemu_ucx_pe *p)
 
 static void send_acks(struct shmemu_ucx_pe *p);
 
-/* A thread of the PE drives the worker itself. */
+/* A thread of the PE drives the worker itself.  Acknowledgements of what
+ * the last pass applied leave first, from the pass after: not between a
+ * PE's receiving the data it waits for and its seeing it (nobody waits for
+ * them but a quiet). */
 static unsigned drive(struct shmemu_ucx_pe *p)
 {
     busy(p);
-    unsigned n = ucp_worker_progress(p->worker);
     send_acks(p);
-    return n;
+    return ucp_worker_progress(p->worker);
 }
 
 /* The PE stops driving (it is about to sleep): the server takes over now. */
@@ -652,8 +654,10 @@ static void *serve(void *arg)
             atomic_store(&p->parked, 0);
             if (atomic_load(&p->stopping))
                 return NULL;
-            if (p->ncmb)
-                (void)cmb_push_all(p, CMB_AGE_NS); /* a PE that put, then computes */
+            if (p->ncmb) { /* a PE that put or received, then computes */
+                (void)cmb_push_all(p, CMB_AGE_NS);
+                send_acks(p);
+            }
             continue;
         }
         unsigned moved = 0;
@@ -1337,12 +1341,12 @@ static int fence(struct shmemu_ucx_pe *p, char *why, size_t len)
 
 static int progress(struct shmemu_ucx_pe *p)
 {
-    int moved = drive(p) ? SHMEMU_TL_MOVED : 0;
-    int cmb_left = 0;
-    if (p->ncmb) { /* the PE polls or waits: what it buffered leaves now */
+    /* The PE polls or waits: what it buffered leaves now, before the
+     * worker's poll (a round trip's first half). */
+    if (p->ncmb)
         (void)cmb_push_all(p, 0); /* a failure is quiet's to report */
-        cmb_left = !cmb_all_acked(p);
-    }
+    int moved = drive(p) ? SHMEMU_TL_MOVED : 0;
+    int cmb_left = p->ncmb && !cmb_all_acked(p);
     uint64_t upto = atomic_load(&p->issued);
     if (atomic_load(&p->done) >= upto)
         return (cmb_left ? SHMEMU_TL_DEFERRED : SHMEMU_OK) | moved;
