@@ -879,13 +879,20 @@ static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), v
      * preempted holder left the other spinning, and puts over TCP ran at
      * 0.47 GB/s against 0.8 with the mutex); TCP segments of 64 KiB, not
      * 8 (a large put then costs an eighth of the sends and wake-ups:
-     * 1.2-3 GB/s against 0.8). */
+     * 1.2-3 GB/s against 0.8); one rendezvous lane (below). */
     static const char *const defaults[][3] = {
         /* the name ucp_config_modify takes, its value, the user's variable */
         {"ATOMIC_MODE", "cpu", "UCX_ATOMIC_MODE"},
         {"USE_MT_MUTEX", "y", "UCX_USE_MT_MUTEX"},
         {"TX_SEG_SIZE", "64k", "UCX_TCP_TX_SEG_SIZE"}, /* only TCP reads it */
         {"RX_SEG_SIZE", "64k", "UCX_TCP_RX_SEG_SIZE"},
+        /* One lane for an active message's rendezvous, which we never use
+         * (combined puts go eager): with the active-message feature UCX
+         * 1.13 otherwise adds a second TCP lane (another device, eth0
+         * beside lo) whose wire-up, still pending when a peer leaves at a
+         * job's end, fails an assertion in UCX's error path and aborts the
+         * process. */
+        {"MAX_RNDV_RAILS", "1", "UCX_MAX_RNDV_RAILS"},
     };
     for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
         if (!getenv(defaults[i][2]))
