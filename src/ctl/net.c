@@ -318,8 +318,7 @@ struct idle {
     shmemu__ready_fn ready;            /* ... and whether it came */
     void *arg;
     int conf;                          /* counted asleep */
-    int napped;                        /* the last call napped, */
-    uint32_t nap_seq;                  /* ... while wake_seq held this */
+    uint32_t nap_seq;                  /* wake_seq when the last nap began */
     int64_t next_check;
 };
 
@@ -381,8 +380,7 @@ static void unconfirm(shmemu__pe *me, struct idle *s)
 static void idle(shmemu__pe *me, struct idle *s, uint32_t seq)
 {
     struct shmemu__job *job = me->job;
-    int moved = shmemu__drive(me), napped = s->napped;
-    s->napped = 0;
+    int moved = shmemu__drive(me);
     int64_t now = shmemu__now_ns();
     /* While traffic flows (peers' gets and atomics served here), this PE
      * moving it is work: the spin starts over, even after it had ended,
@@ -390,15 +388,16 @@ static void idle(shmemu__pe *me, struct idle *s, uint32_t seq)
      * the PE, which naps again (4 KiB gets from a PE in a barrier, across
      * two namespaces: 0.35 GB/s so, 0.54 spinning; OSHMEM's 0.55).  A nap
      * that something arriving ended (the serving thread took it and woke
-     * us) counts as traffic too. */
-    if ((moved || (napped && seq != s->nap_seq)) && job->spin_ns > 0 && s->start &&
-        now - s->start >= job->spin_ns) {
-        unconfirm(me, s); /* busy again: not asleep for deadlock detection */
-        s->ns = 0;
+     * us) counts as traffic too (s->ns: the last call napped). */
+    if (!s->start) {
+        s->start = now;
+    } else if (job->spin_ns > 0 && (moved || (s->ns && seq != s->nap_seq))) {
+        if (now - s->start >= job->spin_ns) { /* the spin had ended */
+            unconfirm(me, s); /* busy again: not asleep for deadlock detection */
+            s->ns = 0;
+        }
         s->start = now;
     }
-    if (!s->start || (moved && now - s->start < job->spin_ns))
-        s->start = now;
     if (now - s->start < job->spin_ns) {
         shmemu__cpu_relax();
         return;
@@ -420,7 +419,6 @@ static void idle(shmemu__pe *me, struct idle *s, uint32_t seq)
                 check_stuck(me, s->ready, s->arg);
         }
     }
-    s->napped = 1;
     s->nap_seq = seq;
     s->ns = s->ns ? (s->ns * 2 < NET_NAP_MAX_NS ? s->ns * 2 : NET_NAP_MAX_NS) : NET_NAP_MIN_NS;
     shmemu__tl_ctl_wait(job, (void *)&me->ctl_me->wake_seq, seq, s->ns);

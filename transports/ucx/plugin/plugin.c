@@ -347,6 +347,11 @@ static ucs_status_t wait_req(struct shmemu_ucx_pe *p, ucs_status_ptr_t r)
  * compute). */
 #define CMB_AGE_NS 200000
 
+/* Our active messages go eager: a rendezvous would need the receiver to
+ * fetch the data, and the handlers apply what they are handed. */
+static const ucp_request_param_t am_eager = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                             .flags = UCP_AM_SEND_FLAG_EAGER};
+
 /* Whether puts to q are combined: not where it is mapped, nor where UCX
  * has an RMA lane to it (its puts are then one-sided); SHMEMU_UCX_COMBINE=0
  * turns it off. */
@@ -379,8 +384,6 @@ static ucs_status_t cmb_send(struct shmemu_ucx_pe *p, struct peer *q, struct cmb
         c->req[b ^ 1] = NULL;
     }
     c->hdr[b] = (struct cmb_hdr){.src = p->pe, .nputs = c->nputs, .upto = c->appended};
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                               .flags = UCP_AM_SEND_FLAG_EAGER};
     if (!server)
         busy(p);
     /* Counted before it leaves: its acknowledgement may come (to another
@@ -390,7 +393,7 @@ static ucs_status_t cmb_send(struct shmemu_ucx_pe *p, struct peer *q, struct cmb
     ucs_status_ptr_t r = ucp_am_send_nbx(q->ep, AM_PUTS, &c->hdr[b], sizeof(c->hdr[b]),
                                          c->buf[b], atomic_load_explicit(&c->used,
                                                                          memory_order_relaxed),
-                                         &prm);
+                                         &am_eager);
     if (UCS_PTR_IS_ERR(r))
         return UCS_PTR_STATUS(r); /* the peer is gone: quiet gives up on it with the job */
     c->req[b] = r;
@@ -578,8 +581,6 @@ static void send_acks(struct shmemu_ucx_pe *p)
         !atomic_exchange(&p->acks_owed, 0))
         return;
     pthread_mutex_lock(&p->ack_lock);
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                               .flags = UCP_AM_SEND_FLAG_EAGER};
     for (int i = 0; i < p->npes; i++) {
         struct peer *q = &p->peers[i];
         uint64_t v = atomic_load(&q->applied);
@@ -595,7 +596,7 @@ static void send_acks(struct shmemu_ucx_pe *p)
         }
         q->ack = (struct cmb_ack){.src = p->pe, .upto = v};
         ucs_status_ptr_t r = ucp_am_send_nbx(q->ep, AM_ACK, &q->ack, sizeof(q->ack), NULL, 0,
-                                             &prm);
+                                             &am_eager);
         /* A failure is a peer gone: its quiet is not waiting any more. */
         if (!UCS_PTR_IS_ERR(r))
             q->ack_req = r;
@@ -654,10 +655,10 @@ static void *serve(void *arg)
             atomic_store(&p->parked, 0);
             if (atomic_load(&p->stopping))
                 return NULL;
-            if (p->ncmb) { /* a PE that put or received, then computes */
+            /* a PE that put or received, then went off to compute */
+            if (p->ncmb)
                 (void)cmb_push_all(p, CMB_AGE_NS);
-                send_acks(p);
-            }
+            send_acks(p); /* owed whether or not our own puts are combined */
             continue;
         }
         unsigned moved = 0;
