@@ -3,7 +3,9 @@
 #   make            libraries and tools in build/
 #   make run        shmemu-verify: every built-in collective, default matrix
 #   make demo       examples/ring.c on 4 local PEs
-#   make test       the cmocka suite on every transport built
+#   make test       the cmocka suite, quick form, on local, shm and sim (minutes)
+#   make test-full  the suite at full size on every transport, then ucx
+#   make check      everything (installs UCX, PMIx, Open MPI): what CI runs
 #   make asan       the suite under AddressSanitizer + UBSan (build-asan/)
 #   make tsan       the suite under ThreadSanitizer, local transport (build-tsan/)
 #   make valgrind   the suite under valgrind memcheck, local transport
@@ -61,7 +63,7 @@ endif
 DEPS_LIB  := $(BUILD)/.deps-lib
 DEPS_TEST := $(BUILD)/.deps-test
 
-.PHONY: test-multinode all lib ucx-plugin test-ucx check-tree test asan tsan valgrind run demo bench install clean stress
+.PHONY: test-multinode all lib ucx-plugin test-ucx check-tree test test-full check test-docs asan tsan valgrind run demo bench install clean stress
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -150,7 +152,7 @@ $(DEPS_LIB):
 	@touch $@
 
 $(DEPS_TEST): $(DEPS_LIB)
-	@scripts/ensure-deps.sh hwloc cmocka ucx
+	@scripts/ensure-deps.sh hwloc cmocka
 	@touch $@
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_LIB)
@@ -235,10 +237,38 @@ $(BUILD)/tests/progs/osh_generic_cxx: tests/progs/osh_generic.c tests/progs/osh_
 	$(Q)CXX="$(CXX)" $(BUILD)/oshc++ -x c++ -std=c++11 -Wall -Wextra -Werror $(OPT) -g \
 	  $(LDFLAGS) -Itests/progs -o $@ $<
 
-test: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(CUDA_TESTS) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) check-tree
+# make test: the whole API on local, shm and sim, each program in its quick
+# form (fewer PE counts and rounds), and the architecture's checks: a few
+# minutes.  make check: everything (see below).
+TEST_DEPS := $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(CUDA_TESTS) $(BUILD)/examples/hello_spmd \
+             $(EXAMPLE_LIBS)
+test: $(TEST_DEPS) $(BUILD)/shmemu-bench check-tree
+	@SHMEMU_TEST_QUICK=1 SHMEMU_TEST_TRANSPORTS=local,shm,sim scripts/run-tests.sh $(TEST_BIN)
+
+# The suite at full size on every transport that runs here, then on ucx.
+test-full: $(TEST_DEPS) $(BUILD)/shmemu-bench check-tree
 	@$(MAKE) --no-print-directory ucx-plugin
 	@scripts/run-tests.sh $(TEST_BIN)
 	@$(if $(SAN),echo "test-ucx: skipped under $(SAN) (UCX's own memory hooks and leaks are not ours to judge; run make test-ucx)",$(MAKE) --no-print-directory test-ucx)
+
+# Everything: installs UCX, PMIx and Open MPI's launcher where missing, then
+# the full suite and ucx (also under mpirun), ucx across two network
+# namespaces (root), AddressSanitizer and ThreadSanitizer, random crashes,
+# every command the docs show, and the main job.  What .ci/run runs.
+check:
+	@scripts/ensure-deps.sh hwloc boost-context cmocka ucx pmix mpirun
+	@$(MAKE) --no-print-directory test-full
+	@$(MAKE) --no-print-directory test-multinode
+	@$(MAKE) --no-print-directory asan
+	@$(MAKE) --no-print-directory tsan
+	@$(MAKE) --no-print-directory stress STRESS_RUNS=50
+	@$(MAKE) --no-print-directory test-docs
+	@$(MAKE) --no-print-directory run
+
+# Every command README.md and docs/ show in a code block, run and checked
+# (scripts/check-docs.sh).
+test-docs: all
+	@BUILD=$(BUILD) scripts/check-docs.sh
 
 # The suite's quick variant on the ucx transport, over UCX's own choice of
 # fabric (shared memory here) and again forced onto TCP; then mpirun.
@@ -267,7 +297,7 @@ check-tree: lib
 # name it, so it is left out of the discovery.
 asan:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp HWLOC_COMPONENTS=-pci \
-	  $(MAKE) BUILD=build-asan SAN=asan OPT=-O1 test
+	  $(MAKE) BUILD=build-asan SAN=asan OPT=-O1 test-full
 
 # UCX's memory hooks (libucm, loaded with the ucx plugin when the harness
 # looks for usable transports) patch madvise, and ThreadSanitizer crashes
@@ -276,7 +306,7 @@ asan:
 tsan:
 	SHMEMU_TEST_TRANSPORTS=local UCX_MEM_EVENTS=no \
 	  TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp \
-	  $(MAKE) BUILD=build-tsan SAN=tsan OPT=-O1 test
+	  $(MAKE) BUILD=build-tsan SAN=tsan OPT=-O1 test-full
 
 valgrind: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
 	SHMEMU_TEST_TRANSPORTS=local SHMEMU_TEST_QUICK=1 HWLOC_COMPONENTS=-pci \

@@ -11,6 +11,8 @@ pkg_of() {
     cmocka) echo libcmocka-dev ;;
     boost-context) echo libboost-context-dev ;;
     ucx) echo libucx-dev ;;
+    pmix) echo libpmix-dev ;;
+    mpirun) echo openmpi-bin ;;
     *) echo "ensure-deps: no Debian package known for '$1'" >&2; exit 2 ;;
     esac
 }
@@ -19,6 +21,7 @@ have() {
     case "$1" in
     boost-context) # no .pc file: ask the compiler
         [ "$(${CC:-cc} -print-file-name=libboost_context.a)" != libboost_context.a ] ;;
+    mpirun) command -v mpirun >/dev/null 2>&1 ;;
     *) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" ;;
     esac
 }

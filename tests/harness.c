@@ -193,12 +193,23 @@ void th_leave_launcher(void)
     unsetenv("PMIX_NAMESPACE");
 }
 
+void th_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("# skipped: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(stdout);
+    skip();
+    abort(); /* skip() does not return */
+}
+
 void th_skip_under_mpirun(const char *why)
 {
-    if (th_mpirun_npes()) {
-        printf("# skipped under mpirun: %s\n", why);
-        skip();
-    }
+    if (th_mpirun_npes())
+        th_skip("under mpirun: %s", why);
 }
 
 /* Named in SHMEMU_TEST_TRANSPORTS (not merely allowed by its absence). */
@@ -273,9 +284,8 @@ static int mpirun_job(size_t heap, int (*body)(void *), void *arg)
     setenv("SHMEMU_HEAP_SIZE", size, 1);
     int st = shmemu_init();
     if (st == SHMEMU_ENOTSUP && getenv("SHMEMU_CHECK")) {
-        printf("# skipped under mpirun: checker mode is refused where the PEs share no "
-               "control area (SHMEMU_UCX_CONTROL=network)\n");
-        skip();
+        th_skip("under mpirun: checker mode is refused where the PEs share no control "
+                "area (SHMEMU_UCX_CONTROL=network)");
     }
     if (st != SHMEMU_OK)
         return st;
@@ -293,8 +303,7 @@ int th_launch(const char *transport, int npes, size_t heap, int (*body)(void *),
         /* A test that launches jobs itself asserts on how they end (a PE
          * that fails, a job that errs): under mpirun that would end the
          * mpirun job. */
-        printf("# skipped under mpirun: this test launches jobs of its own\n");
-        skip();
+        th_skip("under mpirun: this test launches jobs of its own");
     }
     shmemu_opts o = {.npes = npes, .transport = transport, .heap_size = heap ? heap : TH_HEAP};
     struct body_call c = {body, arg};
@@ -325,9 +334,8 @@ void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap)
     }
     if (th_mpirun_npes() && !ran) {
         /* What the test asserts next is about cases that did not run. */
-        printf("# skipped under mpirun -np %d: no case of %d PEs\n", th_mpirun_npes(),
-               th_mpirun_npes());
-        skip();
+        th_skip("under mpirun -np %d: no case of %d PEs", th_mpirun_npes(),
+                th_mpirun_npes());
     }
 }
 
@@ -358,10 +366,9 @@ static void mpirun_output_skip(void)
     if (th_mpirun_npes()) {
         /* What a test asserts of the text is about every case and every
          * PE's words, and here each process has its own PE's alone. */
-        printf("# under mpirun: the %d-PE cases ran and held; what they printed is "
-               "checked by the forked runs\n",
-               th_mpirun_npes());
-        skip();
+        th_skip("under mpirun: the %d-PE cases ran and held; what they printed is "
+                "checked by the forked runs",
+                th_mpirun_npes());
     }
 }
 

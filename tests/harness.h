@@ -68,6 +68,10 @@ int th_mpirun_npes(void);
  * before shmemu_init.  Without, under mpirun it would take itself for a
  * rank of the mpirun job (shmemu_init refuses a fork of a rank). */
 void th_leave_launcher(void);
+/* Skip the calling test, saying why: prints "# skipped: WHY" (the line
+ * scripts/run-tests.sh lists once in its summary) and ends the test.  A
+ * test skipped without such a line is counted as failed there. */
+void th_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Under mpirun, skip the calling test, saying why (the forked runs cover
  * it); nothing otherwise. */
 void th_skip_under_mpirun(const char *why);

@@ -33,8 +33,7 @@ static void test_listed_with_reason(void **state)
     (void)state;
     char why[256];
     if (cuda_info(why, sizeof(why))) {
-        printf("# a GPU answers here: the no-device path is not reachable\n");
-        skip();
+        th_skip("a GPU answers here: the no-device path is not reachable");
     }
     if (plugin_built()) {
         /* "no device (<CUDA's error string>)" */
@@ -58,7 +57,7 @@ static void test_launch_enodev(void **state)
     (void)state;
     char why[256], want[400];
     if (cuda_info(why, sizeof(why)))
-        skip();
+        th_skip("a GPU answers here: the no-device path is not reachable");
     snprintf(want, sizeof(want), "shmemu: shmemu_launch: transport 'cuda' is unavailable here: %s\n",
              why);
     for (int npes = 1; npes <= 3; npes++) {
@@ -96,7 +95,7 @@ static void test_shmemu_run_enodev(void **state)
     (void)state;
     char why[256], cmd[4096], out[2048];
     if (cuda_info(why, sizeof(why)))
-        skip();
+        th_skip("a GPU answers here: the no-device path is not reachable");
     snprintf(cmd, sizeof(cmd), "timeout 60 %s/shmemu-run -t cuda -n 2 %s/examples/hello_spmd",
              th_build_dir(), th_build_dir());
     int rc = run_cmd(cmd, out, sizeof(out));
@@ -191,14 +190,12 @@ static void test_kernels(void **state)
     (void)state;
     char why[256], cmd[4096], out[8192];
     if (!cuda_info(why, sizeof(why))) {
-        printf("# no GPU here (%s): the kernel program is not run\n", why);
-        skip();
+        th_skip("no GPU here (%s): the kernel program is not run", why);
     }
     struct stat st;
     snprintf(cmd, sizeof(cmd), "%s/tests/cuda_kernels", th_build_dir());
     if (stat(cmd, &st) != 0) { /* make leaves it out of sanitizer builds */
-        printf("# %s was not built (a sanitizer build, or no nvcc): not run\n", cmd);
-        skip();
+        th_skip("%s was not built (a sanitizer build, or no nvcc): not run", cmd);
     }
     static const int npes[] = {1, 2, 3, 8};
     for (size_t i = 0; i < sizeof(npes) / sizeof(npes[0]); i++) {
@@ -222,7 +219,7 @@ static void test_host_load_reported(void **state)
     (void)state;
     char why[256], cmd[4096], out[8192];
     if (!cuda_info(why, sizeof(why)))
-        skip();
+        th_skip("no GPU here (%s): a host load cannot fault on device memory", why);
     snprintf(cmd, sizeof(cmd),
              "timeout 90 %s/shmemu-run -t cuda -n 2 --timeout 60 %s/examples/hello_spmd",
              th_build_dir(), th_build_dir());
