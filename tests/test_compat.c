@@ -589,6 +589,33 @@ static void test_by_name(void **state)
         fail_msg("status %#x, output:\n%s", o.status, o.out);
 }
 
+/* CC=oshcc for autoconf's configure and CMake, as OpenSHMEM software is
+ * built (tests/oshcc/build-systems.sh): the wrapper must not take CC for
+ * its own compiler, or it calls itself forever. */
+static void test_build_systems(void **state)
+{
+    (void)state;
+    char script[PATH_MAX];
+    snprintf(script, sizeof(script), "%s/../tests/oshcc/build-systems.sh", th_build_dir());
+    char *argv[] = {script, (char *)th_build_dir(), NULL};
+    struct th_outcome o;
+    th_run_cmd(argv, NULL, &o);
+    if (!exited(&o, 0))
+        fail_msg("status %#x, output:\n%s", o.status, o.out);
+    int ran = 0;
+    for (const char *tool = "autotools"; tool; tool = strcmp(tool, "cmake") ? "cmake" : NULL) {
+        char ok[32], skipped[48];
+        snprintf(ok, sizeof(ok), "%s: total 6\n", tool);
+        snprintf(skipped, sizeof(skipped), "%s: skipped: ", tool);
+        if (strstr(o.out, ok))
+            ran++;
+        else if (!strstr(o.out, skipped))
+            fail_msg("%s: no result:\n%s", tool, o.out);
+    }
+    if (!ran)
+        th_skip("neither autoconf nor cmake is installed: %s", o.out);
+}
+
 /* A program of tests/oshcc built with the wrappers in each language level
  * of builds (NULL-terminated), then run on 1, 2 and 5 PEs and under the
  * checker on 3: "NAME ok N" from PE 0 each time.  Run with "bad" on 2 PEs,
@@ -817,6 +844,7 @@ int main(void)
         cmocka_unit_test(test_info_oshmem),
         cmocka_unit_test(test_global_exit),
         cmocka_unit_test(test_by_name),
+        cmocka_unit_test(test_build_systems),
         cmocka_unit_test(test_language_levels),
         cmocka_unit_test(test_pshmem),
         cmocka_unit_test(test_shmemx_names),
