@@ -319,9 +319,9 @@ stress: $(TOOLS) $(TEST_PROG)
 
 # --------------------------------------------------------- tools and demo
 # shmemu-run and shmemu-info use internals: they carry the static library.
-$(BUILD)/shmemu-%: $(BUILD)/obj/tools/shmemu-%.o $(BUILD)/libshmemu.a
+$(BUILD)/shmemu-%: $(BUILD)/obj/tools/shmemu-%.o $(BUILD)/obj/tools/cli.o $(BUILD)/libshmemu.a
 	$(say) LD $@
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(BUILD)/libshmemu.a $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libshmemu.a $(LDLIBS_ALL)
 
 # shmemu-verify uses the shared library, found through a run path relative
 # to itself (the build tree, or PREFIX/bin beside PREFIX/lib): a user's
@@ -331,6 +331,7 @@ $(BUILD)/libshmemu.so.0: $(BUILD)/libshmemu.so
 	$(Q)ln -sf libshmemu.so $@
 
 $(BUILD)/shmemu-verify: $(BUILD)/obj/tools/shmemu-verify.o $(BUILD)/obj/tools/verify-matrix.o \
+                        $(BUILD)/obj/tools/cli.o \
                         $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(BUILD) -lshmemu \
@@ -343,7 +344,7 @@ $(BUILD)/examples/lib%.so: examples/%.c include/shmemu.h | $(DEPS_LIB)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -shared -o $@ $<
 
 $(BUILD)/shmemu-bench: $(BUILD)/obj/bench/shmemu-bench.o $(BUILD)/obj/bench/coll.o \
-                       $(BUILD)/libshmemu.a
+                       $(BUILD)/obj/tools/cli.o $(BUILD)/libshmemu.a
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL) -lm
 

@@ -26,6 +26,7 @@
 
 #include "shmemu.h"
 
+#include "../tools/cli.h"
 #include "bench.h"
 #include "common.h"
 
@@ -356,18 +357,39 @@ static int mpi_round(struct mpi_side *m, const struct bench *b)
 
 static size_t parse_size(const char *s)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
-    }
-    if (errno || *end || end == s)
-        return (size_t)-1;
-    return (size_t)v;
+    uint64_t v;
+    return cli_size(s, &v) || v > SIZE_MAX / 2 ? (size_t)-1 : (size_t)v;
+}
+
+/* A whole number in [lo, hi], or lo - 1 (which every check below refuses). */
+static int parse_int(const char *s, int lo, int hi)
+{
+    long long v;
+    return cli_long(s, lo, hi, &v) ? lo - 1 : (int)v;
+}
+
+static int takes_value(const char *a)
+{
+    static const char *const valued[] = {"--coll", "--algo", "--npes", "-n", "-t",
+                                         "-b",     "-e",     "-f",     "-d", "-o",
+                                         "--root", "--reps", "--rounds"};
+    for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
+        if (!strcmp(a, valued[k]))
+            return 1;
+    return 0;
+}
+
+/* -t names a transport that exists and runs here; if not, why. */
+static char transport_why[320];
+static int bad_transport(const char *t)
+{
+    char why[256];
+    int st = cli_transport(t, why, sizeof(why));
+    if (st == -1)
+        snprintf(transport_why, sizeof(transport_why), "-t %s: unknown (known: %s)", t, why);
+    else if (st == -2)
+        snprintf(transport_why, sizeof(transport_why), "-t %s: cannot run here: %s", t, why);
+    return st != 0;
 }
 
 static int lookup(const char *s, const char *(*name)(int), int count)
@@ -394,13 +416,17 @@ static void (*generic(shmemu_coll_t c))(void)
     }
 }
 
-static int usage(void)
+static int usage(const char *bad)
 {
-    fprintf(stderr,
+    if (bad) { /* one line: what was wrong */
+        fprintf(stderr, "shmemu-bench coll: unknown option '%s' (see --help)\n", bad);
+        return 2;
+    }
+    fprintf(stdout,
             "usage: shmemu-bench coll [--coll NAME] [--algo NAME] [--npes N] [-t TRANSPORT]\n"
             "         [-b MINBYTES] [-e MAXBYTES] [-f FACTOR] [-d DTYPE] [-o OP] [--root R]\n"
             "         [--inplace] [--reps N] [--rounds N] [--no-mpi] [--no-check] [--csv]\n");
-    return 2;
+    return 0;
 }
 
 static void print_side(const double *us, int n, size_t size, double factor, int wrong_col,
@@ -437,7 +463,7 @@ int coll_main(int argc, char **argv)
         else if (!strcmp(a, "--algo") && v)
             b.algo = v;
         else if ((!strcmp(a, "--npes") || !strcmp(a, "-n")) && v)
-            b.npes = atoi(v);
+            b.npes = parse_int(v, 1, 16384);
         else if (!strcmp(a, "-t") && v)
             transport = v;
         else if (!strcmp(a, "-b") && v)
@@ -451,11 +477,11 @@ int coll_main(int argc, char **argv)
         else if (!strcmp(a, "-o") && v)
             b.op = (shmemu_op_t)lookup(v, op_nm, SHMEMU_OP_COUNT);
         else if (!strcmp(a, "--root") && v)
-            b.root = atoi(v);
+            b.root = parse_int(v, 0, 16383);
         else if (!strcmp(a, "--reps") && v)
-            reps = atoi(v);
+            reps = parse_int(v, 1, MAX_REPS);
         else if (!strcmp(a, "--rounds") && v)
-            rounds = atoi(v);
+            rounds = parse_int(v, 1, 8) ? parse_int(v, 1, 8) : -1; /* not 0: the default */
         else {
             used = 0;
             if (!strcmp(a, "--inplace"))
@@ -466,8 +492,12 @@ int coll_main(int argc, char **argv)
                 b.check = 0;
             else if (!strcmp(a, "--csv"))
                 csv = 1;
+            else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+                return usage(NULL);
+            else if (takes_value(a))
+                return fprintf(stderr, "shmemu-bench coll: %s needs a value\n", a), 2;
             else
-                return usage();
+                return usage(a);
         }
         i += used;
     }
@@ -475,12 +505,14 @@ int coll_main(int argc, char **argv)
                                         "allgather, broadcast or alltoall"
                       : (int)b.dtype < 0 ? "-d: a dtype such as float, double, int32, bfloat16"
                       : (int)b.op < 0 ? "-o: sum, prod, min, max, band, bor or bxor"
-                      : b.npes < 1 ? "--npes: at least 1"
+                      : b.npes < 1 ? "--npes: a PE count, 1..16384"
                       : b.minb == (size_t)-1 || b.maxb == (size_t)-1 || b.maxb < b.minb
                           ? "-b/-e: sizes with an optional K, M or G, -b <= -e"
-                      : b.factor < 2 && b.minb != b.maxb ? "-f: 2 or more"
+                      : b.factor == (size_t)-1 || (b.factor < 2 && b.minb != b.maxb)
+                          ? "-f: a whole factor, 2 or more"
                       : reps < 1 || reps > MAX_REPS ? "--reps: 1..64"
                       : rounds < 0 || rounds > 8 ? "--rounds: 1..8"
+                      : transport && bad_transport(transport) ? transport_why
                       : b.root < 0 || b.root >= b.npes ? "--root: a PE of the job"
                       : b.inplace && !(b.coll == SHMEMU_COLL_ALLREDUCE ||
                                        b.coll == SHMEMU_COLL_REDUCE ||

@@ -36,6 +36,7 @@
 
 #include "shmemu.h"
 
+#include "../tools/cli.h"
 #include "bench.h"
 #include "common.h"
 
@@ -585,34 +586,62 @@ int main(int argc, char **argv)
         return coll_main(argc - 1, argv + 1);
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
-        if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
-            transport = argv[++i];
-        else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--csv") == 0)
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long long k;
+        uint64_t sz;
+        char why[256];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf("usage: shmemu-bench [-t TRANSPORT] [-r REPS] [-n NPES,...] [-m SIZE] "
+                   "[--csv] [lat] [bw] [sync] [ring] [pollring] [barrier] [dev] [scale]\n"
+                   "       shmemu-bench coll --help\n");
+            return 0;
+        }
+        if (!strcmp(a, "--csv")) {
             csv = 1;
-        else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc) {
-            char *end;
-            unsigned long long v = strtoull(argv[++i], &end, 10);
-            v <<= *end == 'G' ? 30 : *end == 'M' ? 20 : *end == 'K' ? 10 : 0;
-            dev_max = v < 8192 ? 8192 : (size_t)v;
+            continue;
         }
-        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+        if (strcmp(a, "-t") && strcmp(a, "-r") && strcmp(a, "-m") && strcmp(a, "-n"))
+            cli_die("shmemu-bench", "unknown option '%s' (see --help)", a);
+        if (!v)
+            cli_die("shmemu-bench", "%s needs a value", a);
+        i++;
+        if (!strcmp(a, "-t")) {
+            int st = cli_transport(v, why, sizeof(why));
+            if (st)
+                cli_die("shmemu-bench", "-t %s: %s%s%s", v,
+                        st == -1 ? "unknown transport (known: " : "cannot run here: ", why,
+                        st == -1 ? ")" : "");
+            transport = v;
+        } else if (!strcmp(a, "-r")) {
+            if (cli_long(v, 1, MAX_REPS, &k))
+                cli_die("shmemu-bench", "-r takes 1..%d repetitions, not '%s'", MAX_REPS, v);
+            reps = (int)k;
+        } else if (!strcmp(a, "-m")) {
+            if (cli_size(v, &sz) || sz > ((uint64_t)1 << 40))
+                cli_die("shmemu-bench", "-m takes a size (bytes, or with K, M, G), not '%s'", v);
+            dev_max = sz < 8192 ? 8192 : (size_t)sz;
+        } else {
             n_barrier = n_scale = 0;
-            for (char *tok = strtok(argv[++i], ","); tok && n_barrier < 16;
-                 tok = strtok(NULL, ","))
-                if ((barrier_npes[n_barrier] = atoi(tok)) > 0)
-                    scale_npes[n_scale++] = barrier_npes[n_barrier++];
-        }
-        else {
-            fprintf(stderr, "usage: shmemu-bench [-t TRANSPORT] [-r REPS] [-n NPES,...] "
-                            "[-m SIZE] [--csv] [lat] [bw] [sync] [ring] [pollring] [barrier] [dev] [scale]\n");
-            return 2;
+            char *copy = strdup(v), *save = NULL;
+            for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (cli_long(tok, 1, 16384, &k) || n_barrier == 16)
+                    cli_die("shmemu-bench", "-n takes up to 16 PE counts (1..16384), not '%s'", v);
+                barrier_npes[n_barrier++] = scale_npes[n_scale++] = (int)k;
+            }
+            free(copy);
+            if (!n_barrier)
+                cli_die("shmemu-bench", "-n needs a PE count");
         }
     }
-    if (reps < 1 || reps > MAX_REPS) {
-        fprintf(stderr, "shmemu-bench: -r takes 1..%d\n", MAX_REPS);
-        return 2;
+    static const char *const parts[] = {"lat", "bw", "sync", "ring", "pollring", "barrier",
+                                        "dev", "scale"};
+    for (int j = i; j < argc; j++) {
+        int known = 0;
+        for (size_t k2 = 0; k2 < sizeof(parts) / sizeof(parts[0]); k2++)
+            known |= !strcmp(argv[j], parts[k2]);
+        if (!known)
+            cli_die("shmemu-bench", "unknown benchmark '%s' (lat, bw, sync, ring, pollring, "
+                                    "barrier, dev, scale, or coll first)", argv[j]);
     }
     spmd = getenv("PMIX_RANK") && !getenv("SHMEMU_RUN_NPES");
     if (spmd && shmemu_init() != SHMEMU_OK)

@@ -147,8 +147,12 @@ int main(int argc, char **argv)
             oshmem = 1;
         else if (strcmp(argv[i], "--parsable") == 0)
             parsable = 1;
-        else {
-            fprintf(stderr, "usage: shmemu-info [--oshmem [--parsable]]\n");
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: shmemu-info [--oshmem [--parsable]]\n");
+            return 0;
+        } else {
+            fprintf(stderr, "shmemu-info: unknown option '%s' (usage: shmemu-info [--oshmem "
+                            "[--parsable]])\n", argv[i]);
             return 2;
         }
     }

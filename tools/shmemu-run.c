@@ -143,8 +143,7 @@ static int bad(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "shmemu-run: %s\n", msg);
-    usage(stderr);
+    fprintf(stderr, "shmemu-run: %s (see --help)\n", msg);
     return 2;
 }
 
@@ -348,6 +347,36 @@ int main(int argc, char **argv)
             mpi_push(v);
         } else {
             return bad("unknown option '%s'", a);
+        }
+    }
+    /* The transport, before anything starts: -t, else SHMEMU_TRANSPORT
+     * (honoured, as shmemu_launch honours it), else shm. */
+    const char *from = "-t ";
+    if (!o.transport && getenv("SHMEMU_TRANSPORT") && *getenv("SHMEMU_TRANSPORT")) {
+        o.transport = getenv("SHMEMU_TRANSPORT");
+        from = "SHMEMU_TRANSPORT=";
+    }
+    if (o.transport) {
+        const char *name;
+        int usable, found = 0;
+        char why[256], known[256] = "";
+        for (int k = 0; shmemu_transport_info(k, &name, &usable, why, sizeof(why)) == SHMEMU_OK;
+             k++) {
+            snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+                     k ? ", " : "", name);
+            if (strcmp(name, o.transport))
+                continue;
+            found = 1;
+            if (!usable) {
+                fprintf(stderr, "shmemu-run: %s%s: the transport cannot run here: %s\n", from,
+                        o.transport, why);
+                return 2;
+            }
+        }
+        if (!found) {
+            fprintf(stderr, "shmemu-run: %s%s: unknown transport (known: %s)\n", from,
+                    o.transport, known);
+            return 2;
         }
     }
     if (!o.npes)

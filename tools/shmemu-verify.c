@@ -20,6 +20,7 @@
  * on its transport and PE count, and PE 0 reports.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "shmemu.h"
+#include "cli.h"
 #include "verify-matrix.h"
 
 static const char *const axis_names[NAXES] = {"npes",     "count", "dtype",    "op",
@@ -47,17 +49,7 @@ static int verbose;
 static size_t heap_size;     /* --heap-size: per case; 0 derived */
 static double case_timeout;  /* --timeout: per case; 0 derived */
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "shmemu-verify: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(2);
-}
+#define die(...) cli_die("shmemu-verify", __VA_ARGS__)
 
 /* ------------------------------------------------------------- the axes */
 
@@ -103,24 +95,33 @@ static void default_axes(int quick)
     set_axis(A_TRANSPORT, &t, 1);
 }
 
-/* "5", "2-9", "1,3,7", "all"... into an axis of integers. */
+/* "5", "2-9", "1,3,7", "4K", "1M-1M+3"... into an axis of integers: PE
+ * counts 1..MAX_NPES, element counts with K, M, G (powers of 1024). */
+#define MAX_NPES 16384
+static long long axis_value(int a, const char *tok, const char *whole)
+{
+    uint64_t v;
+    if (cli_size(tok, &v) != 0 || (a == A_NPES && (v < 1 || v > MAX_NPES)) ||
+        v > ((uint64_t)1 << 40))
+        die(a == A_NPES ? "--%s: '%s' is not a PE count (1..%d)"
+                        : "--%s: '%s' is not a count (0..1T, K/M/G allowed)",
+            axis_names[a], *whole ? whole : tok, MAX_NPES);
+    return (long long)v;
+}
+
 static void parse_ints(int a, const char *s)
 {
     long long v[MAXV];
     int n = 0;
     char *copy = strdup(s), *save = NULL;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *end;
-        long long lo = strtoll(tok, &end, 10), hi = lo;
-        if (*end == '-')
-            hi = strtoll(end + 1, &end, 10);
-        if (*end == 'K' || *end == 'k')
-            lo *= 1024, hi *= 1024, end++;
-        else if (*end == 'M' || *end == 'm' || !strcmp(end, "Mi"))
-            lo <<= 20, hi <<= 20, end += strlen(end);
-        if (*end || lo < 0 || hi < lo || hi - lo > MAXV)
-            die("--%s: '%s' is not a number or a range", axis_names[a], tok);
-        for (long long x = lo; x <= hi && n < MAXV; x++)
+        char *dash = strchr(tok, '-');
+        if (dash)
+            *dash = '\0';
+        long long lo = axis_value(a, tok, ""), hi = dash ? axis_value(a, dash + 1, "") : lo;
+        if (hi < lo || hi - lo >= MAXV || n + (hi - lo) >= MAXV)
+            die("--%s: '%s' is more than %d values", axis_names[a], s, MAXV);
+        for (long long x = lo; x <= hi; x++)
             v[n++] = x;
     }
     free(copy);
@@ -414,6 +415,38 @@ static void print_failures(const struct row *rows, int n, const char *lib, const
         printf("\n");
 }
 
+/* Every option, and whether it takes a value: an unknown one is refused
+ * as such, not as one that "needs a value". */
+static const struct opt {
+    const char *name;
+    int value;
+} opts[] = {
+    {"-h", 0},          {"--help", 0},        {"--quick", 0},       {"--thorough", 0},
+    {"-v", 0},          {"--race", 0},        {"--collective", 1},  {"--algo", 1},
+    {"--lib", 1},       {"--symbol", 1},      {"--json", 1},        {"--check", 1},
+    {"--fuzz", 1},      {"--seed", 1},        {"--explore", 1},     {"--strategy", 1},
+    {"--sim", 1},       {"--heap-size", 1},   {"--timeout", 1},     {"--max-bytes", 1},
+    {"--inputs", 1},    {"--npes", 1},        {"--count", 1},       {"--dtype", 1},
+    {"--op", 1},        {"--in-place", 1},    {"--team", 1},        {"--transport", 1},
+};
+
+/* --check MODE: fuzz[:SEED], race, device, comma-separated (docs/CHECK.md). */
+static const char *check_mode(const char *v)
+{
+    char *copy = strdup(v), *save = NULL;
+    int n = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
+        long long k;
+        if (strcmp(t, "race") && strcmp(t, "device") && strcmp(t, "fuzz") &&
+            !(!strncmp(t, "fuzz:", 5) && !cli_long(t + 5, 0, INT64_MAX, &k)))
+            die("--check takes fuzz[:SEED], race and device, comma-separated; not '%s'", t);
+    }
+    free(copy);
+    if (!n)
+        die("--check needs a mode: fuzz[:SEED], race or device");
+    return v;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -435,41 +468,48 @@ int main(int argc, char **argv)
     int quick = 0, thorough = 0;
     const char *axis_opt[NAXES] = {0};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i];
+        const struct opt *o = NULL;
+        for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]) && !o; k++)
+            if (!strcmp(a, opts[k].name))
+                o = &opts[k];
+        if (!o)
+            die("unknown option '%s' (see --help)", a);
+        if (o->value && i + 1 >= argc)
+            die("%s needs a value (see --help)", a);
+        const char *v = o->value ? argv[++i] : NULL;
+        long long k;
+        uint64_t sz;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
         }
-        if (!strcmp(a, "--quick")) { quick = 1; continue; }
-        if (!strcmp(a, "--thorough")) {
+        else if (!strcmp(a, "--quick")) quick = 1;
+        else if (!strcmp(a, "--thorough")) {
             thorough = 1;
             max_bytes = (size_t)256 << 20;
             max_elems = (size_t)64 << 20;
-            continue;
         }
-        if (!strcmp(a, "-v")) { verbose = 1; continue; }
-        if (!strcmp(a, "--race")) { race = 1; continue; }
-        if (!v)
-            die("%s needs a value (see --help)", a);
-        i++;
-        if (!strcmp(a, "--collective")) coll_opt = v;
+        else if (!strcmp(a, "-v")) verbose = 1;
+        else if (!strcmp(a, "--race")) race = 1;
+        else if (!strcmp(a, "--collective")) coll_opt = v;
         else if (!strcmp(a, "--algo")) algo_opt = v;
         else if (!strcmp(a, "--lib")) lib = v;
         else if (!strcmp(a, "--symbol")) sym = v;
         else if (!strcmp(a, "--json")) json = v;
-        else if (!strcmp(a, "--check")) check_opt = v;
+        else if (!strcmp(a, "--check")) check_opt = check_mode(v);
         else if (!strcmp(a, "--fuzz")) {
-            char *end;
-            long k = strtol(v, &end, 10);
-            if (*end || k < 1 || k > 100000)
+            if (cli_long(v, 1, 100000, &k))
                 die("--fuzz takes a number of seeds (1..100000), not '%s'", v);
             fuzz_seeds = (int)k;
         }
-        else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--seed")) {
+            if (cli_size(v, &sz) || strpbrk(v, "KkMmGgTtB"))
+                die("--seed takes a whole number (0..2^64-1), not '%s'", v);
+            seed = sz;
+        }
         else if (!strcmp(a, "--explore")) {
-            char *end;
-            long k = strtol(v, &end, 10);
-            if (*end || k < 1 || k > 10000000)
+            if (cli_long(v, 1, 10000000, &k))
                 die("--explore takes a number of schedules (1..10000000), not '%s'", v);
             explore = (int)k;
         }
@@ -483,27 +523,22 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(a, "--sim")) sim_opt = v;
         else if (!strcmp(a, "--heap-size")) {
-            char *end;
-            unsigned long long h = strtoull(v, &end, 10);
-            int sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
-                     : *end == 'G' || *end == 'g' ? 30 : 0;
-            if (end == v || (sh && end[1]) || (!sh && *end) || !h)
-                die("--heap-size takes a size (bytes, or with K, M, G), not '%s'", v);
-            heap_size = (size_t)h << sh;
+            if (cli_size(v, &sz) || !sz || sz > ((uint64_t)1 << 40))
+                die("--heap-size takes a size (bytes, or with K, M, G, T), not '%s'", v);
+            heap_size = (size_t)sz;
         }
         else if (!strcmp(a, "--timeout")) {
-            char *end;
-            case_timeout = strtod(v, &end);
-            if (end == v || *end || !(case_timeout > 0))
+            if (cli_seconds(v, &case_timeout))
                 die("--timeout takes seconds (> 0), not '%s'", v);
         }
         else if (!strcmp(a, "--max-bytes")) {
-            max_bytes = (size_t)strtoull(v, NULL, 10) << (strchr(v, 'M') ? 20 : 0);
-            max_elems = max_bytes;
+            if (cli_size(v, &sz) || !sz || sz > ((uint64_t)1 << 40))
+                die("--max-bytes takes a size (bytes, or with K, M, G, T), not '%s'", v);
+            max_bytes = max_elems = (size_t)sz;
         }
         else if (!strcmp(a, "--inputs")) {
             if (strcmp(v, "exact") && strcmp(v, "random"))
-                die("--inputs takes exact or random");
+                die("--inputs takes exact or random, not '%s'", v);
             inputs = !strcmp(v, "random");
         }
         else if (!strcmp(a, "--npes")) axis_opt[A_NPES] = v;
@@ -513,7 +548,19 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--in-place")) axis_opt[A_INPLACE] = v;
         else if (!strcmp(a, "--team")) axis_opt[A_TEAM] = v;
         else if (!strcmp(a, "--transport")) axis_opt[A_TRANSPORT] = v;
-        else die("unknown option '%s' (see --help)", a);
+    }
+    if (quick && thorough)
+        die("--quick and --thorough ask for two different matrices: give one");
+    static char check_race[160];
+    if (race && !fuzz_seeds && check_opt && !strstr(check_opt, "race")) {
+        snprintf(check_race, sizeof(check_race), "%s,race", check_opt);
+        check_opt = check_race;
+    }
+    if (json) { /* refused now, not after every case ran */
+        FILE *f = fopen(json, "w");
+        if (!f)
+            die("--json %s: cannot write there (%s)", json, strerror(errno));
+        fclose(f);
     }
     /* Started as the PEs of a job: the cases run inside it. */
     int spmd = getenv("PMIX_RANK") || getenv("SHMEMU_RUN_NPES"), me = 0;
@@ -562,7 +609,15 @@ int main(int argc, char **argv)
         char *copy = strdup(axis_opt[A_TRANSPORT]), *save = NULL;
         long long v[8];
         ntransports = 0;
-        for (char *t = strtok_r(copy, ",", &save); t && ntransports < 8; t = strtok_r(NULL, ",", &save)) {
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            char why[256];
+            int st = cli_transport(t, why, sizeof(why));
+            if (st == -1)
+                die("--transport: unknown transport '%s' (known: %s)", t, why);
+            if (st == -2)
+                die("--transport: '%s' cannot run here: %s", t, why);
+            if (ntransports == 8)
+                die("--transport: at most 8 transports");
             transports[ntransports] = strdup(t);
             v[ntransports] = ntransports;
             ntransports++;
@@ -615,7 +670,7 @@ int main(int argc, char **argv)
     }
 
     /* the cases */
-    int cap = 1024, n = 0;
+    int cap = 1024, n = 0, red_algos = 0, red_cases = 0;
     struct row *rows = calloc((size_t)cap, sizeof(*rows));
     for (int k = 0; k < nalgos; k++) {
         point *pts;
@@ -662,6 +717,15 @@ int main(int argc, char **argv)
         }
         if (!thorough)
             vm_add_triples(&algos[k], &pts, &npts);
+        if (!npts && (lib || strcmp(coll_opt, "all") || strcmp(algo_opt, "all")))
+            die("the options select no case of %s %s (an op that no --dtype given supports, "
+                "or sizes past --max-bytes?)",
+                shmemu_coll_name(algos[k].coll), algos[k].name);
+        int reduction = algos[k].coll == SHMEMU_COLL_ALLREDUCE ||
+                        algos[k].coll == SHMEMU_COLL_REDUCE ||
+                        algos[k].coll == SHMEMU_COLL_REDUCE_SCATTER;
+        red_algos += reduction;
+        red_cases += reduction ? npts : 0;
         for (int i = 0; i < npts; i++) {
             if (n == cap)
                 rows = realloc(rows, (size_t)(cap *= 2) * sizeof(*rows));
@@ -669,6 +733,13 @@ int main(int argc, char **argv)
         }
         free(pts);
     }
+
+    if (axis_opt[A_OP] && red_algos && !red_cases)
+        die("--op %s%s%s: no reduction case (the op takes none of these types)", axis_opt[A_OP],
+            axis_opt[A_DTYPE] ? " with --dtype " : "", axis_opt[A_DTYPE] ? axis_opt[A_DTYPE] : "");
+    if (!n)
+        die("the options select no case (an operation no type here supports, or a collective "
+            "the other axes rule out): widen --dtype, --op or --collective");
 
     char mode[160] = "";
     if (fuzz_seeds)

@@ -13,6 +13,7 @@
  * NaN produced by + or * is the one an x86 CPU produces.
  */
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -76,7 +77,13 @@ static int p_probe(int *ndev_p, char *why, size_t len)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        snprintf(why, len, "no device (%s)", cudaGetErrorString(e));
+        /* Without a loaded driver CUDA answers "driver version is
+         * insufficient", which sends people upgrading a driver they do
+         * not have: say what is missing first. */
+        int no_driver = (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice) &&
+                        access("/proc/driver/nvidia/version", F_OK) != 0;
+        snprintf(why, len, "no device (%s%s)", no_driver ? "no NVIDIA driver is loaded; CUDA: " : "",
+                 cudaGetErrorString(e));
         return SHMEMU_ENODEV;
     }
     if (n < 1) {
