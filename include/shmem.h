@@ -271,6 +271,9 @@ SHMEMU_OSH_FN void shmem_udcflush_line(void *dest) { (void)dest; }
  * world numbering; the default context costs one comparison.  The scope's
  * end puts the thread's context back (cleanup: after a return's value). */
 int shmemu_compat_ctx_enter(shmem_ctx_t ctx, int *pe);
+/* The shmemu context behind ctx, or -1 after reporting a handle that is
+ * none (never created, destroyed, SHMEM_CTX_INVALID). */
+int shmemu_compat_ctx_id(shmem_ctx_t ctx);
 SHMEMU_OSH_INLINE int shmemu_compat_ctx_begin(shmem_ctx_t ctx, int *pe)
 {
     return ctx == SHMEM_CTX_DEFAULT ? -1 : shmemu_compat_ctx_enter(ctx, pe);
@@ -306,14 +309,16 @@ SHMEMU_OSH_FN void shmem_fence(void)
 SHMEMU_OSH_FN void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     SHMEMU_OSH_CALL;
-    if (ctx != SHMEM_CTX_INVALID)
-        (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_quiet() : shmemu_ctx_quiet(ctx->id));
+    int id = ctx == SHMEM_CTX_INVALID ? -1 : shmemu_compat_ctx_id(ctx);
+    if (id >= 0)
+        (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_quiet() : shmemu_ctx_quiet(id));
 }
 SHMEMU_OSH_FN void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     SHMEMU_OSH_CALL;
-    if (ctx != SHMEM_CTX_INVALID)
-        (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_fence() : shmemu_ctx_fence(ctx->id));
+    int id = ctx == SHMEM_CTX_INVALID ? -1 : shmemu_compat_ctx_id(ctx);
+    if (id >= 0)
+        (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_fence() : shmemu_ctx_fence(id));
 }
 /* OpenSHMEM 1.6: complete the operations to the PEs listed (numbered in the
  * context's team).  Performed as a quiet of the whole context: stronger
@@ -380,26 +385,16 @@ SHMEMU_OSH_FN int shmem_team_translate_pe(shmem_team_t src, int pe, shmem_team_t
     SHMEMU_OSH_CALL;
     return shmemu_team_translate_pe(src, pe, dest);
 }
-SHMEMU_OSH_FN int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t *c)
-{
-    SHMEMU_OSH_CALL;
-    return shmemu_team_get_config(team, mask, c);
-}
-SHMEMU_OSH_FN int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
-                                           int size, const shmem_team_config_t *config,
-                                           long mask, shmem_team_t *new_team)
-{
-    SHMEMU_OSH_CALL;
-    return shmemu_team_split_strided(parent, start, stride, size, config, mask, new_team);
-}
-SHMEMU_OSH_FN int shmem_team_split_2d(shmem_team_t parent, int xrange,
-                                      const shmem_team_config_t *xc, long xmask,
-                                      shmem_team_t *xteam, const shmem_team_config_t *yc,
-                                      long ymask, shmem_team_t *yteam)
-{
-    SHMEMU_OSH_CALL;
-    return shmemu_team_split_2d(parent, xrange, xc, xmask, xteam, yc, ymask, yteam);
-}
+/* Where OpenSHMEM 1.5 defines a failure as a returned status (an invalid
+ * triplet, no team left, SHMEM_TEAM_INVALID), these return it and the job
+ * goes on; shmemu's own calls report and, by default, end the job. */
+int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t *c);
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
+                             const shmem_team_config_t *config, long mask,
+                             shmem_team_t *new_team);
+int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t *xc,
+                        long xmask, shmem_team_t *xteam, const shmem_team_config_t *yc,
+                        long ymask, shmem_team_t *yteam);
 SHMEMU_OSH_FN void shmem_team_destroy(shmem_team_t team)
 {
     SHMEMU_OSH_CALL;

@@ -92,7 +92,7 @@ static void test_oshrun_options(void **state)
     if (!exited(&o, 2) || !strstr(o.out, "shmemu-run: -H elsewhere.example,localhost names "
                                          "another machine: the shm transport starts PEs on "
                                          "this one (-t ucx starts them on several, through "
-                                         "mpirun)\n"))
+                                         "mpirun) (see --help)\n"))
         fail_msg("another host: status %#x, output:\n%s", o.status, o.out);
 }
 
@@ -442,7 +442,8 @@ static void features_on_two(const char *mode, int k, struct th_outcome *o)
  * stack, a block freed twice, active-set collectives whose sizes overflow,
  * a put after shmem_finalize (the process ends: an OpenSHMEM routine
  * returns nothing to tell it), an unknown comparison or signal operation,
- * the world team destroyed, a destroyed team synced: one line saying so,
+ * the world team destroyed, a destroyed team synced, a context handle never
+ * created: one line saying so,
  * naming the routine called and OpenSHMEM's constants, the job ended.  A
  * wait on a
  * static flag nobody sets, or a shmem_long_g loop polling one: the
@@ -467,7 +468,7 @@ static void test_misuse(void **state)
         "/2 shmem_long_wait_until: cmp 42 is not one of SHMEM_CMP_EQ..SHMEM_CMP_LE\n",
         "/2 shmem_long_put_signal: sig_op 77 is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD\n",
         "/2 shmem_team_destroy: the predefined team SHMEM_TEAM_WORLD cannot be destroyed\n",
-        "/2 shmem_team_sync: team "};
+        "/2 shmem_team_sync: team ", "/2 shmem_ctx_long_p: ctx 0x"};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
                                        "global+0) runs past the end",
                                        " was destroyed (shmem_ctx_destroy)\n",
@@ -487,10 +488,12 @@ static void test_misuse(void **state)
                                        " overflows the address space\n",
                                        "or from a thread that is not a PE)\n",
                                        "shmemu: PE 0/2 ", "shmemu: PE 0/2 ", "shmemu: PE 0/2 ",
-                                       " was destroyed on this PE (shmem_team_destroy)\n"};
-    static const int cases[] = {0,  1,  2,  3,  4,  5,  6,  7,  9,
-                                10, 11, 12, 13, 14, 15, 16, 17, 18};
-    for (int i = 0; i < 18; i++) {
+                                       " was destroyed on this PE (shmem_team_destroy)\n",
+                                       (" is not a context (never set by shmem_ctx_create "
+                                        "or shmem_team_create_ctx)\n")};
+    static const int cases[] = {0,  1,  2,  3,  4,  5,  6,  7,  9, 10,
+                                11, 12, 13, 14, 15, 16, 17, 18, 19};
+    for (int i = 0; i < 19; i++) {
         int k = cases[i];
         struct th_outcome o;
         features_on_two("misuse", k, &o);

@@ -30,7 +30,8 @@
  *                           comparison, 16: a put-with-signal with an
  *                           unknown signal operation, 17: the world team
  *                           destroyed, 18: a team synced after it was
- *                           destroyed), which ends the job
+ *                           destroyed, 19: a put on a context handle
+ *                           that was never created), which ends the job
  *                           with one line (a deadlock or livelock report
  *                           for 6 to 8)
  *   osh_features init_thread L   shmem_init_thread(L): a bad level fails
@@ -181,6 +182,58 @@ static void active_set(int me, int n)
         CHECK(ld[1] == (long double)(1L << size), "longdouble prod_to_all %Lg", ld[1]);
     }
     shmem_barrier_all();
+}
+
+/* What OpenSHMEM 1.5 lets fail, failing as it says (a nonzero status and
+ * SHMEM_TEAM_INVALID on every PE of the parent; the job goes on): a split
+ * whose triplet names no PE (size 0) or is invalid, a split when the
+ * library has no team left to give, shmem_team_get_config on
+ * SHMEM_TEAM_INVALID; get_config with mask 0 does nothing. */
+static void team_limits(int me, int n)
+{
+    shmem_team_t t = SHMEM_TEAM_WORLD;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 0, NULL, 0, &t) != 0 &&
+              t == SHMEM_TEAM_INVALID,
+          "split of size 0: team %d", (int)t);
+    t = SHMEM_TEAM_WORLD;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n + 1, NULL, 0, &t) != 0 &&
+              t == SHMEM_TEAM_INVALID,
+          "split of %d PEs out of %d: team %d", n + 1, n, (int)t);
+    t = SHMEM_TEAM_WORLD;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &t) != 0 &&
+              t == SHMEM_TEAM_INVALID,
+          "split of SHMEM_TEAM_INVALID: team %d", (int)t);
+    shmem_team_config_t cfg = {.num_contexts = 77};
+    CHECK(shmem_team_get_config(SHMEM_TEAM_INVALID, SHMEM_TEAM_NUM_CONTEXTS, &cfg) != 0 &&
+              cfg.num_contexts == 77,
+          "get_config(SHMEM_TEAM_INVALID): num_contexts %d", cfg.num_contexts);
+    CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, 0, NULL) == 0, "get_config with mask 0");
+    /* Split until the library has no team left, then go on. */
+    enum { MANY = 256 };
+    static shmem_team_t made[MANY];
+    int k = 0, rc = 0;
+    while (k < MANY) {
+        t = SHMEM_TEAM_WORLD;
+        rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t);
+        if (rc != 0)
+            break;
+        made[k++] = t;
+    }
+    CHECK(rc != 0 && t == SHMEM_TEAM_INVALID && k > 0 && k < MANY,
+          "splits until none is left: %d made, then rc %d, team %d", k, rc, (int)t);
+    static int counts[1];
+    counts[0] = k; /* every PE ran out at the same split */
+    shmem_barrier_all();
+    CHECK(shmem_int_g(&counts[0], (me + 1) % n) == k, "PE %d ran out after %d teams, PE %d "
+                                                       "after %d", me, k, (me + 1) % n,
+          shmem_int_g(&counts[0], (me + 1) % n));
+    shmem_barrier_all();
+    for (int i = 0; i < k; i++)
+        shmem_team_destroy(made[i]);
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t) == 0 &&
+              shmem_team_n_pes(t) == n,
+          "a split after the teams were destroyed");
+    shmem_team_destroy(t);
 }
 
 static void team_collectives(int me, int n)
@@ -411,7 +464,10 @@ int main(int argc, char **argv)
             if (me == 0)
                 shmem_team_sync(t);
         }
-        else if (k == 11) {
+        else if (k == 19) { /* a handle no shmem_ctx_create ever set */
+            shmem_ctx_t garbage = (shmem_ctx_t)(void *)&local[1];
+            shmem_ctx_long_p(garbage, global, 1, 0);
+        } else if (k == 11) {
             shmem_free(blk);
             shmem_free(blk);
         } else if (k == 14) {
@@ -484,6 +540,7 @@ int main(int argc, char **argv)
     strided(me, n);
     active_set(me, n);
     team_collectives(me, n);
+    team_limits(me, n);
     contexts_and_p2p(me, n);
     openshmem_1_6(me, n);
     if (n <= 64)
