@@ -310,6 +310,14 @@ int th_launch(const char *transport, int npes, size_t heap, int (*body)(void *),
     return shmemu_launch(&o, trapped_body, &c);
 }
 
+int th_launch_opts(const shmemu_opts *o, int (*body)(void *), void *arg)
+{
+    if (th_mpirun_npes())
+        th_skip("under mpirun: this test launches jobs of its own");
+    struct body_call c = {body, arg};
+    return shmemu_launch(o, trapped_body, &c);
+}
+
 void th_run(int (*body)(void *), void *arg, const int *npes_list, size_t heap)
 {
     assert_true(th_transport_count() > 0);

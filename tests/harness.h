@@ -52,6 +52,10 @@ long th_iters(long n, long div);
 int th_launch(const char *transport, int npes, size_t heap, int (*body)(void *),
               void *arg);
 
+/* The same with every setting of o as given (heap_size 0: the
+ * environment's or the default). */
+int th_launch_opts(const shmemu_opts *o, int (*body)(void *), void *arg);
+
 /* For every transport and every npes in the list (ending with 0), launch body
  * and assert that it succeeded.  Under mpirun (th_mpirun_npes), the cases of
  * the mpirun job's size run as jobs of it, the others are left out. */

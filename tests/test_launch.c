@@ -43,18 +43,57 @@ static void test_repeat(void **state)
     }
 }
 
+/* The heap each PE got: the whole size asked for can be allocated in one
+ * block, and a block 2 MiB larger (past the transport's rounding) cannot. */
+static int body_heap_of(void *arg)
+{
+    size_t want = *(const size_t *)arg;
+    shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
+    void *all = shmemu_malloc(want);
+    PE_CHECK(all != NULL);
+    shmemu_free(all);
+    PE_CHECK(shmemu_malloc(want + ((size_t)2 << 20)) == NULL);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_ENOMEM);
+    return 0;
+}
+
 static void test_heap_sizes(void **state)
 {
     (void)state;
-    /* tiny heaps round up to the heap alignment; K/M/G suffixes parse */
-    setenv("SHMEMU_HEAP_SIZE", "3M", 1);
-    shmemu_opts o = {.npes = 2};
-    assert_int_equal(shmemu_launch(&o, body_identity, "local"), 0);
-    setenv("SHMEMU_HEAP_SIZE", "1GiB", 1);
-    assert_int_equal(shmemu_launch(&o, body_identity, "local"), 0);
+    /* SHMEMU_HEAP_SIZE with K/M/G suffixes, opts.heap_size over it, a
+     * tiny heap (rounded up to the heap alignment, so a byte fits) */
+    static const struct {
+        const char *env;
+        size_t opt, want;
+    } cases[] = {
+        {"3M", 0, (size_t)3 << 20},
+        {"1GiB", 0, (size_t)1 << 30},
+        {"1536K", 0, (size_t)1536 << 10},
+        {"3M", (size_t)5 << 20, (size_t)5 << 20},
+        {NULL, 1, 1},
+        {NULL, 0, (size_t)64 << 20}, /* the default */
+    };
+    for (int t = 0; t < th_transport_count(); t++)
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            if (cases[i].env)
+                setenv("SHMEMU_HEAP_SIZE", cases[i].env, 1);
+            else
+                unsetenv("SHMEMU_HEAP_SIZE");
+            shmemu_opts o = {.npes = 2, .transport = th_transport(t), .heap_size = cases[i].opt};
+            size_t want = cases[i].want;
+            th_capture_start(); /* the refused block is reported: "no room for" */
+            int rc = th_launch_opts(&o, body_heap_of, &want);
+            char *err = th_capture_stop();
+            if (!strstr(err, "shmemu_malloc: no room for "))
+                fail_msg("%s: the refused block was not reported: %s", th_transport(t), err);
+            free(err);
+            if (rc != 0)
+                fail_msg("%s, SHMEMU_HEAP_SIZE=%s, opts.heap_size %zu: the heap is not %zu "
+                         "bytes (rc %d)",
+                         th_transport(t), cases[i].env ? cases[i].env : "(unset)",
+                         cases[i].opt, want, rc);
+        }
     unsetenv("SHMEMU_HEAP_SIZE");
-    o.heap_size = 1;
-    assert_int_equal(shmemu_launch(&o, body_identity, "local"), 0);
 }
 
 /* SPMD use from the main thread: a 1-PE local job, twice over.  Under
