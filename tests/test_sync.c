@@ -92,7 +92,8 @@ static void test_departed_releases(void **state)
                 assert_null(strstr(err, "FAIL"));
                 /* Either a waiter notices first ("PE 0 left the job while this
                  * PE waits for it"), or PE 0's departure finds every other PE
-                 * asleep and reports them all. */
+                 * asleep and reports them all: which, the machine decides
+                 * here; test_departed_exact pins each under sim. */
                 assert_true(strstr(err, "PE 0 left the job while this PE waits for it") ||
                             (strstr(err, "PE 0/") && strstr(err, "left the job (finalized")));
                 assert_non_null(strstr(err, "shmemu_barrier_all"));
@@ -104,6 +105,45 @@ static void test_departed_releases(void **state)
             }
         }
     }
+}
+
+/* Which of the two reports comes depends on the interleaving: on threads
+ * and processes either may (above); under sim's scheduler a schedule fixes
+ * it, and each gives its report exactly, in both error modes. */
+static void test_departed_exact(void **state)
+{
+    (void)state;
+    char why[256];
+    if (!th_transport_usable("sim", why, sizeof(why)))
+        th_skip("the sim transport cannot run here: %s", why);
+    static const struct {
+        const char *sim, *first, *also;
+    } want[] = {
+        /* PE 1 runs first after PE 0 left: it notices */
+        {"rr,seed:1",
+         "shmemu: PE 1/5 shmemu_barrier_all: PE 0 left the job while this PE waits for it "
+         "(team slot 0)\n",
+         NULL},
+        /* PE 0 leaves after the others fell asleep: the departure reports them all */
+        {"random,seed:3",
+         "shmemu: job aborted: 1 of 5 PEs left the job and every PE still in it waits for "
+         "something only they could do:\n",
+         "shmemu:   PE 0/5 left the job (finalized or returned 0 from pe_main)\n"
+         "shmemu:   PE 1/5 in shmemu_barrier_all (team slot 0 of 5 PEs: 4 arrived"},
+    };
+    int modes[] = {SHMEMU_ERRORS_RETURN, SHMEMU_ERRORS_ABORT};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        for (int m = 0; m < 2; m++) {
+            setenv("SHMEMU_SIM", want[i].sim, 1);
+            th_capture_start();
+            int rc = th_launch("sim", 5, 0, body_leave, &modes[m]);
+            char *err = th_capture_stop();
+            unsetenv("SHMEMU_SIM");
+            if (rc != SHMEMU_EABORTED || strncmp(err, want[i].first, strlen(want[i].first)) ||
+                (want[i].also && !strstr(err, want[i].also)))
+                fail_msg("SHMEMU_SIM=%s, mode %d: rc %d, report:\n%s", want[i].sim, m, rc, err);
+            free(err);
+        }
 }
 
 /* A PE that returns nonzero fails the job with that value, and releases the
@@ -223,7 +263,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_barrier_stress), cmocka_unit_test(test_many_pes),
-        cmocka_unit_test(test_departed_releases), cmocka_unit_test(test_nonzero_return),
+        cmocka_unit_test(test_departed_releases),
+        cmocka_unit_test(test_departed_exact), cmocka_unit_test(test_nonzero_return),
         cmocka_unit_test(test_skew), cmocka_unit_test(test_contexts),
     };
     return cmocka_run_group_tests_name("sync", tests, NULL, NULL);
