@@ -170,10 +170,8 @@ static void on_shm(int (*body)(void *), const char *const *checks, int nchecks)
     int shm = 0;
     for (int t = 0; t < th_transport_count(); t++)
         shm |= strcmp(th_transport(t), "shm") == 0;
-    if (!shm) {
-        print_message("# skipped: checked pointers exist on shm only, which is not under test\n");
-        return;
-    }
+    if (!shm)
+        th_skip("checked pointers exist on shm only, which is not under test");
     for (int npes = 2; npes <= 3; npes++)
         for (int c = 0; c < nchecks; c++) {
             shmemu_opts o = {.npes = npes, .transport = "shm", .heap_size = TH_HEAP,
@@ -184,7 +182,7 @@ static void on_shm(int (*body)(void *), const char *const *checks, int nchecks)
         }
 #else
     (void)body, (void)checks, (void)nchecks;
-    print_message("# skipped: checked pointers are x86-64 only (the fault's kind, the trap flag)\n");
+    th_skip("checked pointers are x86-64 only (the fault's kind, the trap flag)");
 #endif
 }
 
