@@ -13,7 +13,8 @@
 
 struct shmemu_tl_hostmem {
     char *heaps; /* npes * stride bytes of address space */
-    size_t stride;
+    size_t stride, heap_len; /* heap_len: each heap's accessible bytes */
+    int reserved;            /* heaps in the reservation (npes or more) */
     void *ctl;
     size_t ctl_len;
 };
@@ -24,7 +25,8 @@ struct shmemu_tl_hostmem {
  * on huge pages where ctl_hot is 1 MiB or more.  SHMEMU_ENOMEM leaves nothing behind. */
 int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap_size,
                              size_t ctl_size, size_t ctl_hot, char **bases);
-/* Unmap what create mapped (idempotent). */
+/* Unmap what create mapped (idempotent).  The heaps may be kept for the
+ * process's next create, which gets them back zeroed. */
 void shmemu_tl_hostmem_destroy(struct shmemu_tl_hostmem *hm, int npes);
 
 #endif /* SHMEMU_TL_HOSTMEM_H */
