@@ -69,7 +69,8 @@ DEPS_TEST := $(BUILD)/.deps-test
 
 TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info $(BUILD)/shmemu-verify \
              $(BUILD)/oshcc $(BUILD)/oshc++ $(BUILD)/oshcxx $(BUILD)/oshrun
-EXAMPLE_LIBS := $(BUILD)/examples/libmy_allreduce.so $(BUILD)/examples/libmy_allreduce_buggy.so
+EXAMPLE_LIBS := $(BUILD)/examples/libmy_allreduce.so $(BUILD)/examples/libmy_allreduce_buggy.so \
+                $(BUILD)/examples/libtiny_allreduce.so
 
 # The cuda transport's plugin (transports/cuda/plugin.h): built where a CUDA
 # toolkit is found (nvcc on the PATH, under CUDA_HOME or /usr/local/cuda);
@@ -285,8 +286,9 @@ test-multinode: $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd ucx-plugin
 # among the library's modules; the control area's layout used by the
 # control plane alone; only the public API exported, nothing unprefixed in
 # the static library.
-check-tree: lib
+check-tree: lib $(BUILD)/shmemu-info
 	@scripts/check-includes.sh
+	@scripts/check-settings.sh $(BUILD)
 	@scripts/check-plane.sh
 	@CC="$(CC)" scripts/check-symbols.sh $(BUILD)
 

@@ -235,8 +235,9 @@ void shmemu__params_print(FILE *f)
         const struct shmemu__param_info *p = &shmemu__param_table[i];
         const char *name = shmemu__param_source(p);
         const char *v = getenv(name);
-        fprintf(f, "  %-18s = %-8s [%s]%s%s\n      %s\n", p->name, v && *v ? v : p->dflt,
-                p->dflt, strcmp(name, p->name) ? " from " : "",
+        const char *dflt = *p->dflt ? p->dflt : "(unset)";
+        fprintf(f, "  %-18s = %-8s [%s]%s%s\n      %s\n", p->name, v && *v ? v : dflt, dflt,
+                strcmp(name, p->name) ? " from " : "",
                 strcmp(name, p->name) ? name : "", p->help);
     }
 }

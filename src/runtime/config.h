@@ -23,7 +23,8 @@
       "what a failing call does: abort (end the job) or return (a status)")    \
     X(SPIN_NS, INT, "-1",                                                      \
       "ns a waiting PE spins before it sleeps; -1: 20000 when the PEs fit "    \
-      "the cores, 0 when they do not")                                         \
+      "the cores (100000 on ucx, whose PEs drive their network), 0 when "     \
+      "they do not")                                                           \
     X(YIELD_NS, INT, "-1",                                                     \
       "ns a waiting PE yields its core (to PEs that have work) before it "     \
       "sleeps; -1: 16000 per PE up to 2000000 when the PEs outnumber the "    \
@@ -45,8 +46,39 @@
       "atomic_fetch) words that did not change; 0: never")                    \
     X(STATIC, AUTO, "auto",                                                    \
       "make the program's global and static variables symmetric (on PE "      \
-      "processes: shm): on, off, or auto (on for programs that start with "   \
-      "shmem_init, off otherwise)")
+      "processes: shm, ucx): on, off, or auto (on for programs that start "   \
+      "with shmem_init, off otherwise)")                                       \
+    X(SIM, STRING, "random,seed:1",                                            \
+      "sim transport: strategy (random, rr, pct[:D]), seed:N, steps:K, "      \
+      "stack:SIZE, guard:0|1, watchdog:S, comma-separated; see docs/SIM.md")   \
+    X(CUDA_DEVICE, STRING, "",                                                 \
+      "cuda transport: the GPU of every PE (2), or one per PE (0,0,1,1); "    \
+      "unset: the node-local rank modulo the devices")                         \
+    X(CUDA_PLUGIN, STRING, "",                                                 \
+      "cuda transport: the plugin's file; unset: libshmemu-cuda.so beside "    \
+      "libshmemu")                                                             \
+    X(UCX_PLUGIN, STRING, "",                                                  \
+      "ucx transport: the plugin's file; unset: libshmemu-ucx.so beside "      \
+      "libshmemu")                                                             \
+    X(UCX_CONTROL, STRING, "auto",                                             \
+      "ucx under mpirun: where the control plane runs: shared (one node), "   \
+      "network (over UCX, as across nodes), auto (network when the job "      \
+      "spans nodes)")                                                          \
+    X(UCX_COMBINE, STRING, "1",                                                \
+      "ucx: combine small puts to a peer reached without RMA (TCP) into one "  \
+      "message per 64 KiB; 0: one UCX put each")                              \
+    X(ALLREDUCE_ALGO, STRING, "auto",                                          \
+      "the algorithm shmemu_allreduce runs: auto, oneshot, ring, rd, "        \
+      "rabenseifner, tree")                                                    \
+    X(REDUCE_ALGO, STRING, "auto", "the algorithm shmemu_reduce runs: auto, tree") \
+    X(REDUCE_SCATTER_ALGO, STRING, "auto",                                     \
+      "the algorithm shmemu_reduce_scatter runs: auto, ring, rhalving")       \
+    X(ALLGATHER_ALGO, STRING, "auto",                                          \
+      "the algorithm shmemu_allgather runs: auto, ring, bruck, rd")           \
+    X(BROADCAST_ALGO, STRING, "auto",                                          \
+      "the algorithm shmemu_broadcast runs: auto, tree, chain")               \
+    X(ALLTOALL_ALGO, STRING, "auto",                                           \
+      "the algorithm shmemu_alltoall runs: auto, pairwise")
 
 enum shmemu__param_kind {
     SHMEMU__PARAM_STRING,
@@ -78,6 +110,12 @@ struct shmemu__params {
     double TIMEOUT; /* seconds; < 0: the default */
     double LIVELOCK; /* seconds; 0: off */
     int STATIC; /* -1 auto, 0 off, 1 on */
+    /* Read by their parts (the sim, cuda and ucx transports, the
+     * collectives' selection); listed here so that one table holds every
+     * setting and shmemu-info shows them all. */
+    const char *SIM, *CUDA_DEVICE, *CUDA_PLUGIN, *UCX_PLUGIN, *UCX_CONTROL, *UCX_COMBINE;
+    const char *ALLREDUCE_ALGO, *REDUCE_ALGO, *REDUCE_SCATTER_ALGO, *ALLGATHER_ALGO,
+        *BROADCAST_ALGO, *ALLTOALL_ALGO;
 };
 
 /* Parse a SHMEMU_CHECK value ("fuzz:7,race"); 0, or -1 if malformed. */
