@@ -231,7 +231,7 @@ static void scan(void)
     if (th_mpirun_npes()) {
         printf("# under mpirun -np %d: each test's %d-PE cases run as jobs of the mpirun "
                "job, on ucx; other PE counts and transports are the forked runs' (make "
-               "test, make test-ucx)\n",
+               "test-full, make test-ucx)\n",
                th_mpirun_npes(), th_mpirun_npes());
         list[nlist++] = "ucx";
         fflush(stdout);
@@ -248,7 +248,7 @@ static void scan(void)
         else if (!usable)
             printf("# transport %s skipped: it cannot run here: %s\n", name, why);
         else if (strcmp(name, "ucx") == 0 && !named(name))
-            printf("# transport ucx left to `make test-ucx` (run by `make test`): its "
+            printf("# transport ucx left to `make test-ucx` (run by `make test-full`): its "
                    "network round trips want the quick variant of each test\n");
         else if (strcmp(name, "staged") == 0 || strcmp(name, "cuda") == 0)
             printf("# transport %s left to test_%s: its heaps are not "

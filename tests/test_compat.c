@@ -601,8 +601,11 @@ static void test_build_systems(void **state)
     char script[PATH_MAX];
     snprintf(script, sizeof(script), "%s/../tests/oshcc/build-systems.sh", th_build_dir());
     char *argv[] = {script, (char *)th_build_dir(), NULL};
+    char cflags[96]; /* a sanitizer build's library wants its runtime in the program */
+    snprintf(cflags, sizeof(cflags), "CFLAGS=%s", san_flag());
+    const char *env[] = {cflags, NULL};
     struct th_outcome o;
-    th_run_cmd(argv, NULL, &o);
+    th_run_cmd(argv, env, &o);
     if (!exited(&o, 0))
         fail_msg("status %#x, output:\n%s", o.status, o.out);
     int ran = 0;
@@ -649,6 +652,8 @@ static void oshcc_matrix(const char *file, const char *name, const struct osh_bu
             fail_msg("%s %s %s: status %#x, output:\n%s", b->tool, b->std, file, o.status,
                      o.out);
         for (int r = 0; r < 4; r++) {
+            if (th_quick() && r % 2 == 0) /* quick: 2 PEs plain, 3 checked */
+                continue;
             char np[16], want[48];
             snprintf(np, sizeof(np), "%d", pes[r]);
             snprintf(want, sizeof(want), "%s ok %d\n", name, pes[r]);

@@ -320,11 +320,20 @@ int main(int argc, char **argv)
             mpi_push("--wdir");
             mpi_push(v);
         } else if (!strcmp(a, "--bind-to") || !strcmp(a, "-bind-to")) {
-            /* OpenMPI's names: a core per PE, or none */
+            /* OpenMPI's names: a core per PE, or none; its coarser
+             * levels change nothing here (the PEs share one machine) */
+            static const char *const coarse[] = {"l1cache", "l2cache", "l3cache", "socket",
+                                                 "package", "numa", "board"};
+            int known = 0;
+            for (size_t k = 0; k < sizeof(coarse) / sizeof(coarse[0]); k++)
+                known |= !strcmp(v, coarse[k]);
             if (!strcmp(v, "none"))
                 setenv("SHMEMU_BIND", "none", 1);
             else if (!strcmp(v, "core") || !strcmp(v, "hwthread"))
                 setenv("SHMEMU_BIND", "core", 1);
+            else if (!known)
+                return bad("--bind-to takes none, core, hwthread or a coarser level "
+                           "(l3cache, numa, package...), not '%s'", v);
             mpi_push("--bind-to");
             mpi_push(v);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--transport")) {

@@ -80,10 +80,6 @@ enum shmemu_tl_cap {
     SHMEMU_TL_CAP_OWN_HEAPS = 1u << 9,
 };
 
-/* The name the second edition gives LOAD_STORE: heap bytes are addressable
- * by host code in this process (a device heap is not). */
-#define SHMEMU_TL_CAP_HOST_ADDRESSABLE SHMEMU_TL_CAP_LOAD_STORE
-
 /* How a PE ended, as a process transport saw it (pe_exited callback). */
 enum shmemu_tl_exit {
     SHMEMU_TL_EXIT_CODE,   /* exited; code = exit status */

@@ -569,7 +569,7 @@ static void issue_put(shmemu__pe *me, struct view *v, int pe, size_t off, void *
     me->chk->view_store = 1;
     struct shmemu_tl_rma d = {.op = SHMEMU_TL_PUT, .pe = pe, .off = off, .local = bytes,
                               .nbytes = n, .sig_op = SHMEMU_TL_SIG_NONE};
-    (void)me->job->ops->rma(me->tlj, &d);
+    (void)shmemu__tl_rma(me, &d);
     me->chk->view_store = 0;
     store_end(me, was);
 }

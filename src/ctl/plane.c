@@ -106,15 +106,19 @@ int shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
         return shmemu__net_abort_job(job, status, pe, rc, msg, report);
     struct shmemu__ctl *c = job->tl.ctl;
     int expected = 0, won = 0;
+    /* Claim the report before the abort is visible: a PE that sees the
+     * abort prints a line of its own ("the job was aborted") unless the
+     * report is claimed, and one that looked between the two would take
+     * the report's place (a livelock ended with no livelock report). */
+    int claimed = report && atomic_exchange(&c->reported, 1) == 0;
     if (atomic_compare_exchange_strong(&c->abort_status, &expected, status)) {
         won = 1;
         atomic_store(&c->abort_pe, pe);
         atomic_store(&c->abort_rc, rc);
         shmemu__strlcpy(c->abort_msg, msg ? msg : "", sizeof(c->abort_msg));
-        /* Claim the report before anyone wakes and prints a line of its own. */
-        if (report && atomic_exchange(&c->reported, 1) == 0)
-            shmemu__emit(report);
     }
+    if (claimed) /* true whoever aborted first: what the detector found */
+        shmemu__emit(report);
     shmemu__wake_all(job);
     return won;
 }

@@ -86,6 +86,15 @@ static inline void shmemu__tl_bind(shmemu__pe *me)
     me->coop = me->job->coop;
 }
 
+/* Map [addr, addr + len) of this process onto PE pe's heap at off (the
+ * program's static data, shmemu__static_attach): the table must have
+ * alias (SHMEMU_TL_HAS). */
+static inline int shmemu__tl_alias(struct shmemu__job *job, int pe, size_t off, void *addr,
+                                   size_t len)
+{
+    return job->ops->alias(&job->tl, pe, off, addr, len);
+}
+
 /* ------------------------------------------------------------ data path */
 
 /* Report a failed transport call: "the T transport failed <what>". */

@@ -94,7 +94,7 @@ int shmemu__static_attach(shmemu__pe *me)
     /* Nothing else runs in this process yet: the copy and the remap see
      * the same bytes. */
     copy_segment(me->heap + off, me->static_lo, me->static_len);
-    int st = job->ops->alias(&job->tl, me->pe, off, me->static_lo, me->static_len);
+    int st = shmemu__tl_alias(job, me->pe, off, me->static_lo, me->static_len);
     if (st != SHMEMU_OK)
         return st;
     me->static_off = off;
