@@ -7,7 +7,7 @@
 #   make test-full  the suite at full size on every transport, then ucx
 #   make check      everything (installs UCX, PMIx, Open MPI): what CI runs
 #   make asan       the suite under AddressSanitizer + UBSan (build-asan/)
-#   make tsan       the suite under ThreadSanitizer, local transport (build-tsan/)
+#   make tsan       the quick suite under ThreadSanitizer, local transport (build-tsan/)
 #   make valgrind   the suite under valgrind memcheck, local transport
 #   make stress     200 random PE crashes under shmemu-run (STRESS_RUNS=n)
 #   make bench      build/shmemu-bench, then run it
@@ -306,7 +306,7 @@ asan:
 # in them on every new thread: UCX_MEM_EVENTS=no leaves them out.  UCX's
 # own copies of our words are not ours to report (tests/tsan.supp).
 tsan:
-	SHMEMU_TEST_TRANSPORTS=local UCX_MEM_EVENTS=no \
+	SHMEMU_TEST_TRANSPORTS=local SHMEMU_TEST_QUICK=1 UCX_MEM_EVENTS=no \
 	  TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp \
 	  $(MAKE) BUILD=build-tsan SAN=tsan OPT=-O1 test-full
 
