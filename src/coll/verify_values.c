@@ -90,13 +90,13 @@ static double unit_roundoff(shmemu_dtype_t d)
 /* ------------------------------------------------- 16-bit conversions */
 
 /* A 16-bit float format: mant_bits stored bits, exponent bias, the
- * all-ones exponent, and powers of two computed once. */
+ * all-ones exponent, and the value of the least subnormal. */
 struct small_fmt {
     int mant_bits, bias, exp_max;
-    double min_normal, to_units, from_units, mant_scale;
+    double from_units;
 };
-static const struct small_fmt half_fmt = {10, 15, 31, 0x1p-14, 0x1p24, 0x1p-24, 0x1p11};
-static const struct small_fmt bf16_fmt = {7, 127, 255, 0x1p-126, 0x1p133, 0x1p-133, 0x1p8};
+static const struct small_fmt half_fmt = {10, 15, 31, 0x1p-24};
+static const struct small_fmt bf16_fmt = {7, 127, 255, 0x1p-133};
 
 /* x rounded to nearest even: the sign, exponent and mantissa fields,
  * computed on x's bits (frexp and nearbyint per element were a tenth of

@@ -179,6 +179,8 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
                              shmem_team_t *new_team)
 {
     SHMEMU_OSH_CALL;
+    if (!new_team) /* undefined in 1.5: said, not swallowed */
+        return shmemu_team_split_strided(parent, start, stride, size, config, mask, new_team);
     shmemu__lenient++;
     int rc = shmemu_team_split_strided(parent, start, stride, size, config, mask, new_team);
     shmemu__lenient--;
@@ -190,6 +192,8 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
                         long ymask, shmem_team_t *yteam)
 {
     SHMEMU_OSH_CALL;
+    if (!xteam || !yteam)
+        return shmemu_team_split_2d(parent, xrange, xc, xmask, xteam, yc, ymask, yteam);
     shmemu__lenient++;
     int rc = shmemu_team_split_2d(parent, xrange, xc, xmask, xteam, yc, ymask, yteam);
     shmemu__lenient--;
