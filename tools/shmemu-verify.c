@@ -462,11 +462,94 @@ static void usage(FILE *f)
             "collectives: allreduce reduce reduce_scatter allgather broadcast alltoall\n");
 }
 
-int main(int argc, char **argv)
+/* ------------------------------------------------------------- the steps */
+
+/* What the command line chose, beyond the settings above. */
+static const char *coll_opt = "all", *algo_opt = "all", *lib, *sym, *json;
+static int quick, thorough;
+static const char *axis_opt[NAXES];
+/* Started as the PEs of a launcher's job: every case runs inside it, and
+ * PE 0 (me) reports. */
+static int spmd, me;
+
+/* One option and its value (NULL for a flag), checked. */
+static void set_option(const char *a, const char *v)
 {
-    const char *coll_opt = "all", *algo_opt = "all", *lib = NULL, *sym = NULL, *json = NULL;
-    int quick = 0, thorough = 0;
-    const char *axis_opt[NAXES] = {0};
+    long long k;
+    uint64_t sz;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        usage(stdout);
+        exit(0);
+    }
+    else if (!strcmp(a, "--quick")) quick = 1;
+    else if (!strcmp(a, "--thorough")) {
+        thorough = 1;
+        max_bytes = (size_t)256 << 20;
+        max_elems = (size_t)64 << 20;
+    }
+    else if (!strcmp(a, "-v")) verbose = 1;
+    else if (!strcmp(a, "--race")) race = 1;
+    else if (!strcmp(a, "--collective")) coll_opt = v;
+    else if (!strcmp(a, "--algo")) algo_opt = v;
+    else if (!strcmp(a, "--lib")) lib = v;
+    else if (!strcmp(a, "--symbol")) sym = v;
+    else if (!strcmp(a, "--json")) json = v;
+    else if (!strcmp(a, "--check")) check_opt = check_mode(v);
+    else if (!strcmp(a, "--fuzz")) {
+        if (cli_long(v, 1, 100000, &k))
+            die("--fuzz takes a number of seeds (1..100000), not '%s'", v);
+        fuzz_seeds = (int)k;
+    }
+    else if (!strcmp(a, "--seed")) {
+        if (cli_size(v, &sz) || strpbrk(v, "KkMmGgTtB"))
+            die("--seed takes a whole number (0..2^64-1), not '%s'", v);
+        seed = sz;
+    }
+    else if (!strcmp(a, "--explore")) {
+        if (cli_long(v, 1, 10000000, &k))
+            die("--explore takes a number of schedules (1..10000000), not '%s'", v);
+        explore = (int)k;
+    }
+    else if (!strcmp(a, "--strategy")) {
+        char *end = NULL;
+        long d = !strncmp(v, "pct:", 4) ? strtol(v + 4, &end, 10) : 0;
+        if (strcmp(v, "random") && strcmp(v, "rr") && strcmp(v, "pct") &&
+            !(end && end != v + 4 && !*end && d >= 1 && d <= 16))
+            die("--strategy takes random, rr, pct or pct:DEPTH (1..16), not '%s'", v);
+        strategy = v;
+    }
+    else if (!strcmp(a, "--sim")) sim_opt = v;
+    else if (!strcmp(a, "--heap-size")) {
+        if (cli_size(v, &sz) || !sz || sz > ((uint64_t)1 << 40))
+            die("--heap-size takes a size (bytes, or with K, M, G, T), not '%s'", v);
+        heap_size = (size_t)sz;
+    }
+    else if (!strcmp(a, "--timeout")) {
+        if (cli_seconds(v, &case_timeout))
+            die("--timeout takes seconds (> 0), not '%s'", v);
+    }
+    else if (!strcmp(a, "--max-bytes")) {
+        if (cli_size(v, &sz) || !sz || sz > ((uint64_t)1 << 40))
+            die("--max-bytes takes a size (bytes, or with K, M, G, T), not '%s'", v);
+        max_bytes = max_elems = (size_t)sz;
+    }
+    else if (!strcmp(a, "--inputs")) {
+        if (strcmp(v, "exact") && strcmp(v, "random"))
+            die("--inputs takes exact or random, not '%s'", v);
+        inputs = !strcmp(v, "random");
+    }
+    else if (!strcmp(a, "--npes")) axis_opt[A_NPES] = v;
+    else if (!strcmp(a, "--count")) axis_opt[A_COUNT] = v;
+    else if (!strcmp(a, "--dtype")) axis_opt[A_DTYPE] = v;
+    else if (!strcmp(a, "--op")) axis_opt[A_OP] = v;
+    else if (!strcmp(a, "--in-place")) axis_opt[A_INPLACE] = v;
+    else if (!strcmp(a, "--team")) axis_opt[A_TEAM] = v;
+    else if (!strcmp(a, "--transport")) axis_opt[A_TRANSPORT] = v;
+}
+
+/* Every option, read and checked: a bad one ends the run here (exit 2). */
+static void parse_args(int argc, char **argv)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const struct opt *o = NULL;
@@ -478,76 +561,7 @@ int main(int argc, char **argv)
         if (o->value && i + 1 >= argc)
             die("%s needs a value (see --help)", a);
         const char *v = o->value ? argv[++i] : NULL;
-        long long k;
-        uint64_t sz;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        else if (!strcmp(a, "--quick")) quick = 1;
-        else if (!strcmp(a, "--thorough")) {
-            thorough = 1;
-            max_bytes = (size_t)256 << 20;
-            max_elems = (size_t)64 << 20;
-        }
-        else if (!strcmp(a, "-v")) verbose = 1;
-        else if (!strcmp(a, "--race")) race = 1;
-        else if (!strcmp(a, "--collective")) coll_opt = v;
-        else if (!strcmp(a, "--algo")) algo_opt = v;
-        else if (!strcmp(a, "--lib")) lib = v;
-        else if (!strcmp(a, "--symbol")) sym = v;
-        else if (!strcmp(a, "--json")) json = v;
-        else if (!strcmp(a, "--check")) check_opt = check_mode(v);
-        else if (!strcmp(a, "--fuzz")) {
-            if (cli_long(v, 1, 100000, &k))
-                die("--fuzz takes a number of seeds (1..100000), not '%s'", v);
-            fuzz_seeds = (int)k;
-        }
-        else if (!strcmp(a, "--seed")) {
-            if (cli_size(v, &sz) || strpbrk(v, "KkMmGgTtB"))
-                die("--seed takes a whole number (0..2^64-1), not '%s'", v);
-            seed = sz;
-        }
-        else if (!strcmp(a, "--explore")) {
-            if (cli_long(v, 1, 10000000, &k))
-                die("--explore takes a number of schedules (1..10000000), not '%s'", v);
-            explore = (int)k;
-        }
-        else if (!strcmp(a, "--strategy")) {
-            char *end = NULL;
-            long d = !strncmp(v, "pct:", 4) ? strtol(v + 4, &end, 10) : 0;
-            if (strcmp(v, "random") && strcmp(v, "rr") && strcmp(v, "pct") &&
-                !(end && end != v + 4 && !*end && d >= 1 && d <= 16))
-                die("--strategy takes random, rr, pct or pct:DEPTH (1..16), not '%s'", v);
-            strategy = v;
-        }
-        else if (!strcmp(a, "--sim")) sim_opt = v;
-        else if (!strcmp(a, "--heap-size")) {
-            if (cli_size(v, &sz) || !sz || sz > ((uint64_t)1 << 40))
-                die("--heap-size takes a size (bytes, or with K, M, G, T), not '%s'", v);
-            heap_size = (size_t)sz;
-        }
-        else if (!strcmp(a, "--timeout")) {
-            if (cli_seconds(v, &case_timeout))
-                die("--timeout takes seconds (> 0), not '%s'", v);
-        }
-        else if (!strcmp(a, "--max-bytes")) {
-            if (cli_size(v, &sz) || !sz || sz > ((uint64_t)1 << 40))
-                die("--max-bytes takes a size (bytes, or with K, M, G, T), not '%s'", v);
-            max_bytes = max_elems = (size_t)sz;
-        }
-        else if (!strcmp(a, "--inputs")) {
-            if (strcmp(v, "exact") && strcmp(v, "random"))
-                die("--inputs takes exact or random, not '%s'", v);
-            inputs = !strcmp(v, "random");
-        }
-        else if (!strcmp(a, "--npes")) axis_opt[A_NPES] = v;
-        else if (!strcmp(a, "--count")) axis_opt[A_COUNT] = v;
-        else if (!strcmp(a, "--dtype")) axis_opt[A_DTYPE] = v;
-        else if (!strcmp(a, "--op")) axis_opt[A_OP] = v;
-        else if (!strcmp(a, "--in-place")) axis_opt[A_INPLACE] = v;
-        else if (!strcmp(a, "--team")) axis_opt[A_TEAM] = v;
-        else if (!strcmp(a, "--transport")) axis_opt[A_TRANSPORT] = v;
+        set_option(a, v);
     }
     if (quick && thorough)
         die("--quick and --thorough ask for two different matrices: give one");
@@ -562,8 +576,12 @@ int main(int argc, char **argv)
             die("--json %s: cannot write there (%s)", json, strerror(errno));
         fclose(f);
     }
+}
+
+static void join_job(void)
+{
     /* Started as the PEs of a job: the cases run inside it. */
-    int spmd = getenv("PMIX_RANK") || getenv("SHMEMU_RUN_NPES"), me = 0;
+    spmd = getenv("PMIX_RANK") || getenv("SHMEMU_RUN_NPES");
     if (spmd) {
         if (fuzz_seeds || check_opt || race || explore || sim_opt)
             die("inside a launcher's job the checker is the job's: set SHMEMU_CHECK for the "
@@ -576,6 +594,12 @@ int main(int argc, char **argv)
         if (me != 0 && !freopen("/dev/null", "w", stdout))
             die("cannot silence PE %d's output", me);
     }
+}
+
+/* The matrix's axes: the defaults (or --quick's), narrowed by the options;
+ * inside a job, its PE count and transport alone. */
+static void set_axes(void)
+{
     if (explore && sim_opt)
         die("--explore picks the schedules itself: leave out --sim");
     if ((explore || sim_opt) && !axis_opt[A_TRANSPORT])
@@ -625,9 +649,12 @@ int main(int argc, char **argv)
         free(copy);
         set_axis(A_TRANSPORT, v, ntransports);
     }
+}
 
-    /* the algorithms under test */
-    struct algo algos[64];
+/* The algorithms under test: the user's (--lib), or the built-ins asked
+ * for.  Returns how many. */
+static int pick_algos(struct algo *algos)
+{
     int nalgos = 0;
     if (lib) {
         if (!sym || !strcmp(coll_opt, "all"))
@@ -668,8 +695,13 @@ int main(int argc, char **argv)
         if (!nalgos)
             die("no algorithm '%s' for collective '%s'", algo_opt, coll_opt);
     }
+    return nalgos;
+}
 
-    /* the cases */
+/* The cases: the covering design of each algorithm (or the full product),
+ * the edge cases and the triples; *np of them. */
+static struct row *build_cases(const struct algo *algos, int nalgos, int *np)
+{
     int cap = 1024, n = 0, red_algos = 0, red_cases = 0;
     struct row *rows = calloc((size_t)cap, sizeof(*rows));
     for (int k = 0; k < nalgos; k++) {
@@ -740,7 +772,13 @@ int main(int argc, char **argv)
     if (!n)
         die("the options select no case (an operation no type here supports, or a collective "
             "the other axes rule out): widen --dtype, --op or --collective");
+    *np = n;
+    return rows;
+}
 
+/* Every case, with a progress line; returns how many failed. */
+static int run_cases(struct row *rows, int n)
+{
     char mode[160] = "";
     if (fuzz_seeds)
         snprintf(mode, sizeof(mode), ", checker: fuzz seeds 1..%d%s%s%s", fuzz_seeds,
@@ -820,6 +858,18 @@ int main(int argc, char **argv)
     }
     if (tty)
         fprintf(stderr, "\r%70s\r", "");
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    parse_args(argc, argv);
+    join_job();
+    set_axes();
+    struct algo algos[64];
+    int nalgos = pick_algos(algos), n;
+    struct row *rows = build_cases(algos, nalgos, &n);
+    int failed = run_cases(rows, n);
     summary(rows, n);
     print_failures(rows, n, lib, sym);
     if (explore)
