@@ -448,52 +448,111 @@ static void print_side(const double *us, int n, size_t size, double factor, int 
         printf(" %7ld", wrong);
 }
 
-int coll_main(int argc, char **argv)
+/* The options into *b, checked, the algorithm found and the sizes listed:
+ * 0 to go on, else the exit status (-1: --help, which is 0). */
+/* The options' values together (each was checked alone), the algorithm
+ * found, the sizes listed: 0, or the exit status. */
+static int coll_check(struct bench *b, int rounds)
 {
-    struct bench b = {.coll = SHMEMU_COLL_ALLREDUCE, .algo = "auto", .npes = 2,
-                      .dtype = SHMEMU_FLOAT, .op = SHMEMU_SUM, .minb = 8,
-                      .maxb = (size_t)64 << 20, .factor = 2, .check = 1};
-    int rounds = 0, use_mpi = 1;
+    const char *bad = (int)b->coll < 0 ? "--coll: allreduce, reduce, reduce_scatter, "
+                                        "allgather, broadcast or alltoall"
+                      : (int)b->dtype < 0 ? "-d: a dtype such as float, double, int32, bfloat16"
+                      : (int)b->op < 0 ? "-o: sum, prod, min, max, band, bor or bxor"
+                      : b->npes < 1 ? "--npes: a PE count, 1..16384"
+                      : b->minb == (size_t)-1 || b->maxb == (size_t)-1 || b->maxb < b->minb
+                          ? "-b/-e: sizes with an optional K, M or G, -b <= -e"
+                      : b->factor == (size_t)-1 || (b->factor < 2 && b->minb != b->maxb)
+                          ? "-f: a whole factor, 2 or more"
+                      : reps < 1 || reps > MAX_REPS ? "--reps: 1..64"
+                      : rounds < 0 || rounds > 8 ? "--rounds: 1..8"
+                      : transport && bad_transport(transport) ? transport_why
+                      : b->root < 0 || b->root >= b->npes ? "--root: a PE of the job"
+                      : b->inplace && !(b->coll == SHMEMU_COLL_ALLREDUCE ||
+                                       b->coll == SHMEMU_COLL_REDUCE ||
+                                       b->coll == SHMEMU_COLL_BROADCAST)
+                          ? "--inplace: allreduce, reduce and broadcast only"
+                      : is_reduction(b->coll) && !shmemu_op_valid(b->op, b->dtype)
+                          ? "-o: that op does not apply to that dtype"
+                          : NULL;
+    if (bad) {
+        fprintf(stderr, "shmemu-bench coll: bad %s\n", bad);
+        return 2;
+    }
+    if (!strcmp(b->algo, "auto")) {
+        b->fn = generic(b->coll);
+    } else {
+        const char *name;
+        void (*fn)(void);
+        for (int i = 0; !b->fn && !shmemu_verify_builtin(b->coll, i, &name, &fn); i++)
+            if (!strcmp(name, b->algo))
+                b->fn = fn;
+        if (!b->fn) {
+            fprintf(stderr, "shmemu-bench coll: no %s algorithm '%s'\n",
+                    shmemu_coll_name(b->coll), b->algo);
+            return 2;
+        }
+    }
+    size_t es = shmemu_dtype_size(b->dtype), quantum = es;
+    if (b->coll == SHMEMU_COLL_REDUCE_SCATTER || b->coll == SHMEMU_COLL_ALLGATHER ||
+        b->coll == SHMEMU_COLL_ALLTOALL)
+        quantum *= (size_t)b->npes;
+    for (size_t s = b->minb; s <= b->maxb && b->nsizes < MAX_SIZES; s *= b->factor) {
+        /* whole elements (per PE where the call splits the buffer) */
+        size_t sz = s / quantum * quantum;
+        if (sz && (!b->nsizes || b->size[b->nsizes - 1] != sz))
+            b->size[b->nsizes++] = sz;
+        if (b->factor < 2 || s > SIZE_MAX / b->factor)
+            break;
+    }
+    if (!b->nsizes) {
+        fprintf(stderr, "shmemu-bench coll: -e %zu holds no whole element per PE\n", b->maxb);
+        return 2;
+    }
+    return 0;
+}
+
+static int coll_args(struct bench *b, int *rounds, int *use_mpi, int argc, char **argv)
+{
     reps = 5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int used = 1;
         if (!strcmp(a, "--coll") && v)
-            b.coll = (shmemu_coll_t)lookup(v, coll_nm, SHMEMU_COLL_COUNT);
+            b->coll = (shmemu_coll_t)lookup(v, coll_nm, SHMEMU_COLL_COUNT);
         else if (!strcmp(a, "--algo") && v)
-            b.algo = v;
+            b->algo = v;
         else if ((!strcmp(a, "--npes") || !strcmp(a, "-n")) && v)
-            b.npes = parse_int(v, 1, 16384);
+            b->npes = parse_int(v, 1, 16384);
         else if (!strcmp(a, "-t") && v)
             transport = v;
         else if (!strcmp(a, "-b") && v)
-            b.minb = parse_size(v);
+            b->minb = parse_size(v);
         else if (!strcmp(a, "-e") && v)
-            b.maxb = parse_size(v);
+            b->maxb = parse_size(v);
         else if (!strcmp(a, "-f") && v)
-            b.factor = parse_size(v);
+            b->factor = parse_size(v);
         else if (!strcmp(a, "-d") && v)
-            b.dtype = (shmemu_dtype_t)lookup(v, dtype_nm, SHMEMU_DTYPE_COUNT);
+            b->dtype = (shmemu_dtype_t)lookup(v, dtype_nm, SHMEMU_DTYPE_COUNT);
         else if (!strcmp(a, "-o") && v)
-            b.op = (shmemu_op_t)lookup(v, op_nm, SHMEMU_OP_COUNT);
+            b->op = (shmemu_op_t)lookup(v, op_nm, SHMEMU_OP_COUNT);
         else if (!strcmp(a, "--root") && v)
-            b.root = parse_int(v, 0, 16383);
+            b->root = parse_int(v, 0, 16383);
         else if (!strcmp(a, "--reps") && v)
             reps = parse_int(v, 1, MAX_REPS);
         else if (!strcmp(a, "--rounds") && v)
-            rounds = parse_int(v, 1, 8) ? parse_int(v, 1, 8) : -1; /* not 0: the default */
+            *rounds = parse_int(v, 1, 8) ? parse_int(v, 1, 8) : -1; /* not 0: the default */
         else {
             used = 0;
             if (!strcmp(a, "--inplace"))
-                b.inplace = 1;
+                b->inplace = 1;
             else if (!strcmp(a, "--no-mpi"))
-                use_mpi = 0;
+                *use_mpi = 0;
             else if (!strcmp(a, "--no-check"))
-                b.check = 0;
+                b->check = 0;
             else if (!strcmp(a, "--csv"))
                 csv = 1;
             else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-                return usage(NULL);
+                return usage(NULL) ? 2 : -1;
             else if (takes_value(a))
                 return fprintf(stderr, "shmemu-bench coll: %s needs a value\n", a), 2;
             else
@@ -501,60 +560,66 @@ int coll_main(int argc, char **argv)
         }
         i += used;
     }
-    const char *bad = (int)b.coll < 0 ? "--coll: allreduce, reduce, reduce_scatter, "
-                                        "allgather, broadcast or alltoall"
-                      : (int)b.dtype < 0 ? "-d: a dtype such as float, double, int32, bfloat16"
-                      : (int)b.op < 0 ? "-o: sum, prod, min, max, band, bor or bxor"
-                      : b.npes < 1 ? "--npes: a PE count, 1..16384"
-                      : b.minb == (size_t)-1 || b.maxb == (size_t)-1 || b.maxb < b.minb
-                          ? "-b/-e: sizes with an optional K, M or G, -b <= -e"
-                      : b.factor == (size_t)-1 || (b.factor < 2 && b.minb != b.maxb)
-                          ? "-f: a whole factor, 2 or more"
-                      : reps < 1 || reps > MAX_REPS ? "--reps: 1..64"
-                      : rounds < 0 || rounds > 8 ? "--rounds: 1..8"
-                      : transport && bad_transport(transport) ? transport_why
-                      : b.root < 0 || b.root >= b.npes ? "--root: a PE of the job"
-                      : b.inplace && !(b.coll == SHMEMU_COLL_ALLREDUCE ||
-                                       b.coll == SHMEMU_COLL_REDUCE ||
-                                       b.coll == SHMEMU_COLL_BROADCAST)
-                          ? "--inplace: allreduce, reduce and broadcast only"
-                      : is_reduction(b.coll) && !shmemu_op_valid(b.op, b.dtype)
-                          ? "-o: that op does not apply to that dtype"
-                          : NULL;
-    if (bad) {
-        fprintf(stderr, "shmemu-bench coll: bad %s\n", bad);
-        return 2;
-    }
-    if (!strcmp(b.algo, "auto")) {
-        b.fn = generic(b.coll);
-    } else {
-        const char *name;
-        void (*fn)(void);
-        for (int i = 0; !b.fn && !shmemu_verify_builtin(b.coll, i, &name, &fn); i++)
-            if (!strcmp(name, b.algo))
-                b.fn = fn;
-        if (!b.fn) {
-            fprintf(stderr, "shmemu-bench coll: no %s algorithm '%s'\n",
-                    shmemu_coll_name(b.coll), b.algo);
-            return 2;
+    return coll_check(b, *rounds);
+}
+
+/* The table: a row per size, shmemu's side and MPI's where it ran.
+ * Returns 1 if any size had wrong elements. */
+static int coll_report(const struct bench *b, const struct mpi_side *m,
+                       double (*all)[MAX_REPS * 8], const long *wrong, int rounds)
+{
+    size_t es = shmemu_dtype_size(b->dtype);
+    int rc = 0;
+    double f = bus_factor(b), sum_bus = 0;
+    if (csv)
+        printf("size,count,type,redop,root,time_us,algbw,busbw,busbw_min,busbw_max,wrong%s\n",
+               m ? ",mpi_time_us,mpi_algbw,mpi_busbw,mpi_busbw_min,mpi_busbw_max,ratio" : "");
+    else
+        printf("#%11s %12s %8s %6s %5s %10s %7s %7s %15s %7s%s\n", "size", "count", "type",
+               "redop", "root", "time", "algbw", "busbw", "(min-max)", "#wrong",
+               m ? "   MPI: time   algbw   busbw       (min-max)  busbw ratio" : "");
+    if (!csv)
+        printf("#%11s %12s %8s %6s %5s %10s %7s %7s %15s %7s%s\n", "(B)", "(elements)", "",
+               "", "", "(us)", "(GB/s)", "(GB/s)", "(GB/s)", "",
+               m ? "        (us)  (GB/s)  (GB/s)          (GB/s)  shmemu/MPI" : "");
+    for (int k = 0; k < b->nsizes; k++) {
+        size_t count, in, out;
+        shape(b, b->size[k], &count, &in, &out);
+        int root = b->coll == SHMEMU_COLL_REDUCE || b->coll == SHMEMU_COLL_BROADCAST
+                       ? b->root : -1;
+        const char *redop = is_reduction(b->coll) ? shmemu_op_name(b->op) : "none";
+        if (csv)
+            printf("%zu,%zu,%s,%s,%d", b->size[k], b->size[k] / es,
+                   shmemu_dtype_name(b->dtype), redop, root);
+        else
+            printf(" %11zu %12zu %8s %6s %5d", b->size[k], b->size[k] / es,
+                   shmemu_dtype_name(b->dtype), redop, root);
+        double bus, mbus;
+        print_side(all[k], rounds * reps, b->size[k], f, 1, wrong[k], &bus);
+        sum_bus += bus;
+        if (m && m->n[k]) {
+            print_side(m->us[k], m->n[k], b->size[k], f, 0, 0, &mbus);
+            printf(csv ? ",%.3f" : " %11.2fx", bus / mbus);
         }
+        printf("\n");
+        if (wrong[k])
+            rc = 1;
     }
-    size_t es = shmemu_dtype_size(b.dtype), quantum = es;
-    if (b.coll == SHMEMU_COLL_REDUCE_SCATTER || b.coll == SHMEMU_COLL_ALLGATHER ||
-        b.coll == SHMEMU_COLL_ALLTOALL)
-        quantum *= (size_t)b.npes;
-    for (size_t s = b.minb; s <= b.maxb && b.nsizes < MAX_SIZES; s *= b.factor) {
-        /* whole elements (per PE where the call splits the buffer) */
-        size_t sz = s / quantum * quantum;
-        if (sz && (!b.nsizes || b.size[b.nsizes - 1] != sz))
-            b.size[b.nsizes++] = sz;
-        if (b.factor < 2 || s > SIZE_MAX / b.factor)
-            break;
-    }
-    if (!b.nsizes) {
-        fprintf(stderr, "shmemu-bench coll: -e %zu holds no whole element per PE\n", b.maxb);
-        return 2;
-    }
+    if (!csv)
+        printf("# Avg bus bandwidth: %.3f GB/s\n", sum_bus / b->nsizes);
+    return rc;
+}
+
+int coll_main(int argc, char **argv)
+{
+    struct bench b = {.coll = SHMEMU_COLL_ALLREDUCE, .algo = "auto", .npes = 2,
+                      .dtype = SHMEMU_FLOAT, .op = SHMEMU_SUM, .minb = 8,
+                      .maxb = (size_t)64 << 20, .factor = 2, .check = 1};
+    int rounds = 0, use_mpi = 1;
+    int args_st = coll_args(&b, &rounds, &use_mpi, argc, argv);
+    if (args_st)
+        return args_st < 0 ? 0 : args_st;
+    size_t es = shmemu_dtype_size(b.dtype);
 
     struct mpi_side *m = NULL;
     if (use_mpi && (b.dtype == SHMEMU_FLOAT16 || b.dtype == SHMEMU_BFLOAT16)) {
@@ -617,45 +682,8 @@ int coll_main(int argc, char **argv)
             m = NULL;
         }
     }
-    if (!rc) {
-        double f = bus_factor(&b), sum_bus = 0;
-        if (csv)
-            printf("size,count,type,redop,root,time_us,algbw,busbw,busbw_min,busbw_max,wrong%s\n",
-                   m ? ",mpi_time_us,mpi_algbw,mpi_busbw,mpi_busbw_min,mpi_busbw_max,ratio" : "");
-        else
-            printf("#%11s %12s %8s %6s %5s %10s %7s %7s %15s %7s%s\n", "size", "count", "type",
-                   "redop", "root", "time", "algbw", "busbw", "(min-max)", "#wrong",
-                   m ? "   MPI: time   algbw   busbw       (min-max)  busbw ratio" : "");
-        if (!csv)
-            printf("#%11s %12s %8s %6s %5s %10s %7s %7s %15s %7s%s\n", "(B)", "(elements)", "",
-                   "", "", "(us)", "(GB/s)", "(GB/s)", "(GB/s)", "",
-                   m ? "        (us)  (GB/s)  (GB/s)          (GB/s)  shmemu/MPI" : "");
-        for (int k = 0; k < b.nsizes; k++) {
-            size_t count, in, out;
-            shape(&b, b.size[k], &count, &in, &out);
-            int root = b.coll == SHMEMU_COLL_REDUCE || b.coll == SHMEMU_COLL_BROADCAST
-                           ? b.root : -1;
-            const char *redop = is_reduction(b.coll) ? shmemu_op_name(b.op) : "none";
-            if (csv)
-                printf("%zu,%zu,%s,%s,%d", b.size[k], b.size[k] / es,
-                       shmemu_dtype_name(b.dtype), redop, root);
-            else
-                printf(" %11zu %12zu %8s %6s %5d", b.size[k], b.size[k] / es,
-                       shmemu_dtype_name(b.dtype), redop, root);
-            double bus, mbus;
-            print_side(all[k], rounds * reps, b.size[k], f, 1, wrong[k], &bus);
-            sum_bus += bus;
-            if (m && m->n[k]) {
-                print_side(m->us[k], m->n[k], b.size[k], f, 0, 0, &mbus);
-                printf(csv ? ",%.3f" : " %11.2fx", bus / mbus);
-            }
-            printf("\n");
-            if (wrong[k])
-                rc = 1;
-        }
-        if (!csv)
-            printf("# Avg bus bandwidth: %.3f GB/s\n", sum_bus / b.nsizes);
-    }
+    if (!rc)
+        rc = coll_report(&b, m, all, wrong, rounds);
     free(m);
     free(all);
     munmap(res, sizeof(*res));
