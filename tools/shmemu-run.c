@@ -206,11 +206,127 @@ static int delegate(int npes, char *const *prog)
     return 2;
 }
 
+/* What the command line chose. */
+struct cmd {
+    struct shmemu__run_opts o;
+    long per_node; /* -N: the count where none is given */
+    const char *hosts, *hostfile, *host_opt;
+};
+
+/* An option that takes a value, v: 0, or the exit status of a bad one. */
+static int value_option(struct cmd *c, const char *a, const char *v)
+{
+    char *end;
+    if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--npes") ||
+        !strcmp(a, "--np") || !strcmp(a, "--n") || !strcmp(a, "-c")) {
+        long n = strtol(v, &end, 10);
+        if (*end || n < 1 || n > 65536)
+            return bad("the PE count must be 1..65536, not '%s'", v);
+        c->o.npes = (int)n;
+    } else if (!strcmp(a, "-N") || !strcmp(a, "-npernode") || !strcmp(a, "--npernode") ||
+               !strcmp(a, "-ppn")) {
+        c->per_node = strtol(v, &end, 10);
+        if (*end || c->per_node < 1 || c->per_node > 65536)
+            return bad("%s takes a PE count 1..65536, not '%s'", a, v);
+        mpi_push("-N");
+        mpi_push(v);
+    } else if (!strcmp(a, "-H") || !strcmp(a, "--host") || !strcmp(a, "-host") ||
+               !strcmp(a, "-hosts")) {
+        c->hosts = v, c->host_opt = a;
+        mpi_push("--host");
+        mpi_push(v);
+    } else if (!strcmp(a, "--hostfile") || !strcmp(a, "-hostfile") ||
+               !strcmp(a, "--machinefile") || !strcmp(a, "-machinefile") ||
+               !strcmp(a, "-f")) {
+        c->hostfile = v, c->host_opt = a;
+        mpi_push("--hostfile");
+        mpi_push(v);
+    } else if (!strcmp(a, "-wdir") || !strcmp(a, "--wdir") || !strcmp(a, "-wd") ||
+               !strcmp(a, "--wd")) {
+        if (chdir(v) != 0)
+            return bad("%s %s: cannot enter that directory", a, v);
+        mpi_push("--wdir");
+        mpi_push(v);
+    } else if (!strcmp(a, "--bind-to") || !strcmp(a, "-bind-to")) {
+        /* OpenMPI's names: a core per PE, or none; its coarser
+         * levels change nothing here (the PEs share one machine) */
+        static const char *const coarse[] = {"l1cache", "l2cache", "l3cache", "socket",
+                                             "package", "numa", "board"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof(coarse) / sizeof(coarse[0]); k++)
+            known |= !strcmp(v, coarse[k]);
+        if (!strcmp(v, "none"))
+            setenv("SHMEMU_BIND", "none", 1);
+        else if (!strcmp(v, "core") || !strcmp(v, "hwthread"))
+            setenv("SHMEMU_BIND", "core", 1);
+        else if (!known)
+            return bad("--bind-to takes none, core, hwthread or a coarser level "
+                       "(l3cache, numa, package...), not '%s'", v);
+        mpi_push("--bind-to");
+        mpi_push(v);
+    } else if (!strcmp(a, "-t") || !strcmp(a, "--transport")) {
+        c->o.transport = v;
+    } else if (!strcmp(a, "--heap-size")) {
+        if (shmemu__parse_size(v, &c->o.heap_size) != 0 || c->o.heap_size == 0)
+            return bad("--heap-size takes a size such as 64M or 1G, not '%s'", v);
+        mpi_push_env("SHMEMU_HEAP_SIZE", v);
+    } else if (!strcmp(a, "--bind")) {
+        if (strcmp(v, "core") && strcmp(v, "none"))
+            return bad("--bind takes core or none, not '%s'", v);
+        setenv("SHMEMU_BIND", v, 1);
+        mpi_push("--bind-to");
+        mpi_push(v);
+    } else if (!strcmp(a, "--timeout")) {
+        c->o.timeout_s = strtod(v, &end);
+        if (*end || !(c->o.timeout_s > 0))
+            return bad("--timeout takes a positive number of seconds, not '%s'", v);
+        mpi_push("--timeout");
+        mpi_push(v);
+    } else {
+        return bad("unknown option '%s'", a);
+    }
+    return 0;
+}
+
+/* The transport, before anything starts: -t, else SHMEMU_TRANSPORT
+ * (honoured, as shmemu_launch honours it), else shm.  0, or 2 when it
+ * does not exist or cannot run here. */
+static int check_transport(struct shmemu__run_opts *o)
+{
+    const char *from = "-t ";
+    if (!o->transport && getenv("SHMEMU_TRANSPORT") && *getenv("SHMEMU_TRANSPORT")) {
+        o->transport = getenv("SHMEMU_TRANSPORT");
+        from = "SHMEMU_TRANSPORT=";
+    }
+    if (o->transport) {
+        const char *name;
+        int usable, found = 0;
+        char why[256], known[256] = "";
+        for (int k = 0; shmemu_transport_info(k, &name, &usable, why, sizeof(why)) == SHMEMU_OK;
+             k++) {
+            snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+                     k ? ", " : "", name);
+            if (strcmp(name, o->transport))
+                continue;
+            found = 1;
+            if (!usable) {
+                fprintf(stderr, "shmemu-run: %s%s: the transport cannot run here: %s\n", from,
+                        o->transport, why);
+                return 2;
+            }
+        }
+        if (!found) {
+            fprintf(stderr, "shmemu-run: %s%s: unknown transport (known: %s)\n", from,
+                    o->transport, known);
+            return 2;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    struct shmemu__run_opts o = {0};
-    long per_node = 0; /* -N: the count where none is given */
-    const char *hosts = NULL, *hostfile = NULL, *host_opt = NULL;
+    struct cmd c = {0};
     /* at most: every argument, a name and value for each, and the job's */
     mpi_argv = calloc((size_t)argc * 3 + 16, sizeof(char *));
     if (!mpi_argv)
@@ -281,130 +397,37 @@ int main(int argc, char **argv)
             return 0;
         }
         if (strcmp(a, "--tag-output") == 0) {
-            o.tag_output = 1;
+            c.o.tag_output = 1;
             mpi_push("--tag-output");
             continue;
         }
         if (!v)
             return bad("%s needs a value", a);
         i += !inline_val;
-        char *end;
-        if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--npes") ||
-            !strcmp(a, "--np") || !strcmp(a, "--n") || !strcmp(a, "-c")) {
-            long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 65536)
-                return bad("the PE count must be 1..65536, not '%s'", v);
-            o.npes = (int)n;
-        } else if (!strcmp(a, "-N") || !strcmp(a, "-npernode") || !strcmp(a, "--npernode") ||
-                   !strcmp(a, "-ppn")) {
-            per_node = strtol(v, &end, 10);
-            if (*end || per_node < 1 || per_node > 65536)
-                return bad("%s takes a PE count 1..65536, not '%s'", a, v);
-            mpi_push("-N");
-            mpi_push(v);
-        } else if (!strcmp(a, "-H") || !strcmp(a, "--host") || !strcmp(a, "-host") ||
-                   !strcmp(a, "-hosts")) {
-            hosts = v, host_opt = a;
-            mpi_push("--host");
-            mpi_push(v);
-        } else if (!strcmp(a, "--hostfile") || !strcmp(a, "-hostfile") ||
-                   !strcmp(a, "--machinefile") || !strcmp(a, "-machinefile") ||
-                   !strcmp(a, "-f")) {
-            hostfile = v, host_opt = a;
-            mpi_push("--hostfile");
-            mpi_push(v);
-        } else if (!strcmp(a, "-wdir") || !strcmp(a, "--wdir") || !strcmp(a, "-wd") ||
-                   !strcmp(a, "--wd")) {
-            if (chdir(v) != 0)
-                return bad("%s %s: cannot enter that directory", a, v);
-            mpi_push("--wdir");
-            mpi_push(v);
-        } else if (!strcmp(a, "--bind-to") || !strcmp(a, "-bind-to")) {
-            /* OpenMPI's names: a core per PE, or none; its coarser
-             * levels change nothing here (the PEs share one machine) */
-            static const char *const coarse[] = {"l1cache", "l2cache", "l3cache", "socket",
-                                                 "package", "numa", "board"};
-            int known = 0;
-            for (size_t k = 0; k < sizeof(coarse) / sizeof(coarse[0]); k++)
-                known |= !strcmp(v, coarse[k]);
-            if (!strcmp(v, "none"))
-                setenv("SHMEMU_BIND", "none", 1);
-            else if (!strcmp(v, "core") || !strcmp(v, "hwthread"))
-                setenv("SHMEMU_BIND", "core", 1);
-            else if (!known)
-                return bad("--bind-to takes none, core, hwthread or a coarser level "
-                           "(l3cache, numa, package...), not '%s'", v);
-            mpi_push("--bind-to");
-            mpi_push(v);
-        } else if (!strcmp(a, "-t") || !strcmp(a, "--transport")) {
-            o.transport = v;
-        } else if (!strcmp(a, "--heap-size")) {
-            if (shmemu__parse_size(v, &o.heap_size) != 0 || o.heap_size == 0)
-                return bad("--heap-size takes a size such as 64M or 1G, not '%s'", v);
-            mpi_push_env("SHMEMU_HEAP_SIZE", v);
-        } else if (!strcmp(a, "--bind")) {
-            if (strcmp(v, "core") && strcmp(v, "none"))
-                return bad("--bind takes core or none, not '%s'", v);
-            setenv("SHMEMU_BIND", v, 1);
-            mpi_push("--bind-to");
-            mpi_push(v);
-        } else if (!strcmp(a, "--timeout")) {
-            o.timeout_s = strtod(v, &end);
-            if (*end || !(o.timeout_s > 0))
-                return bad("--timeout takes a positive number of seconds, not '%s'", v);
-            mpi_push("--timeout");
-            mpi_push(v);
-        } else {
-            return bad("unknown option '%s'", a);
-        }
+        int st = value_option(&c, a, v);
+        if (st)
+            return st;
     }
-    /* The transport, before anything starts: -t, else SHMEMU_TRANSPORT
-     * (honoured, as shmemu_launch honours it), else shm. */
-    const char *from = "-t ";
-    if (!o.transport && getenv("SHMEMU_TRANSPORT") && *getenv("SHMEMU_TRANSPORT")) {
-        o.transport = getenv("SHMEMU_TRANSPORT");
-        from = "SHMEMU_TRANSPORT=";
-    }
-    if (o.transport) {
-        const char *name;
-        int usable, found = 0;
-        char why[256], known[256] = "";
-        for (int k = 0; shmemu_transport_info(k, &name, &usable, why, sizeof(why)) == SHMEMU_OK;
-             k++) {
-            snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-                     k ? ", " : "", name);
-            if (strcmp(name, o.transport))
-                continue;
-            found = 1;
-            if (!usable) {
-                fprintf(stderr, "shmemu-run: %s%s: the transport cannot run here: %s\n", from,
-                        o.transport, why);
-                return 2;
-            }
-        }
-        if (!found) {
-            fprintf(stderr, "shmemu-run: %s%s: unknown transport (known: %s)\n", from,
-                    o.transport, known);
-            return 2;
-        }
-    }
-    if (!o.npes)
-        o.npes = (int)per_node;
-    if (!o.npes)
+    int tst = check_transport(&c.o);
+    if (tst)
+        return tst;
+    if (!c.o.npes)
+        c.o.npes = (int)c.per_node;
+    if (!c.o.npes)
         return bad("%s", "how many PEs? (-n N)");
     if (i >= argc)
         return bad("%s", "no program to run");
-    o.argv = argv + i;
+    c.o.argv = argv + i;
     /* Other machines: mpirun starts ucx PEs there; no other transport
      * reaches beyond this one. */
-    if ((hosts && !hosts_local(hosts)) || (hostfile && !hostfile_local(hostfile))) {
-        if (o.transport && !strcmp(o.transport, "ucx"))
-            return delegate(o.npes, o.argv);
+    if ((c.hosts && !hosts_local(c.hosts)) || (c.hostfile && !hostfile_local(c.hostfile))) {
+        if (c.o.transport && !strcmp(c.o.transport, "ucx"))
+            return delegate(c.o.npes, c.o.argv);
         return bad("%s %s %s: the %s transport starts PEs on this one (-t ucx starts "
                    "them on several, through mpirun)",
-                   host_opt, hosts ? hosts : hostfile,
-                   hosts ? "names another machine" : "is unreadable or names another machine",
-                   o.transport ? o.transport : "shm");
+                   c.host_opt, c.hosts ? c.hosts : c.hostfile,
+                   c.hosts ? "names another machine" : "is unreadable or names another machine",
+                   c.o.transport ? c.o.transport : "shm");
     }
 
     struct sigaction sa;
@@ -413,5 +436,5 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    return shmemu__run(&o);
+    return shmemu__run(&c.o);
 }
