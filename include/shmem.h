@@ -271,9 +271,9 @@ SHMEMU_OSH_FN void shmem_udcflush_line(void *dest) { (void)dest; }
  * world numbering; the default context costs one comparison.  The scope's
  * end puts the thread's context back (cleanup: after a return's value). */
 int shmemu_compat_ctx_enter(shmem_ctx_t ctx, int *pe);
-/* The shmemu context behind ctx, or -1 after reporting a handle that is
- * none (never created, destroyed, SHMEM_CTX_INVALID). */
-int shmemu_compat_ctx_id(shmem_ctx_t ctx);
+/* 0 if ctx is a live context (or the default), else -1 after reporting a
+ * handle that is none (never created, destroyed, SHMEM_CTX_INVALID). */
+int shmemu_compat_ctx_check(shmem_ctx_t ctx);
 SHMEMU_OSH_INLINE int shmemu_compat_ctx_begin(shmem_ctx_t ctx, int *pe)
 {
     return ctx == SHMEM_CTX_DEFAULT ? -1 : shmemu_compat_ctx_enter(ctx, pe);
@@ -309,16 +309,18 @@ SHMEMU_OSH_FN void shmem_fence(void)
 SHMEMU_OSH_FN void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     SHMEMU_OSH_CALL;
-    int id = ctx == SHMEM_CTX_INVALID ? -1 : shmemu_compat_ctx_id(ctx);
-    if (id >= 0)
-        (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_quiet() : shmemu_ctx_quiet(id));
+    if (ctx == SHMEM_CTX_DEFAULT)
+        (void)shmemu_quiet();
+    else if (ctx != SHMEM_CTX_INVALID && shmemu_compat_ctx_check(ctx) == 0)
+        (void)shmemu_ctx_quiet(ctx->id);
 }
 SHMEMU_OSH_FN void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     SHMEMU_OSH_CALL;
-    int id = ctx == SHMEM_CTX_INVALID ? -1 : shmemu_compat_ctx_id(ctx);
-    if (id >= 0)
-        (void)(ctx == SHMEM_CTX_DEFAULT ? shmemu_fence() : shmemu_ctx_fence(id));
+    if (ctx == SHMEM_CTX_DEFAULT)
+        (void)shmemu_fence();
+    else if (ctx != SHMEM_CTX_INVALID && shmemu_compat_ctx_check(ctx) == 0)
+        (void)shmemu_ctx_fence(ctx->id);
 }
 /* OpenSHMEM 1.6: complete the operations to the PEs listed (numbered in the
  * context's team).  Performed as a quiet of the whole context: stronger

@@ -468,7 +468,8 @@ static void test_misuse(void **state)
         "/2 shmem_long_wait_until: cmp 42 is not one of SHMEM_CMP_EQ..SHMEM_CMP_LE\n",
         "/2 shmem_long_put_signal: sig_op 77 is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD\n",
         "/2 shmem_team_destroy: the predefined team SHMEM_TEAM_WORLD cannot be destroyed\n",
-        "/2 shmem_team_sync: team ", "/2 shmem_ctx_long_p: ctx 0x"};
+        "/2 shmem_team_sync: team ", "/2 shmem_ctx_long_p: ctx 0x",
+        "/2 shmem_team_split_strided: team "};
     static const char *const tail[] = {"+18446744073709551615 is outside the symmetric heap",
                                        "global+0) runs past the end",
                                        " was destroyed (shmem_ctx_destroy)\n",
@@ -490,10 +491,11 @@ static void test_misuse(void **state)
                                        "shmemu: PE 0/2 ", "shmemu: PE 0/2 ", "shmemu: PE 0/2 ",
                                        " was destroyed on this PE (shmem_team_destroy)\n",
                                        (" is not a context (never set by shmem_ctx_create "
-                                        "or shmem_team_create_ctx)\n")};
+                                        "or shmem_team_create_ctx)\n"),
+                                       " was destroyed on this PE (shmem_team_destroy)\n"};
     static const int cases[] = {0,  1,  2,  3,  4,  5,  6,  7,  9, 10,
-                                11, 12, 13, 14, 15, 16, 17, 18, 19};
-    for (int i = 0; i < 19; i++) {
+                                11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+    for (int i = 0; i < 20; i++) {
         int k = cases[i];
         struct th_outcome o;
         features_on_two("misuse", k, &o);

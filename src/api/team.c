@@ -131,7 +131,7 @@ static int create_teams(shmemu__pe *me, const char *call, const struct team_view
         if (n->size && pv->me == n->pstart) {
             slot = claim_slot(me, pv->start + n->pstart * pv->stride,
                               pv->stride * n->pstride, n->size, n->config, n->mask);
-            if (slot < 0)
+            if (slot < 0 && !shmemu__lenient)
                 shmemu__fail(me, SHMEMU_ENOMEM, call,
                              "no free team slot: all %d are in use (destroy teams "
                              "that are no longer needed)",
@@ -186,10 +186,15 @@ static int triplet_valid(int start, int stride, int size, int parent_size)
            last < parent_size && (stride != 0 || size == 1);
 }
 
-/* The report of an invalid triplet, by reporter alone. */
+_Thread_local int shmemu__lenient;
+
+/* The report of an invalid triplet, by reporter alone; none where the
+ * caller's API defines it as a returned status (shmemu__lenient). */
 static int bad_triplet(shmemu__pe *me, int reporter, const char *call, int start, int stride,
                        int size, int parent_size)
 {
+    if (shmemu__lenient)
+        return shmemu__last_status = SHMEMU_EINVAL;
     return shmemu__collective_fail(me, reporter, SHMEMU_EINVAL, call,
                                    "start %d, stride %d, size %d do not name PEs of a parent "
                                    "team of %d PEs",
@@ -299,8 +304,9 @@ int shmemu_team_split_2d(shmemu_team_t parent, int xrange,
     if (st)
         return st;
     if (xrange < 1) {
-        shmemu__collective_fail(me, pv.me == 0, SHMEMU_EINVAL, call,
-                                "xrange %d is not positive", xrange);
+        if (!shmemu__lenient)
+            shmemu__collective_fail(me, pv.me == 0, SHMEMU_EINVAL, call,
+                                    "xrange %d is not positive", xrange);
         (void)shmemu__team_sync(me, pv.slot, call);
         return shmemu__last_status = SHMEMU_EINVAL;
     }

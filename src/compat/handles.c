@@ -31,8 +31,6 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
                              shmem_team_t *new_team)
 {
     SHMEMU_OSH_CALL;
-    if (!new_team) /* undefined in 1.5: said, not swallowed */
-        return shmemu_team_split_strided(parent, start, stride, size, config, mask, new_team);
     shmemu__lenient++;
     int rc = shmemu_team_split_strided(parent, start, stride, size, config, mask, new_team);
     shmemu__lenient--;
@@ -44,8 +42,6 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
                         long ymask, shmem_team_t *yteam)
 {
     SHMEMU_OSH_CALL;
-    if (!xteam || !yteam)
-        return shmemu_team_split_2d(parent, xrange, xc, xmask, xteam, yc, ymask, yteam);
     shmemu__lenient++;
     int rc = shmemu_team_split_2d(parent, xrange, xc, xmask, xteam, yc, ymask, yteam);
     shmemu__lenient--;
@@ -166,10 +162,9 @@ static void ctx_bury(struct shmemu_compat_ctx *c)
     pthread_mutex_unlock(&ctx_lock);
 }
 
-int shmemu_compat_ctx_id(shmem_ctx_t ctx)
+int shmemu_compat_ctx_check(shmem_ctx_t ctx)
 {
-    return ctx_check(ctx, "shmem_ctx_*") ? -1 : ctx == SHMEM_CTX_DEFAULT ? SHMEMU_CTX_DEFAULT
-                                                                        : slot_id(ctx);
+    return ctx_check(ctx, "shmem_ctx_*");
 }
 
 /* Out of line for every context but the default: check it, select it,

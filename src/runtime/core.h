@@ -264,10 +264,11 @@ static inline shmemu__pe *shmemu__cur(void)
 }
 extern _Thread_local int shmemu__last_status
     __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
-/* Nonzero while a call runs whose API defines a bad argument or an
- * exhausted resource as a returned status (OpenSHMEM's team splits):
- * shmemu__fail then records SHMEMU_EINVAL and SHMEMU_ENOMEM and returns,
- * without a report and without ending the job. */
+/* Nonzero while a call runs whose API defines an invalid triplet and no
+ * team left as a returned status (OpenSHMEM's team splits): the splits
+ * then return SHMEMU_EINVAL or SHMEMU_ENOMEM without a report and without
+ * ending the job; every other error (a bad parent, PEs that disagree) is
+ * reported as ever. */
 extern _Thread_local int shmemu__lenient SHMEMU__HIDDEN;
 
 /* ------------------------------------------------------------- errors */

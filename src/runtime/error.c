@@ -12,7 +12,6 @@
 
 _Thread_local shmemu__pe *shmemu__self;
 _Thread_local int shmemu__last_status;
-_Thread_local int shmemu__lenient;
 _Thread_local int shmemu__ctx_id;
 _Thread_local const char *shmemu_compat_call;
 
@@ -67,8 +66,6 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     shmemu__last_status = status;
-    if (shmemu__lenient && me && (status == SHMEMU_EINVAL || status == SHMEMU_ENOMEM))
-        return status; /* the caller's API returns it: not an error there */
     call = shmemu__user_call(call);
     int code;
     if (me && job_wide(status) && shmemu__plane_global_exit(me->job, &code)) {

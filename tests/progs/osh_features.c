@@ -31,7 +31,8 @@
  *                           unknown signal operation, 17: the world team
  *                           destroyed, 18: a team synced after it was
  *                           destroyed, 19: a put on a context handle
- *                           that was never created), which ends the job
+ *                           that was never created, 20: a split of a
+ *                           destroyed team), which ends the job
  *                           with one line (a deadlock or livelock report
  *                           for 6 to 8)
  *   osh_features init_thread L   shmem_init_thread(L): a bad level fails
@@ -464,7 +465,12 @@ int main(int argc, char **argv)
             if (me == 0)
                 shmem_team_sync(t);
         }
-        else if (k == 19) { /* a handle no shmem_ctx_create ever set */
+        else if (k == 20) { /* a split of a destroyed team: reported, unlike a bad triplet */
+            shmem_team_t t, u;
+            shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t);
+            shmem_team_destroy(t);
+            shmem_team_split_strided(t, 0, 1, 1, NULL, 0, &u);
+        } else if (k == 19) { /* a handle no shmem_ctx_create ever set */
             shmem_ctx_t garbage = (shmem_ctx_t)(void *)&local[1];
             shmem_ctx_long_p(garbage, global, 1, 0);
         } else if (k == 11) {

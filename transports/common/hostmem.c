@@ -93,6 +93,8 @@ static char *cache_take(size_t stride, size_t heap_len, int npes, int *reserved)
                 (void)madvise(base + heap_len, old - heap_len, MADV_DONTNEED);
                 (void)mprotect(base + heap_len, old - heap_len, PROT_NONE);
             }
+            /* as create advises a fresh heap (sim's advice may linger) */
+            (void)madvise(base, heap_len, MADV_HUGEPAGE);
             if (pe < npes)
                 zero_resident(base, heap_len < old ? heap_len : old);
         }
