@@ -15,13 +15,12 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
 scratch=$(mktemp -d /tmp/shmemu-docs-XXXXXX)
-trap 'rm -rf "$scratch"' EXIT
+list=$(mktemp)
+trap 'rm -rf "$scratch" "$list"' EXIT
 for d in include examples tests scripts tools docs; do
     ln -s "$root/$d" "$scratch/$d"
 done
 ln -s "$root/$build" "$scratch/build"
-list=$(mktemp)
-trap 'rm -rf "$scratch" "$list"' EXIT
 # One record per command: FILE:LINE|REASON-or-empty|COMMAND (a command may
 # hold | itself: read gives the rest of the line to its last field)
 for f in "$root/README.md" "$root"/docs/*.md; do
