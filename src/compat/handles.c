@@ -126,9 +126,10 @@ static struct shmemu_compat_ctx *ctx_take(void)
     pthread_mutex_lock(&ctx_lock);
     for (struct ctx_slab *sl = slabs; sl && !c; sl = sl->next)
         for (int i = 0; i < CTX_SLAB && !c; i++) {
-            if (sl->c[i].id == CTX_FREE)
+            int id = slot_id(&sl->c[i]); /* a context is made live outside the lock */
+            if (id == CTX_FREE)
                 c = &sl->c[i];
-            else if (sl->c[i].id == CTX_DEAD && (!oldest || sl->died[i] < when))
+            else if (id == CTX_DEAD && (!oldest || sl->died[i] < when))
                 oldest = &sl->c[i], when = sl->died[i];
         }
     if (!c && oldest && ndead > DEAD_KEPT) {
@@ -146,7 +147,7 @@ static struct shmemu_compat_ctx *ctx_take(void)
         }
     }
     if (c)
-        c->id = SHMEMU_CTX_DEFAULT; /* taken: not free, not yet live */
+        __atomic_store_n(&c->id, SHMEMU_CTX_DEFAULT, __ATOMIC_RELAXED); /* taken, not live */
     pthread_mutex_unlock(&ctx_lock);
     return c;
 }
