@@ -16,6 +16,12 @@
 # Missing Debian packages (libhwloc-dev, libboost-context-dev, libcmocka-dev)
 # are installed with apt-get by scripts/ensure-deps.sh.
 
+# Every core builds unless the caller chose (make -jN); the tests
+# themselves run one program at a time.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
 CC      ?= cc
 PREFIX  ?= /usr/local
 BUILD   ?= build
@@ -299,7 +305,7 @@ check-tree: lib $(BUILD)/shmemu-info
 # name it, so it is left out of the discovery.
 asan:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp HWLOC_COMPONENTS=-pci \
-	  $(MAKE) BUILD=build-asan SAN=asan OPT=-O1 test-full
+	  SHMEMU_TEST_QUICK=1 $(MAKE) BUILD=build-asan SAN=asan OPT=-O1 test-full
 
 # UCX's memory hooks (libucm, loaded with the ucx plugin when the harness
 # looks for usable transports) patch madvise, and ThreadSanitizer crashes

@@ -71,8 +71,7 @@ failed (counted over the $1 processes), status $st, $(($(date +%s) - t0))s"
             rc=1
         fi
     }
-    for run in "3" "4" "5" "4 UCX_TLS=tcp" "3 SHMEMU_UCX_CONTROL=network" \
-        "4 SHMEMU_UCX_CONTROL=network"; do
+    for run in "3" "5 UCX_TLS=tcp" "4 SHMEMU_UCX_CONTROL=network"; do
         n=${run%% *} how=${run#"$n"}
         echo "=== under mpirun -np $n${how:- (UCX's choice of fabric)}"
         for t in $spmd; do
