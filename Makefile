@@ -142,12 +142,13 @@ $(BUILD)/ucx-pkgs: FORCE
 .PHONY: FORCE
 FORCE:
 
-$(BUILD)/libshmemu-ucx.so: transports/ucx/plugin/plugin.c transports/ucx/plugin.h \
+UCX_PLUGIN_SRC := $(wildcard transports/ucx/plugin/*.c)
+$(BUILD)/libshmemu-ucx.so: $(UCX_PLUGIN_SRC) transports/ucx/plugin/internal.h transports/ucx/plugin.h \
                            transports/transport.h include/shmemu.h $(BUILD)/ucx-pkgs | $(DEPS_LIB)
 	@mkdir -p $(@D)
 	$(say) CC $@
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden $(UCX_DEFS) \
-	  $(shell pkg-config --cflags $(UCX_PKGS)) -shared $(LDFLAGS) -o $@ $< \
+	  $(shell pkg-config --cflags $(UCX_PKGS)) -shared $(LDFLAGS) -o $@ $(UCX_PLUGIN_SRC) \
 	  $(shell pkg-config --libs $(UCX_PKGS))
 
 # After `make test` installed UCX, a fresh make sees it.
