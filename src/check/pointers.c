@@ -25,7 +25,6 @@
  * processes) and on x86-64 (the fault's kind and the trap flag).  Threads
  * of one PE take turns through one lock from a store's fault to its trap.
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -40,6 +39,7 @@
 #include "ctl/wait.h"
 #include "internal.h"
 #include "runtime/dispatch.h"
+#include "x86_insn.h"
 
 _Thread_local int shmemu__chk_depth;
 
@@ -211,330 +211,12 @@ static void chain(const struct sigaction *prev, int sig, siginfo_t *si, void *uc
         raise(sig);
 }
 
-/* An instruction that is atomic on its memory operand: a lock prefix, or
- * xchg with memory (a write fault means the operand is memory). */
-static int atomic_insn(const unsigned char *p)
-{
-    for (int i = 0; i < 15; i++, p++) {
-        switch (*p) {
-        case 0xf0:
-            return 1;
-        case 0xf2: case 0xf3: case 0x2e: case 0x36: case 0x3e: case 0x26: case 0x64:
-        case 0x65: case 0x66: case 0x67:
-            continue;
-        default:
-            break;
-        }
-        if ((*p & 0xf0) == 0x40) /* REX */
-            continue;
-        return *p == 0x86 || *p == 0x87;
-    }
-    return 0;
-}
-
 /* The PE lands what it holds on [lo, hi) of pe's heap (see above). */
 static void land(shmemu__pe *me, int pe, size_t lo, size_t hi)
 {
     shmemu__chk_enter(me);
     shmemu__chk_land_range(me, pe, lo, hi);
     shmemu__chk_leave(me);
-}
-
-/* `rep movs` or `rep stos` (what memcpy and memset use for large sizes),
- * read at pc: 1 and its element size, operation and length, else 0. */
-struct rep_string {
-    int movs;      /* else stos */
-    unsigned size; /* bytes per element */
-    unsigned len;  /* bytes of the instruction */
-};
-
-static int rep_string(const unsigned char *p, struct rep_string *r)
-{
-    int rep = 0, opsize = 0, rexw = 0;
-    for (unsigned i = 0; i < 15; i++) {
-        unsigned char b = p[i];
-        if (b == 0xf3) {
-            rep = 1;
-            rexw = 0;
-        } else if (b == 0x66) {
-            opsize = 1;
-            rexw = 0;
-        } else if (b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 ||
-                   b == 0x65 || b == 0x67 || b == 0xf2 || b == 0xf0) {
-            if (b == 0xf2 || b == 0xf0)
-                return 0;
-            rexw = 0;
-        } else if ((b & 0xf0) == 0x40) {
-            rexw = (b & 8) != 0;
-        } else {
-            if (!rep || (b != 0xa4 && b != 0xa5 && b != 0xaa && b != 0xab))
-                return 0;
-            r->movs = b == 0xa4 || b == 0xa5;
-            r->size = (b == 0xa4 || b == 0xaa) ? 1 : rexw ? 8 : opsize ? 2 : 4;
-            r->len = i + 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* ------------------------------------------------- plain stores, decoded */
-
-/* The common store instructions (mov from a register or an immediate; the
- * SSE and AVX moves of an xmm or ymm register to memory) are carried out
- * from the fault itself: their bytes become the put, and the program goes
- * on after the instruction, one signal in all instead of a fault, a trap
- * and two remappings.  Anything else (EVEX, segment overrides, masked
- * stores, ...) is single-stepped. */
-struct store {
-    uintptr_t ea;
-    unsigned size, len;
-    unsigned char bytes[64];
-};
-
-static const int greg_of[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
-                                REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
-                                REG_R12, REG_R13, REG_R14, REG_R15};
-
-/* Where the signal frame's xsave area keeps state component c (CPUID leaf
- * 0xd): 2, the upper halves of ymm0-15; 6, the upper halves of zmm0-15; 7,
- * zmm16-31.  0 if unknown. */
-static unsigned xsave_offset(unsigned c)
-{
-    unsigned a, b, cx, d;
-    if (!__get_cpuid_count(0xd, c, &a, &b, &cx, &d) || !a)
-        return 0;
-    return b;
-}
-static unsigned comp_at[8];
-
-/* size bytes (16, 32 or 64; fewer: the low ones) of vector register n
- * (xmm/ymm/zmm 0-31) into out, from the signal frame. */
-static int vec_reg(const ucontext_t *uc, unsigned n, unsigned size, unsigned char *out)
-{
-    const unsigned char *fp = (const unsigned char *)uc->uc_mcontext.fpregs;
-    if (!fp || n > 31)
-        return 0;
-    if (n < 16 && size <= 16) {
-        memcpy(out, fp + 160 + 16 * n, size);
-        return 1;
-    }
-    const struct _fpx_sw_bytes *sw = (const void *)(fp + 464);
-    if (sw->magic1 != FP_XSTATE_MAGIC1)
-        return 0;
-    uint64_t bv; /* the xsave header: components not in their init state */
-    memcpy(&bv, fp + 512, sizeof(bv));
-    /* (component, its offset for register n, bytes) for each 16-byte lane */
-    for (unsigned lane = 0; lane * 16 < size; lane++) {
-        unsigned c, at;
-        if (n >= 16) {
-            c = 7;
-            at = comp_at[7] + 64 * (n - 16) + 16 * lane;
-        } else if (lane == 0) {
-            memcpy(out, fp + 160 + 16 * n, 16);
-            continue;
-        } else if (lane == 1) {
-            c = 2;
-            at = comp_at[2] + 16 * n;
-        } else {
-            c = 6;
-            at = comp_at[6] + 32 * n + 16 * (lane - 2);
-        }
-        if (!(sw->xstate_bv & (1u << c)) || !comp_at[c] || at + 16 > sw->xstate_size)
-            return 0;
-        if (bv & (1u << c))
-            memcpy(out + 16 * lane, fp + at, 16);
-        else
-            memset(out + 16 * lane, 0, 16);
-    }
-    return 1;
-}
-
-static int decode_store(const ucontext_t *uc, struct store *st)
-{
-    const greg_t *g = uc->uc_mcontext.gregs;
-    const unsigned char *p = (const unsigned char *)g[REG_RIP], *start = p;
-    int opsize = 0, rep = 0, repne = 0, rex = 0, vex = 0, vl = 0, vpp = 0, map = 0;
-    for (;; p++) {
-        if (p - start >= 4)
-            return 0;
-        if (*p == 0x66)
-            opsize = 1;
-        else if (*p == 0xf3)
-            rep = 1;
-        else if (*p == 0xf2)
-            repne = 1;
-        else if (*p == 0x2e || *p == 0x36 || *p == 0x3e || *p == 0x26)
-            continue;
-        else
-            break; /* 0x64/0x65 (fs, gs), 0x67, 0xf0: not decoded here */
-    }
-    if ((*p & 0xf0) == 0x40)
-        rex = *p++;
-    unsigned op, disp8_scale = 1, rhi = 0;
-    if (!rex && *p == 0x62) { /* EVEX: unmasked, no broadcast, map 0F */
-        if (opsize || rep || repne || (p[1] & 0x0f) != 1 || !(p[2] & 4) ||
-            (p[3] & 0x9f) != 0x08)
-            return 0;
-        vex = 1;
-        rex = 0x40 | (p[1] & 0x80 ? 0 : 4) | (p[1] & 0x40 ? 0 : 2) | (p[1] & 0x20 ? 0 : 1) |
-              (p[2] & 0x80 ? 8 : 0);
-        rhi = p[1] & 0x10 ? 0 : 16;
-        vl = (p[3] >> 5) & 3;
-        if (vl == 3)
-            return 0;
-        vpp = p[2] & 3;
-        map = 1;
-        disp8_scale = 16u << vl;
-        op = p[4];
-        p += 5;
-    } else if (!rex && (*p == 0xc5 || *p == 0xc4)) {
-        if (opsize || rep || repne)
-            return 0;
-        vex = 1;
-        if (*p == 0xc5) {
-            rex = 0x40 | (p[1] & 0x80 ? 0 : 4);
-            vl = (p[1] >> 2) & 1;
-            vpp = p[1] & 3;
-            p += 2;
-            map = 1;
-        } else {
-            rex = 0x40 | (p[1] & 0x80 ? 0 : 4) | (p[1] & 0x40 ? 0 : 2) | (p[1] & 0x20 ? 0 : 1) |
-                  (p[2] & 0x80 ? 8 : 0);
-            map = p[1] & 0x1f;
-            vl = (p[2] >> 2) & 1;
-            vpp = p[2] & 3;
-            p += 3;
-        }
-        if (map != 1)
-            return 0;
-        op = *p++;
-    } else if (*p == 0x0f) {
-        map = 1;
-        op = p[1];
-        p += 2;
-    } else {
-        op = *p++;
-    }
-    unsigned modrm = *p++, mod = modrm >> 6,
-             reg = ((modrm >> 3) & 7) | (rex & 4 ? 8 : 0) | rhi, rm = modrm & 7;
-    if (mod == 3)
-        return 0;
-    /* the effective address */
-    uintptr_t ea = 0;
-    int rip_rel = 0;
-    if (rm == 4) {
-        unsigned sib = *p++, base = sib & 7, index = ((sib >> 3) & 7) | (rex & 2 ? 8 : 0);
-        if (index != 4)
-            ea += (uintptr_t)g[greg_of[index]] << (sib >> 6);
-        if (base == 5 && mod == 0) {
-            int32_t d;
-            memcpy(&d, p, 4);
-            p += 4;
-            ea += (uintptr_t)(intptr_t)d;
-        } else {
-            ea += (uintptr_t)g[greg_of[base | (rex & 1 ? 8 : 0)]];
-        }
-    } else if (rm == 5 && mod == 0) {
-        rip_rel = 1;
-    } else {
-        ea += (uintptr_t)g[greg_of[rm | (rex & 1 ? 8 : 0)]];
-    }
-    if (mod == 1) {
-        ea += (uintptr_t)((intptr_t)(int8_t)*p++ * (intptr_t)disp8_scale);
-    } else if (mod == 2 || rip_rel) {
-        int32_t d;
-        memcpy(&d, p, 4);
-        p += 4;
-        ea += (uintptr_t)(intptr_t)d;
-    }
-    /* what is stored */
-    unsigned size = 0;
-    int w = (rex & 8) != 0;
-    if (!vex && map == 0 && (op == 0x88 || op == 0x89)) {
-        if (rep || repne)
-            return 0;
-        uint64_t v;
-        if (op == 0x88) {
-            size = 1;
-            if (!rex && reg >= 4 && reg < 8) /* ah, ch, dh, bh */
-                v = (uint64_t)g[greg_of[reg - 4]] >> 8;
-            else
-                v = (uint64_t)g[greg_of[reg]];
-        } else {
-            size = w ? 8 : opsize ? 2 : 4;
-            v = (uint64_t)g[greg_of[reg]];
-        }
-        memcpy(st->bytes, &v, size);
-    } else if (!vex && map == 0 && (op == 0xc6 || op == 0xc7) && (reg & 7) == 0) {
-        if (rep || repne)
-            return 0;
-        size = op == 0xc6 ? 1 : w ? 8 : opsize ? 2 : 4;
-        unsigned isize = op == 0xc6 ? 1 : opsize ? 2 : 4;
-        int64_t v = 0;
-        if (isize == 1)
-            v = (int8_t)*p;
-        else if (isize == 2) {
-            int16_t x;
-            memcpy(&x, p, 2);
-            v = x;
-        } else {
-            int32_t x;
-            memcpy(&x, p, 4);
-            v = x;
-        }
-        p += isize;
-        memcpy(st->bytes, &v, size);
-    } else if (map == 1) {
-        int pp = vex ? vpp : opsize ? 1 : rep ? 2 : repne ? 3 : 0;
-        if (!vex && opsize + rep + repne > 1)
-            return 0;
-        unsigned vsize = 16u << vl;
-        switch (op) {
-        case 0x11: /* movups, movupd, movss, movsd */
-            size = pp == 2 ? 4 : pp == 3 ? 8 : vsize;
-            break;
-        case 0x29: /* movaps, movapd */
-        case 0x2b: /* movntps, movntpd */
-            size = pp <= 1 ? vsize : 0;
-            break;
-        case 0x7f: /* movdqa, movdqu (EVEX, F2: vmovdqu8/16) */
-            size = pp == 1 || pp == 2 || (pp == 3 && disp8_scale > 1) ? vsize : 0;
-            break;
-        case 0xe7: /* movntdq */
-            size = pp == 1 ? vsize : 0;
-            break;
-        case 0xd6: /* movq m64, xmm */
-            size = pp == 1 && !vl ? 8 : 0;
-            break;
-        case 0x7e: /* movd, movq r/m, xmm */
-            size = pp == 1 && !vl ? (w ? 8 : 4) : 0;
-            break;
-        case 0xc3: /* movnti */
-            if (vex || pp)
-                return 0;
-            size = w ? 8 : 4;
-            {
-                uint64_t v = (uint64_t)g[greg_of[reg]];
-                memcpy(st->bytes, &v, size);
-            }
-            break;
-        default:
-            return 0;
-        }
-        if (!size || (disp8_scale > 1 && size != vsize))
-            return 0;
-        if (op != 0xc3 && !vec_reg(uc, reg, size, st->bytes))
-            return 0;
-    } else {
-        return 0;
-    }
-    if (rip_rel)
-        ea += (uintptr_t)p;
-    st->ea = ea;
-    st->size = size;
-    st->len = (unsigned)(p - start);
-    return 1;
 }
 
 /* What the checker is told between store_begin and store_end is a store
@@ -651,8 +333,8 @@ static int in_view(const struct view *v, uintptr_t a)
 static int emulate_rep(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe, size_t off)
 {
     greg_t *g = uc->uc_mcontext.gregs;
-    struct rep_string r;
-    if (!rep_string((const unsigned char *)g[REG_RIP], &r) || (g[REG_EFL] & 0x400)) /* DF */
+    struct shmemu__rep_string r;
+    if (!shmemu__x86_rep_string((const unsigned char *)g[REG_RIP], &r) || (g[REG_EFL] & 0x400)) /* DF */
         return 0;
     size_t total = (size_t)g[REG_RCX] * r.size;
     if ((uintptr_t)g[REG_RDI] != (uintptr_t)v->base + (size_t)pe * v->stride + off ||
@@ -683,13 +365,13 @@ static int emulate_rep(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe, s
     return 1;
 }
 
-/* A store decode_store knows, inside the faulting page: carried out as a
+/* A store shmemu__x86_decode_store knows, inside the faulting page: carried out as a
  * put of exactly its bytes.  1 if done. */
 static int emulate_store(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe, size_t off)
 {
-    struct store st;
-    if (atomic_insn((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]) ||
-        !decode_store(uc, &st))
+    struct shmemu__store st;
+    if (shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]) ||
+        !shmemu__x86_decode_store(uc, &st))
         return 0;
     uintptr_t page = (uintptr_t)page_at(v, pe, off);
     if (st.ea < page || st.ea + st.size > page + v->page)
@@ -767,7 +449,7 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
         land(me, pe, off, end);
     /* From inside the library (it writes where the program asked it to),
      * nothing can be held: the store goes straight to the heap. */
-    o->atomic = atomic_insn(pc) || shmemu__chk_depth > 0;
+    o->atomic = shmemu__x86_atomic(pc) || shmemu__chk_depth > 0;
     if (o->atomic) {
         if (shmemu__chk_depth == 0) {
             o->word = off & ~(size_t)7;
@@ -811,8 +493,7 @@ static int install(void)
 {
     if (installed)
         return 0;
-    for (unsigned c = 2; c < 8; c++)
-        comp_at[c] = xsave_offset(c);
+    shmemu__x86_init();
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     /* NODEFER: the checker may fault again while handling one (a put whose
