@@ -6,35 +6,8 @@
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
 #include "ctl/livelock.h"
-#include "value.h"
+#include "runtime/value.h"
 #include "ctl/wait.h"
-
-const char *shmemu__cmp_name(int cmp)
-{
-    static const char *const names[] = {"SHMEMU_CMP_EQ", "SHMEMU_CMP_NE",
-                                        "SHMEMU_CMP_GT", "SHMEMU_CMP_GE",
-                                        "SHMEMU_CMP_LT", "SHMEMU_CMP_LE"};
-    return cmp >= 0 && cmp < 6 ? names[cmp] : "an unknown comparison";
-}
-
-/* A comparison as the waiting call's API spells it: SHMEM_CMP_EQ in a
- * report on an OpenSHMEM routine. */
-static const char *cmp_as(const char *call, int cmp)
-{
-    static const char *const names[] = {"SHMEM_CMP_EQ", "SHMEM_CMP_NE", "SHMEM_CMP_GT",
-                                        "SHMEM_CMP_GE", "SHMEM_CMP_LT", "SHMEM_CMP_LE"};
-    if (shmemu__is_osh_call(call) && cmp >= 0 && cmp < 6)
-        return names[cmp];
-    return shmemu__cmp_name(cmp);
-}
-
-void shmemu__vt_format(int vt, uint64_t bits, char *buf, size_t len)
-{
-    if (shmemu__vt_signed(vt))
-        snprintf(buf, len, "%" PRId64, shmemu__vt_signed_value(vt, bits));
-    else
-        snprintf(buf, len, "%" PRIu64, shmemu__vt_unsigned_value(vt, bits));
-}
 
 enum { WS_ONE, WS_ALL, WS_ANY, WS_SOME };
 
@@ -42,62 +15,6 @@ enum { WS_ONE, WS_ALL, WS_ANY, WS_SOME };
 static const char *ivar_name(const char *call, int mode)
 {
     return strstr(call, "_signal_") ? "sig_addr" : mode == WS_ONE ? "ivar" : "ivars";
-}
-
-void shmemu__format_value_wait(struct shmemu__job *job, int pe,
-                               const struct shmemu__wait_desc *d, int may_get, char *buf,
-                               size_t len)
-{
-    char want[112], now[96] = "";
-    unsigned char got[64];
-    const unsigned char *bytes = NULL;
-    size_t w8 = (size_t)shmemu__vt_width(d->vtype),
-           n8 = d->kind == SHMEMU__WAIT_ARRAY ? (d->nelems < 8 ? d->nelems : 8) : 1;
-    if (may_get && !shmemu__tl_ptr_direct(job, pe, (size_t)d->off) && w8 && w8 <= 8 && n8 &&
-        shmemu__tl_heap_get(job, pe, (size_t)d->off, got, n8 * w8) == SHMEMU_OK)
-        bytes = got; /* a peer's heap this process does not map */
-    if (d->nvalues > 0) {
-        /* A _vector wait compares each element with its own value. */
-        size_t used = (size_t)snprintf(want, sizeof(want), "cmp_values ");
-        for (int i = 0; i < d->nvalues && i < SHMEMU__WAIT_VALUES && used + 22 < sizeof(want);
-             i++) {
-            if (i)
-                want[used++] = ' ';
-            shmemu__vt_format(d->vtype, d->values[i], want + used, sizeof(want) - used);
-            used += strlen(want + used);
-        }
-        if ((uint64_t)d->nvalues < d->nelems && used + 4 < sizeof(want))
-            memcpy(want + used, " ...", 5);
-    } else {
-        shmemu__vt_format(d->vtype, d->value, want, sizeof(want));
-    }
-    char where[128];
-    shmemu__word_name(shmemu__self, d->off, where, sizeof(where));
-    if (bytes || shmemu__tl_ptr_direct(job, pe, (size_t)d->off)) {
-        /* Show the value(s) the PE is stuck on, as they are now. */
-        size_t n = d->kind == SHMEMU__WAIT_ARRAY ? d->nelems : 1, used = 0;
-        int w = shmemu__vt_width(d->vtype);
-        for (size_t i = 0; i < n && i < 8 && used + 24 < sizeof(now); i++) {
-            uint64_t v = shmemu__vt_load(
-                d->vtype, bytes ? bytes + i * (size_t)w
-                                : shmemu__tl_ptr_direct(job, pe, (size_t)d->off + i * (size_t)w));
-            shmemu__vt_format(d->vtype, v, now + used, sizeof(now) - used);
-            used += strlen(now + used);
-            if (i + 1 < n)
-                now[used++] = i == 7 ? '.' : ' ', now[used] = '\0';
-        }
-    }
-    if (d->kind == SHMEMU__WAIT_ARRAY)
-        snprintf(buf, len, "in %s(ivars=%s, nelems=%" PRIu64 ", %s, %s): values are %s",
-                 d->call, where, d->nelems, cmp_as(d->call, d->cmp), want,
-                 *now ? now : "not readable here");
-    else
-    {
-        const char *arg = ivar_name(d->call, WS_ONE);
-        snprintf(buf, len, "in %s(%s=%s, %s, %s): %s is %s", d->call, arg, where,
-                 cmp_as(d->call, d->cmp), want, arg,
-                 *now ? now : "not readable here");
-    }
 }
 
 /* ------------------------------------------------------------------ waits */

@@ -184,6 +184,12 @@ struct shmemu__ctl {
     char abort_msg[256];
 };
 
+/* A PE that left the job, in order or not: it will never act again. */
+static inline int shmemu__life_gone(uint32_t life)
+{
+    return life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED;
+}
+
 static inline size_t shmemu__ctl_hdr_size(void)
 {
     return SHMEMU__ROUND_UP(sizeof(struct shmemu__ctl), SHMEMU__CACHELINE);

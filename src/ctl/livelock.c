@@ -1,6 +1,8 @@
 /* livelock.c - livelock detection: the slow path of shmemu__polled (livelock.h). */
 #include "livelock.h"
 
+#include "describe.h"
+
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,30 +56,6 @@ static void publish(shmemu__pe *me, const char *call, void *site, int pe, size_t
     atomic_store_explicit(&cp->poll_beat, now, memory_order_release);
 }
 
-void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t len)
-{
-    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(job->tl.ctl, pe);
-    uint64_t words[SHMEMU__CALL_LEN / 8], where[SHMEMU__SITE_LEN / 8];
-    for (size_t i = 0; i < SHMEMU__CALL_LEN / 8; i++)
-        words[i] = atomic_load_explicit(&cp->poll.call[i], memory_order_relaxed);
-    ((char *)words)[sizeof(words) - 1] = '\0';
-    for (size_t i = 0; i < SHMEMU__SITE_LEN / 8; i++)
-        where[i] = atomic_load_explicit(&cp->poll.where[i], memory_order_relaxed);
-    ((char *)where)[sizeof(where) - 1] = '\0';
-    /* How long, in the PE's own clock (another node's is not ours). */
-    int64_t since = atomic_load(&cp->poll_since), beat = atomic_load(&cp->poll_beat);
-    char at[SHMEMU__SITE_LEN + 8] = "";
-    if (where[0])
-        snprintf(at, sizeof(at), " at %s", (const char *)where);
-    char what[128];
-    shmemu__word_name(shmemu__self, atomic_load(&cp->poll.off), what, sizeof(what));
-    snprintf(buf, len,
-             "polls %s on %s of PE %d (%llu bytes)%s: unchanged (0x%llx) for %.1f s",
-             (const char *)words, what,
-             (int)atomic_load(&cp->poll.pe), (unsigned long long)atomic_load(&cp->poll.nbytes),
-             at, (unsigned long long)atomic_load(&cp->poll.value), (double)(beat - since) / 1e9);
-}
-
 /* Whether PE p polls unchanged words since long enough (its beat then),
  * or sleeps in the library (its wait state then). */
 enum { P_NO, P_POLLS, P_SLEEPS, P_GONE };
@@ -90,7 +68,7 @@ static int classify(shmemu__pe *me, int p, uint64_t *snap)
     if (!cp)
         return P_NO;
     uint32_t life = atomic_load(&cp->life);
-    if (life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED)
+    if (shmemu__life_gone(life))
         return P_GONE;
     if (life != SHMEMU__LIFE_RUNNING)
         return P_NO;

@@ -27,9 +27,6 @@ void shmemu__poll_init(shmemu__pe *me, int64_t limit_ns) SHMEMU__HIDDEN;
 void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, size_t off,
                        size_t nbytes, uint64_t value) SHMEMU__HIDDEN;
 
-/* "polls CALL on heap+OFF of PE P ... for T s": what PE pe polls. */
-void shmemu__poll_describe(struct shmemu__job *job, int pe, char *buf, size_t len)
-    SHMEMU__HIDDEN;
 
 int64_t shmemu__thread_cpu_ns(void) SHMEMU__HIDDEN;
 

@@ -2,6 +2,8 @@
  * whose processes share no memory (net.h says where each word lives). */
 #include "net.h"
 
+#include "describe.h"
+
 #include <limits.h>
 #include <sched.h>
 #include <stddef.h>
@@ -168,11 +170,6 @@ static uint32_t nlive(shmemu__pe *me)
     return (uint32_t)me->npes - atomic_load(&me->ctl->ndeparted);
 }
 
-static int gone(uint32_t life)
-{
-    return life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED;
-}
-
 /* PE p's block as it is now, into ours (nobody else writes there). */
 static struct shmemu__ctl_pe *peek(shmemu__pe *me, int p, size_t bytes)
 {
@@ -220,7 +217,7 @@ static int all_stuck(shmemu__pe *me, shmemu__ready_fn ready, void *arg)
     for (int p = 0; p < n && stuck; p++) { /* the snapshot */
         struct shmemu__ctl_pe *cp = peek(me, p, HEAD_BYTES);
         uint32_t life = cp ? atomic_load(&cp->life) : SHMEMU__LIFE_NEW;
-        if (cp && gone(life)) {
+        if (cp && shmemu__life_gone(life)) {
             ws[p] = UINT64_MAX;
             continue;
         }
@@ -271,7 +268,7 @@ static void describe(shmemu__pe *me, int p, char *buf, size_t len)
         snprintf(buf, len, "did not answer");
     else if (life == SHMEMU__LIFE_DEPARTED)
         snprintf(buf, len, "left the job (finalized)");
-    else if (gone(life))
+    else if (shmemu__life_gone(life))
         snprintf(buf, len, "failed");
     else if (cp->wait.kind == SHMEMU__WAIT_SYNC)
         snprintf(buf, len, "in %s (team slot %d)", cp->wait.call, cp->wait.team);

@@ -195,7 +195,7 @@ void shmemu__depart(shmemu__pe *me, int life, int rc)
 int shmemu__plane_pe_left(struct shmemu__job *job, int pe)
 {
     uint32_t life = atomic_load(&shmemu__ctl_pe(job->tl.ctl, pe)->life);
-    return life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED;
+    return shmemu__life_gone(life);
 }
 
 void shmemu__plane_pe_failed(struct shmemu__job *job, int pe)

@@ -3,6 +3,7 @@
 
 #include <limits.h>
 
+#include "deadlock.h"
 #include "livelock.h"
 #include "runtime/dispatch.h"
 #include <sched.h>
@@ -61,192 +62,6 @@ static uint32_t nlive(const struct shmemu__ctl *c)
 static void wait_word(struct shmemu__job *job, _Atomic uint32_t *w, uint32_t v)
 {
     shmemu__tl_ctl_wait(job, (void *)w, v, -1);
-}
-
-static int gone(uint32_t life)
-{
-    return life == SHMEMU__LIFE_DEPARTED || life == SHMEMU__LIFE_FAILED;
-}
-
-/* ------------------------------------------------------ deadlock detection */
-
-static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
-    SHMEMU__PRINTF(4, 5);
-static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-    if (*used >= len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *used += (size_t)n;
-}
-
-void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
-{
-    struct shmemu__ctl *c = job->tl.ctl;
-    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, pe);
-    uint32_t life = atomic_load(&cp->life);
-    uint32_t state = shmemu__ws_state(atomic_load(&cp->wstate));
-    if (life == SHMEMU__LIFE_NEW) {
-        snprintf(buf, len, "has not started");
-    } else if (life == SHMEMU__LIFE_DEPARTED) {
-        snprintf(buf, len, "left the job (finalized or returned %d from pe_main)", cp->rc);
-    } else if (life == SHMEMU__LIFE_FAILED) {
-        snprintf(buf, len, "failed");
-    } else if (state == SHMEMU__WS_RUNNING || state == SHMEMU__WS_DATA_REG) {
-        uintptr_t call = atomic_load(&cp->last_call), site = atomic_load(&cp->last_site);
-        char where[96] = "";
-        if (call && shmemu__addrs_readable(job, pe))
-            snprintf(where, sizeof(where), "; its last shmemu call: %s at %s",
-                     (const char *)call, shmemu__site_name((void *)site));
-        /* Polled lately; another node's clock is not ours: there, what
-         * asks (livelock detection) has just seen it poll. */
-        int64_t beat = atomic_load(&cp->poll_beat);
-        if (atomic_load(&cp->poll_since) &&
-            (shmemu__net(job) || shmemu__clock(job) - beat < 1000000000))
-            shmemu__poll_describe(job, pe, buf, len);
-        else
-            snprintf(buf, len, "is running (not asleep in a shmemu call)%s", where);
-    } else if (cp->wait.kind == SHMEMU__WAIT_SYNC) {
-        const struct shmemu__wait_desc *d = &cp->wait;
-        if (shmemu__net(job)) { /* arrivals are told member to member there */
-            snprintf(buf, len, "in %s (team slot %d)", d->call, d->team);
-        } else {
-            struct shmemu__ctl_team *t = shmemu__ctl_team(c, d->team);
-            snprintf(buf, len, "in %s (team slot %d of %d PEs: %u arrived)", d->call,
-                     d->team, t->size, (uint32_t)atomic_load(&t->arrived));
-        }
-    } else {
-        shmemu__format_value_wait(job, pe, &cp->wait, 0, buf, len);
-    }
-}
-
-/* Device heaps (cuda): a stream or a kernel writes a waited-for word with
- * no host told, and the PE asleep on it learns of it only when it looks
- * again (every SHMEMU__DEVICE_POLL_NS).  So such a PE is stuck only once it
- * has looked twice more (the first look may have begun before the others
- * were all asleep) and still sleeps on the same registration.  1 if every
- * one did, 0 if anything moved or a PE did not look in time: no verdict
- * then (a real deadlock is still ended by the livelock watch). */
-static int device_waiters_looked(shmemu__pe *me, const uint64_t *snap)
-{
-    int n = me->npes;
-    uint32_t *looks = malloc((size_t)n * sizeof(*looks));
-    if (!looks)
-        return 0;
-    for (int p = 0; p < n; p++)
-        looks[p] = atomic_load(&ctl_pe(me, p)->looks);
-    int64_t deadline = shmemu__now_ns() + 5 * SHMEMU__DEVICE_POLL_NS;
-    int stuck = 1;
-    for (int pending = 1; pending && stuck;) {
-        pending = 0;
-        for (int p = 0; p < n && stuck; p++) {
-            struct shmemu__ctl_pe *cp = ctl_pe(me, p);
-            if (gone(atomic_load(&cp->life)))
-                continue;
-            uint64_t w = atomic_load(&cp->wstate);
-            if (w != snap[p])
-                stuck = 0;
-            else if (p != me->pe && /* it looked just before it counted itself */
-                     shmemu__ws_state(w) == SHMEMU__WS_DATA_CONF &&
-                     (uint32_t)(atomic_load(&cp->looks) - looks[p]) < 2)
-                pending = 1;
-        }
-        if (pending && stuck && shmemu__now_ns() > deadline)
-            stuck = 0;
-        else if (pending && stuck)
-            shmemu__nap(SHMEMU__DEVICE_POLL_NS / 8);
-    }
-    free(looks);
-    return stuck;
-}
-
-/* Both snapshots equal and every live PE asleep on an unchanged condition:
- * nothing can ever wake any of them. */
-static int all_stuck(shmemu__pe *me)
-{
-    int n = me->npes;
-    uint64_t *snap = malloc((size_t)n * sizeof(*snap));
-    if (!snap)
-        return 0; /* cannot tell: assume progress */
-    int stuck = 1, waiting = 0;
-    for (int pass = 0; pass < 2 && stuck; pass++) {
-        for (int p = 0; p < n; p++) {
-            struct shmemu__ctl_pe *cp = ctl_pe(me, p);
-            uint64_t w = 0;
-            if (!gone(atomic_load(&cp->life))) {
-                waiting += pass;
-                w = atomic_load(&cp->wstate);
-                uint32_t s = shmemu__ws_state(w);
-                if (atomic_load(&cp->life) == SHMEMU__LIFE_NEW ||
-                    s == SHMEMU__WS_RUNNING || s == SHMEMU__WS_DATA_REG) {
-                    stuck = 0;
-                    break;
-                }
-                if (s == SHMEMU__WS_SYNC_CONF) {
-                    struct shmemu__ctl_team *t =
-                        shmemu__ctl_team(me->ctl, atomic_load(&cp->sync_team));
-                    if ((uint32_t)atomic_load(&t->sleep) != atomic_load(&cp->sync_gen)) {
-                        stuck = 0; /* released, not yet running */
-                        break;
-                    }
-                }
-            }
-            if (pass == 0) {
-                snap[p] = w;
-            } else if (snap[p] != w) {
-                stuck = 0;
-                break;
-            }
-        }
-    }
-    if (stuck && waiting > 0 && shmemu__tl_device_writes(me->job))
-        stuck = device_waiters_looked(me, snap);
-    free(snap);
-    /* Every PE gone (the last ones left while we looked): nobody waits. */
-    return stuck && waiting > 0;
-}
-
-/* Called when the blocked count reached the live count; if the job really is
- * stuck, report it, abort the job and return the status. */
-static int check_stuck(shmemu__pe *me)
-{
-    if (!all_stuck(me))
-        return SHMEMU_OK;
-    struct shmemu__ctl *c = me->ctl;
-    uint32_t departed = atomic_load(&c->ndeparted);
-    int status = departed ? SHMEMU_EABORTED : SHMEMU_EDEADLOCK;
-
-    size_t len = 256 + (size_t)me->npes * 256, used = 0;
-    char *buf = malloc(len);
-    if (buf) {
-        if (departed)
-            append(buf, len, &used,
-                   "shmemu: job aborted: %u of %d PEs left the job and every "
-                   "PE still in it waits for something only they could do:\n",
-                   departed, me->npes);
-        else
-            append(buf, len, &used,
-                   "shmemu: deadlock: all %d PEs are blocked and nothing in "
-                   "flight can wake any of them:\n",
-                   me->npes);
-        for (int p = 0; p < me->npes; p++) {
-            char line[224];
-            shmemu__describe_pe(me->job, p, line, sizeof(line));
-            append(buf, len, &used, "shmemu:   PE %d/%d %s\n", p, me->npes, line);
-        }
-    }
-    char first[256];
-    shmemu__strlcpy(first, buf ? buf : "shmemu: deadlock\n", sizeof(first));
-    char *nl = strchr(first, '\n');
-    if (nl)
-        *nl = '\0';
-    shmemu__abort_job(me->job, status, -1, status, first + strlen("shmemu: "), buf);
-    free(buf);
-    return shmemu__aborted(me);
 }
 
 /* ------------------------------------------------------------ value waits */
@@ -431,7 +246,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
             continue; /* an update came in meanwhile: look again */
         const uint64_t conf = shmemu__ws_pack(tok, SHMEMU__WS_DATA_CONF);
         if (atomic_fetch_add(&me->ctl->nconfirmed, 1) + 1 >= nlive(me->ctl) &&
-            (st = check_stuck(me))) {
+            (st = shmemu__check_stuck(me))) {
             leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
             return st;
         }
@@ -476,7 +291,7 @@ int shmemu__departed_member(shmemu__pe *me, int start, int stride, int size)
         return -1;
     for (int i = 0; i < size; i++) {
         int p = start + i * stride;
-        if (gone(atomic_load(&ctl_pe(me, p)->life)))
+        if (shmemu__life_gone(atomic_load(&ctl_pe(me, p)->life)))
             return p;
     }
     me->seen_departed = nd; /* departures elsewhere: remember, skip next time */
@@ -596,7 +411,7 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
         if (atomic_compare_exchange_weak(&t->sleep, &w, w + ((uint64_t)1 << 32)))
             break;
     }
-    if (n >= nlive(me->ctl) && check_stuck(me))
+    if (n >= nlive(me->ctl) && shmemu__check_stuck(me))
         return shmemu__fail(me, shmemu__aborted(me), call, "deadlock");
     for (;;) {
         shmemu__tl_ctl_wait(me->job, shmemu__team_gen_word(t), gen, -1);
@@ -740,5 +555,5 @@ void shmemu__after_departure(shmemu__pe *me)
     wake_team_sleepers(me->job, 0);
     uint32_t live = nlive(me->ctl);
     if (live > 0 && atomic_load(&me->ctl->nconfirmed) >= live)
-        (void)check_stuck(me);
+        (void)shmemu__check_stuck(me);
 }

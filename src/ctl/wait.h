@@ -102,14 +102,6 @@ int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
  * every PE left alive now sleeps. */
 void shmemu__after_departure(shmemu__pe *me) SHMEMU__HIDDEN;
 
-/* Format what PE pe waits for (d) into buf: used in deadlock reports.
- * The values awaited are shown where they are mapped here, else, with
- * may_get (the caller is a PE), read from pe through the transport.
- * Defined with the value waits (p2p.c). */
-void shmemu__format_value_wait(struct shmemu__job *job, int pe,
-                               const struct shmemu__wait_desc *d, int may_get, char *buf,
-                               size_t len) SHMEMU__HIDDEN;
-
 /* A member of the team (world PEs start + i * stride, i < size) that left
  * the job, as this PE's control area records departures, or -1.  Scans
  * only when the departure count moved since it last found none. */

@@ -454,9 +454,6 @@ int shmemu__tick(struct shmemu_tl_job *tl) SHMEMU__HIDDEN;
 /* The job ran past its timeout: report where each PE is and abort it with
  * SHMEMU_ETIMEDOUT. */
 void shmemu__timeout_report(struct shmemu__job *job) SHMEMU__HIDDEN;
-/* One line saying what PE pe is doing (for timeout and deadlock reports). */
-void shmemu__describe_pe(struct shmemu__job *job, int pe, char *buf, size_t len)
-    SHMEMU__HIDDEN;
 
 /* SHMEMU_CHECK=device: the variant of ops whose symmetric memory behaves
  * as device memory (host loads and stores fault), or NULL (none). */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl/describe.h"
 #include "ctl/plane.h"
 #include "ctl/wait.h"
 #include "check/check.h"
