@@ -30,10 +30,10 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
 
 int64_t shmemu__thread_cpu_ns(void) SHMEMU__HIDDEN;
 
-/* Over a network plane (net.c), where each PE's block of the control area
- * lives in its own process: PE p's block as it is now, read into this
- * PE's copy (NULL: p did not answer); and whether p, asleep in a team sync
- * according to that block, has been released since. */
+/* Over a network plane, where each PE's block of the control area lives
+ * in its own process: PE p's block as it is now, read into this PE's copy
+ * (NULL: p did not answer); and whether p, asleep in a team sync according
+ * to that block, has been released since.  Defined in net_deadlock.c. */
 struct shmemu__ctl_pe;
 struct shmemu__ctl_pe *shmemu__net_block(shmemu__pe *me, int p) SHMEMU__HIDDEN;
 int shmemu__net_sync_released(shmemu__pe *me, int p, const struct shmemu__ctl_pe *cp)
