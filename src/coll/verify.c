@@ -22,111 +22,24 @@
 #include <time.h>
 
 #include "coll.h"
-#include "verify.h"
-
-#define GUARD 64 /* bytes checked on each side of every buffer */
+#include "verify_case.h"
 
 /* ------------------------------------------------------------ the case */
 
-/* What every PE of the job shares (a MAP_SHARED mapping, so forked PEs see
- * it too): the verdict, and the reference of a reduction per call. */
-struct shared {
-    int lock;         /* guards the fault fields (PEs may be processes) */
-    int failed;       /* a PE found a fault: the lowest (rank, call, PE, index) is kept */
-    int no_room;      /* a PE's allocation found the heap full (the case's, or the
-                         algorithm's scratch): the heap is too small, not the algorithm wrong */
-    int rank, call, pe;
-    size_t index;
-    char reason[448];
-    char expected[48], got[48];
-    size_t nref;      /* per call */
-    uint64_t want[];  /* [call][nref]: the reduction's elements, as bits */
-};
 
 struct job {
     const shmemu_verify_case *vc;
-    struct shared *sh;
+    struct shmemu__vshared *sh;
     int whole_ref; /* sh is this process's alone: compute every reference slice */
 };
 
-/* Kinds of fault, the one that names the mistake best first: a dest that
- * changed after the return (a missing quiet) explains the wrong elements
- * it leaves behind. */
-enum { F_RETURNED, F_LATE, F_OTHER };
 
-/* Keep the first fault (lowest rank, call, PE, index): the report must not
- * depend on which PE happened to check first, or a reproducer would print
- * a different line than the run that found the bug. */
-static void fault_ranked(struct shared *sh, int rank, int call, int pe, size_t index,
-                         const char *reason, const char *expected, const char *got)
-{
-    while (__atomic_exchange_n(&sh->lock, 1, __ATOMIC_ACQUIRE))
-        sched_yield();
-    long long a[4] = {rank, call, pe, (long long)index},
-              b[4] = {sh->rank, sh->call, sh->pe, (long long)sh->index};
-    int keep = 0;
-    if (sh->failed)
-        for (int k = 0; k < 4 && !keep; k++) {
-            if (a[k] != b[k]) {
-                keep = b[k] < a[k] ? 1 : -1;
-                break;
-            }
-        }
-    if (!sh->failed || keep < 0) {
-        sh->failed = 1;
-        sh->rank = rank;
-        sh->call = call;
-        sh->pe = pe;
-        sh->index = index;
-        snprintf(sh->reason, sizeof(sh->reason), "%s", reason);
-        snprintf(sh->expected, sizeof(sh->expected), "%s", expected ? expected : "");
-        snprintf(sh->got, sizeof(sh->got), "%s", got ? got : "");
-    }
-    __atomic_store_n(&sh->lock, 0, __ATOMIC_RELEASE);
-}
 
-static void fault(struct shared *sh, int call, int pe, size_t index, const char *reason,
-                  const char *expected, const char *got)
-{
-    fault_ranked(sh, F_OTHER, call, pe, index, reason, expected, got);
-}
 
-static int team_size(const shmemu_verify_case *vc)
-{
-    return vc->team == SHMEMU_VERIFY_STRIDED ? (vc->npes + 1) / 2 : vc->npes;
-}
 
-/* Elements of src and dest per PE. */
-static void sizes(const shmemu_verify_case *vc, int n, size_t *in, size_t *out)
-{
-    size_t c = vc->count, nc = c * (size_t)n;
-    switch (vc->coll) {
-    case SHMEMU_COLL_REDUCE_SCATTER: *in = nc; *out = c; break;
-    case SHMEMU_COLL_ALLGATHER: *in = c; *out = nc; break;
-    case SHMEMU_COLL_ALLTOALL: *in = nc; *out = nc; break;
-    default: *in = c; *out = c; break;
-    }
-}
 
-static int is_reduction(shmemu_coll_t c)
-{
-    return c == SHMEMU_COLL_ALLREDUCE || c == SHMEMU_COLL_REDUCE ||
-           c == SHMEMU_COLL_REDUCE_SCATTER;
-}
 
-static void fill_guard(unsigned char *p, unsigned salt)
-{
-    for (int i = 0; i < GUARD; i++)
-        p[i] = (unsigned char)(0xa5 ^ (i * 7) ^ salt);
-}
 
-static long check_guard(const unsigned char *p, unsigned salt)
-{
-    for (int i = 0; i < GUARD; i++)
-        if (p[i] != (unsigned char)(0xa5 ^ (i * 7) ^ salt))
-            return i;
-    return -1;
-}
 
 static int call_fn(const shmemu_verify_case *vc, shmemu_team_t team, void *dest,
                    const void *src)
@@ -145,124 +58,9 @@ static int call_fn(const shmemu_verify_case *vc, shmemu_team_t team, void *dest,
     }
 }
 
-/* " in call 2 of 3" when it matters which. */
-static const char *which_call(int call)
-{
-    static const char *const names[VERIFY_CALLS] = {
-        "", " (call 2 of 3: back to back, same buffers)", " (call 3 of 3: other buffers)"};
-    return names[call];
-}
 
-/* Whether n elements of es bytes at dest hold the low bits of want[]: a
- * loop per width, whose loads the compiler can widen (the check of every
- * element of every call was a tenth of the default matrix's time). */
-#define SAME_BITS(T)                                                           \
-    do {                                                                       \
-        T g_;                                                                  \
-        int diff_ = 0;                                                         \
-        for (size_t i_ = 0; i_ < n; i_++) {                                    \
-            memcpy(&g_, dest + i_ * sizeof(T), sizeof(T));                     \
-            diff_ |= g_ != (T)want[i_];                                        \
-        }                                                                      \
-        return !diff_;                                                         \
-    } while (0)
-static int same_bits_as(const char *dest, const uint64_t *want, size_t n, size_t es)
-{
-    switch (es) {
-    case 1: SAME_BITS(uint8_t);
-    case 2: SAME_BITS(uint16_t);
-    case 4: SAME_BITS(uint32_t);
-    default: SAME_BITS(uint64_t);
-    }
-}
-#undef SAME_BITS
 
-/* Check this PE's dest (as it was when call k returned). */
-static void check_dest(const shmemu_verify_case *vc, struct shared *sh, int call, int n, int me,
-                       const char *dest, size_t out)
-{
-    size_t es = shmemu_dtype_size(vc->dtype), c = vc->count;
-    const uint64_t *want_of = sh->want + (size_t)call * sh->nref;
-    char exp[48], gs[48], why[448], how[160];
-    if (!is_reduction(vc->coll) && out) { /* the common case: every block as expected */
-        size_t blocks = vc->coll == SHMEMU_COLL_BROADCAST ? 1 : out / c, b = 0;
-        unsigned char *want = malloc(c * es);
-        for (; want && b < blocks; b++) {
-            int from = vc->coll == SHMEMU_COLL_BROADCAST ? vc->root : (int)b;
-            size_t first = vc->coll == SHMEMU_COLL_ALLTOALL ? (size_t)me * c : 0;
-            shmemu__verify_fill_range(vc, call, from, first, want, c);
-            if (memcmp(want, dest + b * c * es, c * es))
-                break;
-        }
-        free(want);
-        if (want && b == blocks)
-            return;
-    }
-    if (is_reduction(vc->coll)) { /* the common case: bits as expected */
-        const uint64_t *w = want_of + (vc->coll == SHMEMU_COLL_REDUCE_SCATTER ? (size_t)me * c : 0);
-        if (same_bits_as(dest, w, out, es))
-            return;
-    }
-    for (size_t i = 0; i < out; i++) {
-        const char *got = dest + i * es;
-        int ok;
-        int from = 0;
-        size_t j = 0;
-        switch (vc->coll) {
-        case SHMEMU_COLL_ALLREDUCE:
-        case SHMEMU_COLL_REDUCE:
-            ok = shmemu__verify_ref_ok(vc, call, n, i, want_of[i], got, exp, gs);
-            break;
-        case SHMEMU_COLL_REDUCE_SCATTER:
-            ok = shmemu__verify_ref_ok(vc, call, n, (size_t)me * c + i, want_of[(size_t)me * c + i],
-                                       got, exp, gs);
-            break;
-        default: {
-            unsigned char want[8];
-            from = vc->coll == SHMEMU_COLL_BROADCAST ? vc->root : (int)(i / c);
-            j = vc->coll == SHMEMU_COLL_BROADCAST   ? i
-                : vc->coll == SHMEMU_COLL_ALLGATHER ? i % c
-                                                    : (size_t)me * c + i % c;
-            shmemu__verify_input(vc, call, from, j, want);
-            ok = !memcmp(want, got, es);
-            if (!ok) {
-                shmemu__verify_format(vc->dtype, want, exp, sizeof(exp));
-                shmemu__verify_format(vc->dtype, got, gs, sizeof(gs));
-            }
-        }
-        }
-        if (ok)
-            continue;
-        int poison = 1, get_poison = 1; /* still the pattern dest was filled with? */
-        for (size_t b = 0; b < es; b++) {
-            poison &= (unsigned char)got[b] == 0xa5;
-            get_poison &= (unsigned char)got[b] == SHMEMU_CHECK_GET_POISON;
-        }
-        if (poison && call == 0)
-            snprintf(gs, sizeof(gs), "(never written)");
-        else if (get_poison && shmemu_check_enabled())
-            snprintf(gs, sizeof(gs), "(get_nbi poison: read before quiet)");
-        shmemu__verify_explain(vc, call, n, me, i, got, how, sizeof(how));
-        if (!is_reduction(vc->coll) && how[0])
-            snprintf(how + strlen(how), sizeof(how) - strlen(how),
-                     " (expected PE %d's element %zu)", from, j);
-        snprintf(why, sizeof(why), "wrong result%s: dest[%zu] on PE %d%s%s", which_call(call),
-                 i, me, how[0] ? " " : "", how);
-        fault(sh, call, me, i, why, exp, gs);
-        return;
-    }
-}
 
-/* The first byte where a and b differ; n if none. */
-static size_t first_diff(const unsigned char *a, const unsigned char *b, size_t n)
-{
-    if (!memcmp(a, b, n)) /* the common case, at memcmp's speed */
-        return n;
-    size_t i = 0;
-    while (i < n && a[i] == b[i])
-        i++;
-    return i;
-}
 
 /* Out of line, so that ThreadSanitizer reports on a buggy collective
  * (puts still landing here after it returned) can name this read. */
@@ -272,44 +70,7 @@ __attribute__((noinline)) static void snapshot_at_return(void *copy, const void 
     memcpy(copy, dest, n);
 }
 
-/* Every member of the team must hold the same bits as team PE 0 (the
- * collectives that promise it): mine is my copy, sym where it is on the
- * heap. */
-static void check_agree(const shmemu_verify_case *vc, struct shared *sh, int call, int me,
-                        shmemu_team_t team, const unsigned char *mine, const void *sym,
-                        size_t out)
-{
-    size_t es = shmemu_dtype_size(vc->dtype), bytes = out * es;
-    unsigned char *theirs = malloc(bytes ? bytes : 1);
-    if (!theirs)
-        return;
-    int pe0 = shmemu_team_translate_pe(team, 0, SHMEMU_TEAM_WORLD);
-    if (shmemu_getmem(theirs, sym, bytes, pe0) == SHMEMU_OK && memcmp(theirs, mine, bytes)) {
-        for (size_t i = 0; i < out; i++) {
-            if (shmemu__verify_same_bits(vc->dtype, mine + i * es, theirs + i * es))
-                continue;
-            char a[48], b[48], why[448];
-            shmemu__verify_format(vc->dtype, theirs + i * es, a, sizeof(a));
-            shmemu__verify_format(vc->dtype, mine + i * es, b, sizeof(b));
-            uint64_t ba = 0, bb = 0;
-            memcpy(&ba, theirs + i * es, es);
-            memcpy(&bb, mine + i * es, es);
-            snprintf(why, sizeof(why),
-                     "members disagree%s: dest[%zu] is %s (bits 0x%llx) on PE 0 but %s (bits "
-                     "0x%llx) on PE %d; every member must get the same bits",
-                     which_call(call), i, a, (unsigned long long)ba, b, (unsigned long long)bb,
-                     me);
-            fault(sh, call, me, i, why, a, b);
-            break;
-        }
-    }
-    free(theirs);
-}
 
-struct bufs {
-    unsigned char *sbuf, *dbuf; /* with guards */
-    unsigned char *src, *dest;
-};
 
 /* Carve a buffer pair, guards around each, out of the job's one block. */
 static void carve_bufs(const shmemu_verify_case *vc, struct bufs *b, unsigned char **at,
@@ -323,11 +84,11 @@ static void carve_bufs(const shmemu_verify_case *vc, struct bufs *b, unsigned ch
         *at += 2 * GUARD + (out * es + 7) / 8 * 8;
     b->src = b->sbuf + GUARD;
     b->dest = b->dbuf + GUARD;
-    fill_guard(b->sbuf, 1);
-    fill_guard(b->src + in * es, 2);
+    shmemu__vc_fill_guard(b->sbuf, 1);
+    shmemu__vc_fill_guard(b->src + in * es, 2);
     if (!vc->in_place) {
-        fill_guard(b->dbuf, 3);
-        fill_guard(b->dest + out * es, 4);
+        shmemu__vc_fill_guard(b->dbuf, 3);
+        shmemu__vc_fill_guard(b->dest + out * es, 4);
         memset(b->dest, 0xa5, out * es); /* anything the collective forgets shows */
     }
 }
@@ -340,33 +101,7 @@ static size_t block_bytes(size_t in, size_t out, size_t es)
     return 2 * pair + (in * es + 7) / 8 * 8 + VERIFY_CALLS * ((out * es + 7) / 8 * 8) + 8;
 }
 
-static void check_guards(const shmemu_verify_case *vc, struct shared *sh, int call, int me,
-                         const struct bufs *b, size_t in, size_t out)
-{
-    size_t es = shmemu_dtype_size(vc->dtype);
-    const unsigned char *guards[4] = {b->sbuf, b->src + in * es, b->dbuf, b->dest + out * es};
-    for (int k = 0; k < (vc->in_place ? 2 : 4); k++) {
-        long g = check_guard(guards[k], (unsigned)k + 1);
-        if (g < 0)
-            continue;
-        char why[160];
-        snprintf(why, sizeof(why), "PE %d wrote %s %s its buffer (byte %ld of the guard)%s", me,
-                 k < 2 ? "src" : "dest", k % 2 ? "past the end of" : "before", g,
-                 which_call(call));
-        fault(sh, call, me, (size_t)g, why, NULL, NULL);
-    }
-}
 
-static void check_src(const shmemu_verify_case *vc, struct shared *sh, int call, int me,
-                      const unsigned char *src, const unsigned char *snap, size_t in)
-{
-    size_t es = shmemu_dtype_size(vc->dtype), i;
-    if (vc->in_place || (i = first_diff(snap, src, in * es)) >= in * es)
-        return;
-    char why[160];
-    snprintf(why, sizeof(why), "PE %d: src[%zu] changed%s", me, i / es, which_call(call));
-    fault(sh, call, me, i / es, why, NULL, NULL);
-}
 
 /* Where the verifier reads and writes a PE's block.  On heaps the host can
  * touch, the block itself; on others (device memory) a host copy, moved to
@@ -408,7 +143,7 @@ static int pe_main(void *arg)
 {
     const struct job *job = arg;
     const shmemu_verify_case *vc = job->vc;
-    struct shared *sh = job->sh;
+    struct shmemu__vshared *sh = job->sh;
     int np = shmemu_n_pes();
     shmemu_team_t team = SHMEMU_TEAM_WORLD;
     if (vc->team == SHMEMU_VERIFY_STRIDED &&
@@ -424,7 +159,7 @@ static int pe_main(void *arg)
     unsigned char *block = shmemu_malloc(bytes), *at;
     if (!block) { /* a setup fault, not the algorithm's: the case says so */
         __atomic_store_n(&sh->no_room, 1, __ATOMIC_RELAXED);
-        fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0,
+        shmemu__vc_fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0,
                      "no room on the symmetric heap for the case's buffers; raise its "
                      "heap_size",
                      NULL, NULL);
@@ -432,8 +167,8 @@ static int pe_main(void *arg)
     }
     struct view v = {block, block};
     if (!shmemu_heap_host_accessible() && !(v.host = malloc(bytes))) {
-        fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, "out of memory for the host copy",
-                     NULL, NULL);
+        shmemu__vc_fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0,
+                                "out of memory for the host copy", NULL, NULL);
         return 1;
     }
     at = v.host;
@@ -469,15 +204,15 @@ static int pe_main(void *arg)
          * barrier below would complete puts still in flight and hide that. */
         if (!st && !(st = keep_at_return(&v, at_return[k], b->dest, out * es)) &&
             !(st = from_heap(&v, b->src, in * es)))
-            check_src(vc, sh, k, me, b->src, snap, in);
+            shmemu__vc_check_src(vc, sh, k, me, b->src, snap, in);
     }
     if (st == SHMEMU_ENOMEM)
         __atomic_store_n(&sh->no_room, 1, __ATOMIC_RELAXED);
     if (st) {
         char why[160];
         snprintf(why, sizeof(why), "PE %d: the algorithm returned %d (%s)%s", me, st,
-                 shmemu_strerror(st), which_call(k - 1));
-        fault_ranked(sh, F_RETURNED, k - 1, me, 0, why, NULL, NULL);
+                 shmemu_strerror(st), shmemu__vc_which_call(k - 1));
+        shmemu__vc_fault_ranked(sh, F_RETURNED, k - 1, me, 0, why, NULL, NULL);
     }
     shmemu_barrier_all();
     if (me >= 0 && !st && !(st = from_heap(&v, v.host, (size_t)(snap - v.host)))) {
@@ -485,25 +220,25 @@ static int pe_main(void *arg)
                     vc->coll == SHMEMU_COLL_BROADCAST;
         for (int c = 0; c < 2; c++) { /* after the last call on each pair */
             int last = c ? VERIFY_CALLS - 1 : VERIFY_CALLS - 2;
-            check_guards(vc, sh, last, me, &set[c], in, out);
+            shmemu__vc_check_guards(vc, sh, last, me, &set[c], in, out);
             size_t i;
             int has_result = vc->coll != SHMEMU_COLL_REDUCE || me == vc->root;
-            if (has_result && (i = first_diff(at_return[last], set[c].dest, out * es)) <
+            if (has_result && (i = shmemu__vc_first_diff(at_return[last], set[c].dest, out * es)) <
                                   out * es) {
                 char late[256];
                 snprintf(late, sizeof(late),
                          "PE %d: dest[%zu] changed after the collective returned there%s "
                          "(operations still in flight: shmemu_quiet() before the last sync?)",
-                         me, i / es, which_call(last));
-                fault_ranked(sh, F_LATE, last, me, i / es, late, NULL, NULL);
+                         me, i / es, shmemu__vc_which_call(last));
+                shmemu__vc_fault_ranked(sh, F_LATE, last, me, i / es, late, NULL, NULL);
             }
         }
         for (int c = 0; c < VERIFY_CALLS; c++) {
             if (vc->coll == SHMEMU_COLL_REDUCE && me != vc->root)
                 continue;
-            check_dest(vc, sh, c, n, me, (const char *)at_return[c], out);
+            shmemu__vc_check_dest(vc, sh, c, n, me, (const char *)at_return[c], out);
             if (agree && n > 1)
-                check_agree(vc, sh, c, me, team, at_return[c], on_heap(&v, at_return[c]),
+                shmemu__vc_check_agree(vc, sh, c, me, team, at_return[c], on_heap(&v, at_return[c]),
                             out);
         }
     }
@@ -537,7 +272,7 @@ static double case_timeout(const shmemu_verify_case *vc, size_t in, size_t out)
 }
 
 /* The first fault, as the result reports it. */
-static void take_fault(const struct shared *sh, shmemu_verify_result *res)
+static void take_fault(const struct shmemu__vshared *sh, shmemu_verify_result *res)
 {
     res->pe = sh->pe;
     res->index = sh->index;
@@ -557,7 +292,8 @@ struct verdict {
  * runs on this job's PEs, every one calling here in the same order.  Each
  * keeps its own record of faults; then all read everyone's and keep the
  * first by the same ranking, so every PE returns the same verdict. */
-static int run_in_job(const shmemu_verify_case *vc, struct shared *sh, shmemu_verify_result *res)
+static int run_in_job(const shmemu_verify_case *vc, struct shmemu__vshared *sh,
+                      shmemu_verify_result *res)
 {
     struct job job = {vc, sh, 1};
     int np = shmemu_n_pes();
@@ -570,8 +306,8 @@ static int run_in_job(const shmemu_verify_case *vc, struct shared *sh, shmemu_ve
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (rc && !sh->failed)
-        fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, "a PE could not run the case", NULL,
-                     NULL);
+        shmemu__vc_fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, "a PE could not run the case",
+                                NULL, NULL);
     struct verdict mine = {.failed = sh->failed, .no_room = sh->no_room, .rank = sh->rank,
                            .call = sh->call, .pe = sh->pe, .index = sh->index};
     memcpy(mine.reason, sh->reason, sizeof(mine.reason));
@@ -590,7 +326,7 @@ static int run_in_job(const shmemu_verify_case *vc, struct shared *sh, shmemu_ve
             sh->no_room |= rec[p].no_room;
         for (int p = 0; p < np; p++)
             if (rec[p].failed)
-                fault_ranked(sh, rec[p].rank, rec[p].call, rec[p].pe, rec[p].index,
+                shmemu__vc_fault_ranked(sh, rec[p].rank, rec[p].call, rec[p].pe, rec[p].index,
                              rec[p].reason, rec[p].expected, rec[p].got);
     }
     int fst = shmemu_barrier_all(); /* every PE read PE 0's copy before it goes */
@@ -618,8 +354,8 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
     sizes(vc, n, &in, &out);
     size_t nref = !reduction ? 0 : vc->coll == SHMEMU_COLL_REDUCE_SCATTER ? vc->count * (size_t)n
                                                                           : vc->count;
-    size_t shbytes = sizeof(struct shared) + VERIFY_CALLS * nref * sizeof(uint64_t);
-    struct shared *sh = mmap(NULL, shbytes, PROT_READ | PROT_WRITE,
+    size_t shbytes = sizeof(struct shmemu__vshared) + VERIFY_CALLS * nref * sizeof(uint64_t);
+    struct shmemu__vshared *sh = mmap(NULL, shbytes, PROT_READ | PROT_WRITE,
                              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED)
         return SHMEMU_ENOMEM;
