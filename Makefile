@@ -185,7 +185,7 @@ $(BUILD)/obj/src/compat/%.o: src/compat/%.c | $(DEPS_LIB)
 # The collectives see the public header alone: they are built on the public
 # API, as users' own algorithms are.  Their kernels want vectorizing.
 $(BUILD)/obj/src/coll/%.o: CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude
-$(BUILD)/obj/src/coll/ops.o: CFLAGS_ALL += -O3
+$(BUILD)/obj/src/api/ops.o: CFLAGS_ALL += -O3
 
 # Only what include/shmemu.h declares is exported (it says so with a
 # visibility pragma); internals stay inside the shared library.

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "coll/coll.h"
+#include "ops.h"
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
 

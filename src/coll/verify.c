@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "coll.h"
-#include "verify_case.h"
+#include "verify_check.h"
 
 /* ------------------------------------------------------------ the case */
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verify_case.h"
+#include "verify_check.h"
 
 /* Keep the first fault (lowest rank, call, PE, index): the report must not
  * depend on which PE happened to check first, or a reproducer would print

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verify.h"
+#include "verify_values.h"
 
 /* -------------------------------------------------------------- values */
 

@@ -1,10 +1,10 @@
 /*
- * verify.h - what the verifier's two halves share: the case runner
- * (verify.c) and the values, the reference and the explanations of a wrong
- * element (verify_values.c).  Public API only, like the rest of src/coll.
+ * verify_values.h - the inputs, the reference and the explanation of a
+ * wrong element (verify_values.c), for the case runner (verify.c) and its
+ * checks (verify_check.c).  Public API only, like the rest of src/coll.
  */
-#ifndef SHMEMU_VERIFY_H
-#define SHMEMU_VERIFY_H
+#ifndef SHMEMU_VERIFY_VALUES_H
+#define SHMEMU_VERIFY_VALUES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * ops.c - element types and reduction kernels of the collectives.
+ * ops.c - element types and reduction kernels (ops.h).
  *
  * A kernel computes dst[i] = a[i] OP b[i]; dst may be a or b (in place).
  * 16-bit floats are widened to float, combined, and rounded back to nearest
@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "coll.h"
+#include "ops.h"
 
 static const struct {
     const char *name;

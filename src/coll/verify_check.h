@@ -1,5 +1,5 @@
 /*
- * verify_case.h - one case of the verifier as its files share it: what the
+ * verify_check.h - one case of the verifier as its files share it: what the
  * PEs of the job share (the verdict, the references), a PE's buffers with
  * the guards around them, and the checks made after each call
  * (verify_check.c).
@@ -7,7 +7,7 @@
 #ifndef SHMEMU_VERIFY_CASE_H
 #define SHMEMU_VERIFY_CASE_H
 
-#include "verify.h"
+#include "verify_values.h"
 
 #define GUARD 64 /* bytes checked on each side of every buffer */
 
