@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/run.h"
+#include "job/run.h"
 #include "shmemu.h"
 
 static void usage(FILE *f)

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "check/check.h"
-#include "core.h"
-#include "dispatch.h"
+#include "runtime/core.h"
+#include "runtime/dispatch.h"
 #include "ctl/plane.h"
 #include "ctl/wait.h"
 

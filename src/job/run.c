@@ -8,7 +8,7 @@
  * here, once, for every process transport.
  */
 #include "run.h"
-#include "dispatch.h"
+#include "runtime/dispatch.h"
 
 #include <errno.h>
 #include <poll.h>

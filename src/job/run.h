@@ -5,7 +5,7 @@
 #ifndef SHMEMU_RUN_H
 #define SHMEMU_RUN_H
 
-#include "core.h"
+#include "runtime/core.h"
 
 struct shmemu__run_opts {
     int npes;

@@ -13,8 +13,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core.h"
-#include "dispatch.h"
+#include "runtime/core.h"
+#include "runtime/dispatch.h"
 
 shmemu__pe *_Atomic shmemu__proc_pe;
 
