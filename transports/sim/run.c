@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sim.h"
 
 static _Thread_local struct sim *running;
 static shmemu_sim_stats last_stats;
@@ -393,12 +394,9 @@ int shmemu__sim_job_run(struct shmemu_tl_job *job,
     return SHMEMU_OK;
 }
 
-int shmemu_sim_last(shmemu_sim_stats *out)
+void shmemu_sim_last_stats(shmemu_sim_stats *out)
 {
-    if (!out)
-        return shmemu_error(SHMEMU_EINVAL, "shmemu_sim_last", "out is NULL");
     pthread_mutex_lock(&last_lock);
     *out = last_stats;
     pthread_mutex_unlock(&last_lock);
-    return SHMEMU_OK;
 }
