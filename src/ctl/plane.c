@@ -284,3 +284,10 @@ int32_t shmemu__plane_out(shmemu__pe *me, int pe, int k)
         return shmemu__net_out(me, pe, k);
     return atomic_load(&shmemu__ctl_pe(me->ctl, pe)->rec.out[k]);
 }
+
+const struct shmemu__fail_policy shmemu__plane_fail_policy = {
+    .global_exit = shmemu__plane_global_exit,
+    .claim_report = shmemu__plane_claim_report,
+    .error_mode = shmemu__plane_error_mode,
+    .abort_job = shmemu__abort_job,
+};

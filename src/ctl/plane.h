@@ -50,6 +50,9 @@ int shmemu__plane_error_mode(struct shmemu__job *job) SHMEMU__HIDDEN;
 void shmemu__plane_set_error_mode(struct shmemu__job *job, int mode) SHMEMU__HIDDEN;
 /* (shmemu__abort_job, core.h, is the plane's too: plane.c.) */
 
+/* What a failure on a PE does to its job (core.h): the job layer sets it. */
+extern const struct shmemu__fail_policy shmemu__plane_fail_policy SHMEMU__HIDDEN;
+
 /* ----------------------------------------------------------------- a PE */
 
 /* Bind me to the plane (me->abort_word, its slot).  Fails (nonzero) when

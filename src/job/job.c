@@ -171,6 +171,7 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
 int shmemu__job_create(const shmemu_opts *opts, const char *call,
                        struct shmemu__job **job_p)
 {
+    shmemu__set_fail_policy(&shmemu__plane_fail_policy);
     *job_p = NULL;
     if (!opts)
         return shmemu__fail(NULL, SHMEMU_EINVAL, call, "opts is NULL");
@@ -225,6 +226,7 @@ static int run_env_int(const char *call, const char *var, long lo, long hi, long
 /* Join the job that shmemu-run started this process for. */
 int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_p)
 {
+    shmemu__set_fail_policy(&shmemu__plane_fail_policy);
     long npes, pe;
     size_t heap;
     const char *transport = getenv("SHMEMU_RUN_TRANSPORT"), *hs = getenv("SHMEMU_RUN_HEAP_SIZE");
@@ -401,6 +403,7 @@ static void ctl_init(struct shmemu_tl_job *tl)
 
 int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int *pe_p)
 {
+    shmemu__set_fail_policy(&shmemu__plane_fail_policy);
     for (int i = 0; shmemu__transports[i]; i++) {
         const struct shmemu_transport_ops *ops = shmemu__transports[i];
         char why[256] = "";

@@ -15,8 +15,6 @@
 #include "ctl/plane.h"
 #include "ctl/wait.h"
 
-int shmemu__process_error_mode = -1;
-
 /* The core's per-thread state, kept per PE where PEs take turns in one
  * thread (the contract's pe_ctx). */
 struct pe_ctx {
@@ -81,8 +79,6 @@ static int wireup(shmemu__pe *me)
     free(blobs);
     return st;
 }
-
-const _Atomic int32_t shmemu__retired_word = SHMEMU__RETIRED;
 
 /* Finalized PEs that other threads had joined: those threads still point
  * at them, so each stays (a thousand bytes), its entry check failing, and

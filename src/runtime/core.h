@@ -472,8 +472,22 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
 int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int *pe_p)
     SHMEMU__HIDDEN;
 /* shmemu_set_error_mode called outside any PE (-1: never): for jobs
- * created after. */
+ * created after (error.c). */
 extern int shmemu__process_error_mode SHMEMU__HIDDEN;
+
+/* How a failure on a PE acts on its job (shmemu__fail): whether another PE
+ * ended the job on purpose, who prints a job-wide report, the job's error
+ * mode, and ending the job.  The control plane's answers (ctl/plane.c),
+ * set by the job layer before any PE runs: errors live on the ground
+ * floor, ending a job does not. */
+struct shmemu__fail_policy {
+    int (*global_exit)(struct shmemu__job *job, int *code);
+    int (*claim_report)(struct shmemu__job *job);
+    int (*error_mode)(struct shmemu__job *job);
+    int (*abort_job)(struct shmemu__job *job, int status, int pe, int rc, const char *msg,
+                     const char *report);
+};
+void shmemu__set_fail_policy(const struct shmemu__fail_policy *p) SHMEMU__HIDDEN;
 
 
 /* Copy src_or_null (NULL: zeros) over n bytes at off of this PE's own heap. */

@@ -1,5 +1,5 @@
-/* error.c - status texts and one-line error reports (aborting a job is the
- * control plane's: src/ctl/plane.c). */
+/* error.c - status texts and one-line error reports (what a failure does
+ * to its job is the control plane's: its fail policy, src/ctl/plane.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,13 +7,20 @@
 #include <unistd.h>
 
 #include "core.h"
-#include "ctl/plane.h"
-#include "ctl/wait.h"
 
 _Thread_local shmemu__pe *shmemu__self;
 _Thread_local int shmemu__last_status;
 _Thread_local int shmemu__ctx_id;
 _Thread_local const char *shmemu_compat_call;
+int shmemu__process_error_mode = -1;
+const _Atomic int32_t shmemu__retired_word = SHMEMU__RETIRED;
+
+static const struct shmemu__fail_policy *policy;
+
+void shmemu__set_fail_policy(const struct shmemu__fail_policy *p)
+{
+    __atomic_store_n(&policy, p, __ATOMIC_RELEASE);
+}
 
 const char *shmemu_strerror(int status)
 {
@@ -68,7 +75,10 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     shmemu__last_status = status;
     call = shmemu__user_call(call);
     int code;
-    if (me && job_wide(status) && shmemu__plane_global_exit(me->job, &code)) {
+    const struct shmemu__fail_policy *pol = __atomic_load_n(&policy, __ATOMIC_ACQUIRE);
+    if (me && !pol)
+        me = NULL; /* no job layer (cannot happen with a PE): report only */
+    if (me && job_wide(status) && pol->global_exit(me->job, &code)) {
         /* Another PE ended the job on purpose: this one ends too, quietly,
          * with that PE's status (OpenSHMEM's shmem_global_exit). */
         end_pe(me, code);
@@ -80,17 +90,17 @@ int shmemu__fail(shmemu__pe *me, int status, const char *call, const char *fmt, 
     }
     snprintf(line, sizeof(line), "shmemu: PE %d/%d %s: %s\n", me->pe, me->npes,
              call, msg);
-    if (!job_wide(status) || shmemu__plane_claim_report(me->job))
+    if (!job_wide(status) || pol->claim_report(me->job))
         shmemu__emit(line);
 
-    int abort_mode = shmemu__plane_error_mode(me->job) == SHMEMU_ERRORS_ABORT;
+    int abort_mode = pol->error_mode(me->job) == SHMEMU_ERRORS_ABORT;
     if (abort_mode || job_wide(status)) {
         line[strlen(line) - 1] = '\0';
         /* Our line is the report: claim it before the abort wakes the
          * others, or one released at once prints a line of its own. */
-        (void)shmemu__plane_claim_report(me->job);
-        shmemu__abort_job(me->job, job_wide(status) ? status : SHMEMU_EABORTED,
-                          me->pe, status, line + strlen("shmemu: "), NULL);
+        (void)pol->claim_report(me->job);
+        pol->abort_job(me->job, job_wide(status) ? status : SHMEMU_EABORTED,
+                       me->pe, status, line + strlen("shmemu: "), NULL);
     }
     if (abort_mode)
         end_pe(me, EXIT_FAILURE); /* an SPMD process ends the job */
