@@ -290,11 +290,12 @@ test-multinode: $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd ucx-plugin
 	@BUILD=$(BUILD) scripts/test-multinode.sh
 
 # The architecture's rules, checked on every test run: no include cycle
-# among the library's modules; the control area's layout used by the
+# among the library's modules; no call circle between its folders; the control area's layout used by the
 # control plane alone; only the public API exported, nothing unprefixed in
 # the static library.
 check-tree: lib $(BUILD)/shmemu-info
 	@scripts/check-includes.sh
+	@scripts/check-calls.sh $(BUILD)
 	@scripts/check-settings.sh $(BUILD)
 	@scripts/check-plane.sh
 	@CC="$(CC)" scripts/check-symbols.sh $(BUILD)

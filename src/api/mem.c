@@ -6,6 +6,7 @@
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
 #include "check/check.h"
+#include "ctl/agree.h"
 #include "ctl/plane.h"
 #include "ctl/wait.h"
 
@@ -71,149 +72,13 @@ static void forget_block_cache(shmemu__pe *me)
 
 /* ---------------------------------------------------------- agreement */
 
-/* block_start's code for the team workspaces (one reserved block at the
- * heap's end, never the user's to free). */
-#define WORKSPACE ((size_t)-3)
-
-static const char *rec_name(int kind)
+/* A control collective (allocation, free, resize) starts as a barrier
+ * does: what this PE issued is complete before the others go on. */
+static int agree_ctl(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
+                     int nargs)
 {
-    switch (kind) {
-    case REC_ALLOC: return "an allocation";
-    case REC_FREE: return "a free";
-    case REC_REALLOC: return "a realloc";
-    case REC_SPLIT_STRIDED: return "a strided team split";
-    case REC_SPLIT_2D: return "a 2-D team split";
-    case REC_COLL: return "a collective call";
-    default: return "a control call";
-    }
-}
-
-static void describe(const struct shmemu__rec *r, char *buf, size_t len)
-{
-    switch (r->kind) {
-    case REC_ALLOC:
-        snprintf(buf, len, "size %lld, alignment %lld", (long long)r->a[1],
-                 (long long)r->a[0]);
-        break;
-    case REC_FREE:
-    case REC_REALLOC: {
-        /* block_start's codes for what is no block, as the user would say it */
-        char blk[48];
-        switch ((size_t)r->a[0]) {
-        case (size_t)-1: snprintf(blk, sizeof(blk), "a pointer that is no heap block"); break;
-        case (size_t)-2: snprintf(blk, sizeof(blk), "NULL"); break;
-        case WORKSPACE: snprintf(blk, sizeof(blk), "a team workspace address"); break;
-        default: snprintf(blk, sizeof(blk), "block at heap offset 0x%llx", (long long)r->a[0]);
-        }
-        if (r->kind == REC_FREE)
-            snprintf(buf, len, "%s", blk);
-        else
-            snprintf(buf, len, "%s, size %lld", blk, (long long)r->a[1]);
-        break;
-    }
-    case REC_SPLIT_STRIDED:
-        snprintf(buf, len, "start %lld, stride %lld, size %lld", (long long)r->a[0],
-                 (long long)r->a[1], (long long)r->a[2]);
-        break;
-    case REC_SPLIT_2D:
-        snprintf(buf, len, "xrange %lld", (long long)r->a[0]);
-        break;
-    case REC_COLL: { /* "count 17, root 0" from the labels */
-        const char *n = shmemu__agree_names ? shmemu__agree_names : "";
-        size_t used = 0;
-        buf[0] = '\0';
-        for (int i = 0; i < 5 && *n && used < len; i++) {
-            size_t l = strcspn(n, ",");
-            long long v = (long long)r->a[i];
-            /* The built-in collectives' labels read as the user wrote
-             * them: an op and a type by name, no root, type or op where
-             * the call has none (-1). */
-            int is_op = l == 2 && !strncmp(n, "op", 2), is_root = l == 4 && !strncmp(n, "root", 4);
-            int is_dtype = l == 5 && !strncmp(n, "dtype", 5);
-            int w = 0;
-            if ((is_op || is_root || is_dtype) && v == -1)
-                w = 0;
-            else if (is_op)
-                w = snprintf(buf + used, len - used, "%sop %s", used ? ", " : "",
-                             shmemu_op_name((shmemu_op_t)v));
-            else if (is_dtype)
-                w = snprintf(buf + used, len - used, "%sdtype %s", used ? ", " : "",
-                             shmemu_dtype_name((shmemu_dtype_t)v));
-            else
-                w = snprintf(buf + used, len - used, "%s%.*s %lld", used ? ", " : "", (int)l,
-                             n, v);
-            used += w > 0 ? (size_t)w : 0;
-            n += l + (n[l] == ',');
-        }
-        break;
-    }
-    default:
-        snprintf(buf, len, "%s #%u", rec_name(r->kind), r->seq);
-    }
-}
-
-int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
-                  int nargs)
-{
-    /* A control collective starts as a barrier does: what this PE issued
-     * is complete before the others go on (frees, resizes, new teams).  A
-     * collective's argument check (shmemu_team_agree) completes nothing:
-     * the checker must still see what the collective leaves in flight. */
-    int st = rec->kind == REC_COLL ? SHMEMU_OK : shmemu__complete(me, call, 1);
-    if (st)
-        return st;
-    struct shmemu__team_geom t;
-    if (shmemu__plane_team(me, slot, &t))
-        return shmemu__fail(me, SHMEMU_EINVAL, call, "team slot %d holds no team", slot);
-    rec->seq = ++me->rec_seq[slot];
-    rec->team = slot;
-    shmemu__plane_publish(me, rec);
-    /* Every control collective finds a mismatch here, at its first sync,
-     * and then syncs exactly once more: however PEs' calls differ, they
-     * leave in step and the team stays usable (RETURN mode). */
-    st = shmemu__team_sync_as(me, slot, call, 1);
-    if (st && st != SHMEMU_EMISMATCH)
-        return st;
-    int mixed = st == SHMEMU_EMISMATCH;
-    for (int i = 0; i < t.size; i++) {
-        int p = t.start + i * t.stride;
-        const struct shmemu__rec *r = shmemu__plane_record(me, p);
-        int same = r->seq == rec->seq && r->kind == rec->kind && r->team == rec->team &&
-                   memcmp(r->a, rec->a, (size_t)nargs * sizeof(rec->a[0])) == 0;
-        if (same)
-            continue;
-        char mine[96], theirs[112];
-        describe(rec, mine, sizeof(mine));
-        if (r->seq != rec->seq || r->team != rec->team)
-            snprintf(theirs, sizeof(theirs),
-                     "is not in this call (it is in a barrier, a team sync or another "
-                     "team's call)");
-        else if (r->kind == REC_COLL && rec->kind == REC_COLL && r->a[5] != rec->a[5])
-            snprintf(theirs, sizeof(theirs), "is in another collective call");
-        else if (r->kind != rec->kind)
-            snprintf(theirs, sizeof(theirs), "is in %s, not %s", rec_name(r->kind),
-                     rec_name(rec->kind));
-        else {
-            char d[80];
-            describe(r, d, sizeof(d));
-            snprintf(theirs, sizeof(theirs), "passed %s", d);
-        }
-        shmemu__collective_fail(me, me->pe == t.start, SHMEMU_EMISMATCH, call,
-                                "PEs disagree: PE %d passed %s but PE %d %s", me->pe, mine,
-                                p, theirs);
-        mixed = 2;
-        break;
-    }
-    if (mixed == 1) /* the records agree, yet some member was in a plain sync */
-        shmemu__collective_fail(me, me->pe == t.start, SHMEMU_EMISMATCH, call,
-                                "PEs disagree: PE %d is in %s but other members of the "
-                                "team are in a barrier or team sync",
-                                me->pe, rec_name(rec->kind));
-    if (!mixed)
-        return SHMEMU_OK;
-    /* Sync again so that no PE reuses its record while others read it. */
-    (void)shmemu__team_sync_as(me, slot, call, 1);
-    return shmemu__last_status = SHMEMU_EMISMATCH;
+    int st = shmemu__complete(me, call, 1);
+    return st ? st : shmemu__agree(me, call, slot, rec, nargs);
 }
 
 /* ---------------------------------------------------------- allocation */
@@ -261,7 +126,7 @@ static void *alloc_common(const char *call, size_t size, size_t align, int zero)
     /* Alignment first: with any size allowed, only it is compared. */
     struct shmemu__rec rec = {.kind = REC_ALLOC, .a = {(int64_t)align, (int64_t)size}};
     int any = shmemu__alloc_any_size;
-    if (shmemu__agree(me, call, 0, &rec, any ? 1 : 6) != SHMEMU_OK)
+    if (agree_ctl(me, call, 0, &rec, any ? 1 : 6) != SHMEMU_OK)
         return NULL;
     if (any) /* every PE takes the largest: one block, one address everywhere */
         for (int p = 0; p < me->npes; p++) {
@@ -322,7 +187,7 @@ void *shmemu_calloc(size_t count, size_t size)
          * others. */
         SHMEMU__ENTER(me, "shmemu_calloc", NULL);
         struct shmemu__rec rec = {.kind = REC_ALLOC, .a = {0, -1}}; /* no allocation agrees */
-        if (shmemu__agree(me, "shmemu_calloc", 0, &rec, 6) == SHMEMU_OK) {
+        if (agree_ctl(me, "shmemu_calloc", 0, &rec, 6) == SHMEMU_OK) {
             shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, "shmemu_calloc",
                             "count %zu times size %zu overflows size_t", count, size);
             (void)closing_sync(me, "shmemu_calloc");
@@ -334,12 +199,12 @@ void *shmemu_calloc(size_t count, size_t size)
 }
 
 /* ptr must be the start of a block the user allocated: its offset,
- * (size_t)-1 for any other address, or WORKSPACE. */
+ * (size_t)-1 for any other address, or SHMEMU__REC_WORKSPACE. */
 static size_t block_start(shmemu__pe *me, const void *ptr)
 {
     size_t off = (size_t)((uintptr_t)ptr - (uintptr_t)me->heap);
     if (off < me->heap_size && off >= me->heap_size - SHMEMU__WORKSPACE_TOTAL)
-        return WORKSPACE;
+        return SHMEMU__REC_WORKSPACE;
     const struct shmemu__blk *b = off < me->heap_size ? shmemu__heap_find(&me->alloc, off)
                                                       : NULL;
     return b && b->used && b->off == off ? off : (size_t)-1;
@@ -350,7 +215,7 @@ static size_t block_start(shmemu__pe *me, const void *ptr)
 static int not_a_block(shmemu__pe *me, const char *call, const void *ptr, size_t off)
 {
     const char *api = shmemu__api_of(shmemu__user_call(call));
-    if (off == WORKSPACE)
+    if (off == SHMEMU__REC_WORKSPACE)
         return shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, call,
                                        "ptr %p is in a team workspace, which the library "
                                        "reserves (not a block returned by %s_malloc)",
@@ -381,10 +246,10 @@ void shmemu_free(void *ptr)
     SHMEMU__ENTER(me, call, );
     size_t off = ptr ? block_start(me, ptr) : (size_t)-2;
     struct shmemu__rec rec = {.kind = REC_FREE, .a = {(int64_t)off}};
-    if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
+    if (agree_ctl(me, call, 0, &rec, 6) != SHMEMU_OK)
         return;
     int st = SHMEMU_OK;
-    if (off == (size_t)-1 || off == WORKSPACE)
+    if (off == (size_t)-1 || off == SHMEMU__REC_WORKSPACE)
         st = not_a_block(me, call, ptr, off);
     else if (ptr)
         shmemu__heap_free(&me->alloc, off);
@@ -405,12 +270,12 @@ void *shmemu_realloc(void *ptr, size_t size)
     SHMEMU__ENTER(me, call, NULL);
     size_t off = block_start(me, ptr);
     struct shmemu__rec rec = {.kind = REC_REALLOC, .a = {(int64_t)off, (int64_t)size}};
-    if (shmemu__agree(me, call, 0, &rec, 6) != SHMEMU_OK)
+    if (agree_ctl(me, call, 0, &rec, 6) != SHMEMU_OK)
         return NULL;
     void *p = NULL;
     int st = SHMEMU_OK;
     size_t noff;
-    if (off == (size_t)-1 || off == WORKSPACE) {
+    if (off == (size_t)-1 || off == SHMEMU__REC_WORKSPACE) {
         st = not_a_block(me, call, ptr, off);
     } else if (shmemu__heap_resize(&me->alloc, off, size) == 0) {
         p = ptr;

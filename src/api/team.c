@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/core.h"
+#include "ctl/agree.h"
 #include "ctl/plane.h"
 #include "ctl/wait.h"
 
@@ -378,8 +379,6 @@ int shmemu_team_sync(shmemu_team_t team)
         shmemu__check_synced(me);
     return st ? st : shmemu__ok();
 }
-
-_Thread_local const char *shmemu__agree_names;
 
 int shmemu_team_agree(shmemu_team_t team, const char *call, const char *names,
                       const long long *vals, int nvals)

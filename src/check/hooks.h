@@ -24,12 +24,6 @@ typedef struct shmemu__pe shmemu__pe;
 void shmemu__check_enter(shmemu__pe *me, const char *call, void *site)
     __attribute__((visibility("hidden")));
 
-/* While me waits: deliver held operations (each after its hold time) until
- * ready(me, arg) holds (1), nothing is held any more (0: wait normally), or
- * the job is aborted (its status). */
-int shmemu__check_progress(shmemu__pe *me, int (*ready)(shmemu__pe *me, void *arg),
-                           void *arg) __attribute__((visibility("hidden")));
-
 /* A wait of me on [off, off + nbytes) of its own heap completed. */
 void shmemu__check_woke(shmemu__pe *me, const char *call, size_t off, size_t nbytes)
     __attribute__((visibility("hidden")));
@@ -40,12 +34,22 @@ void shmemu__check_sync_arrive(shmemu__pe *me, int slot, const char *call)
     __attribute__((visibility("hidden")));
 void shmemu__check_synced(shmemu__pe *me) __attribute__((visibility("hidden")));
 
-/* Team syncs (every kind, the internal ones too): on arrival at generation
- * gen of team slot, and once passed. */
-void shmemu__check_sync_enter(shmemu__pe *me, int slot, uint32_t gen)
-    __attribute__((visibility("hidden")));
-void shmemu__check_sync_exit(shmemu__pe *me, int slot, uint32_t gen)
-    __attribute__((visibility("hidden")));
+/* What the control plane asks of the checker while a PE waits or syncs.
+ * The control plane sits below the checker (the checker reports and ends
+ * jobs through it), so it reaches the checker through this table alone,
+ * which the checker sets on each PE it checks (me->chk_waits, with
+ * me->chk).
+ *
+ * progress: while me waits, deliver held operations (each after its hold
+ * time) until ready(me, arg) holds (1), nothing is held any more (0: wait
+ * normally), or the job is aborted (its status).
+ * sync_enter, sync_exit: team syncs (every kind, the internal ones too),
+ * on arrival at generation gen of team slot, and once passed. */
+struct shmemu__check_waits {
+    int (*progress)(shmemu__pe *me, int (*ready)(shmemu__pe *me, void *arg), void *arg);
+    void (*sync_enter)(shmemu__pe *me, int slot, uint32_t gen);
+    void (*sync_exit)(shmemu__pe *me, int slot, uint32_t gen);
+};
 
 /* A thread that joined PE me (threads.c) ends: what it issued and the
  * checker holds goes out now, since that thread makes no later call that

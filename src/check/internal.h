@@ -279,4 +279,18 @@ void shmemu__chk_late_flush(shmemu__pe *me, int ctx) SHMEMU__HIDDEN;
  * fuzzed order that respects fences. */
 void shmemu__chk_quiet(shmemu__pe *me, int ctx) SHMEMU__HIDDEN;
 
+/* The control plane's hooks (hooks.h: struct shmemu__check_waits). */
+/* While me waits: deliver held operations (each after its hold time) until
+ * ready(me, arg) holds (1), nothing is held any more (0: wait normally), or
+ * the job is aborted (its status). */
+int shmemu__check_progress(shmemu__pe *me, int (*ready)(shmemu__pe *me, void *arg),
+                           void *arg) SHMEMU__HIDDEN;
+
+/* Team syncs (every kind, the internal ones too): on arrival at generation
+ * gen of team slot, and once passed. */
+void shmemu__check_sync_enter(shmemu__pe *me, int slot, uint32_t gen)
+    SHMEMU__HIDDEN;
+void shmemu__check_sync_exit(shmemu__pe *me, int slot, uint32_t gen)
+    SHMEMU__HIDDEN;
+
 #endif /* SHMEMU_CHECK_INTERNAL_H */

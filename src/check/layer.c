@@ -270,6 +270,12 @@ int shmemu__check_pe_init(shmemu__pe *me)
      * each costs more than a fence on every update: every PE of the job
      * (all of them checked) takes the fenced side. */
     me->notify_light = 0;
+    static const struct shmemu__check_waits waits = {
+        .progress = shmemu__check_progress,
+        .sync_enter = shmemu__check_sync_enter,
+        .sync_exit = shmemu__check_sync_exit,
+    };
+    me->chk_waits = &waits;
     me->chk = k;
     return 0;
 }
@@ -296,6 +302,7 @@ void shmemu__check_pe_fini(shmemu__pe *me)
     pthread_mutex_destroy(&k->mu);
     free(k);
     me->chk = NULL;
+    me->chk_waits = NULL;
 }
 
 /* ----------------------------------------------------- waits and syncs */

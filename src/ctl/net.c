@@ -249,7 +249,7 @@ int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__
         /* What the PE's other threads issued since is held by the checker
          * until a thread of this PE delivers it (wait.c). */
         if (SHMEMU__CHECKED(me) && shmemu__mt(me) &&
-            (st = shmemu__check_progress(me, ready, arg))) {
+            (st = me->chk_waits->progress(me, ready, arg))) {
             st = st > 0 ? SHMEMU_OK : st;
             break;
         }

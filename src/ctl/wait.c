@@ -198,7 +198,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     if (ready(me, arg))
         return SHMEMU_OK;
     int st;
-    if (SHMEMU__CHECKED(me) && (st = shmemu__check_progress(me, ready, arg)))
+    if (SHMEMU__CHECKED(me) && (st = me->chk_waits->progress(me, ready, arg)))
         return st > 0 ? SHMEMU_OK : st;
     st = spin_phase(me, ready, arg);
     if (st)
@@ -216,7 +216,7 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
              * holds their operations until a thread of this PE delivers
              * them, and those threads may now be blocked outside the
              * library (a pthread barrier) waiting for this one. */
-            if (SHMEMU__CHECKED(me) && (st = shmemu__check_progress(me, ready, arg)))
+            if (SHMEMU__CHECKED(me) && (st = me->chk_waits->progress(me, ready, arg)))
                 return st > 0 ? SHMEMU_OK : st;
             if ((st = shmemu__aborted(me)))
                 return st;
@@ -359,7 +359,7 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
     int st;
     if (SHMEMU__CHECKED(me)) { /* deliver what the checker holds while the others arrive */
         struct shmemu__gen_moved g = {t, gen};
-        if ((st = shmemu__check_progress(me, shmemu__gen_moved, &g)) < 0)
+        if ((st = me->chk_waits->progress(me, shmemu__gen_moved, &g)) < 0)
             return sync_blocked(me, t, gen, call, slot);
         if (st > 0)
             return shmemu__aborted(me) ? sync_blocked(me, t, gen, call, slot) : SHMEMU_OK;
@@ -463,10 +463,10 @@ int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
     } else {
         /* The race detector: what each member knew on arrival, every
          * member knows once through. */
-        shmemu__check_sync_enter(me, slot, gen);
+        me->chk_waits->sync_enter(me, slot, gen);
         st = team_sync(me, slot, call, gen, ctl);
         if (st == SHMEMU_OK)
-            shmemu__check_sync_exit(me, slot, gen);
+            me->chk_waits->sync_exit(me, slot, gen);
     }
     /* The generation's end published mixed_gen before moving the
      * generation, which we saw move. */

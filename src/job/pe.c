@@ -12,6 +12,7 @@
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
 #include "ctl/livelock.h"
+#include "ctl/agree.h"
 #include "ctl/plane.h"
 #include "ctl/wait.h"
 

@@ -139,6 +139,8 @@ typedef struct shmemu__pe {
     int static_mapped;
 
     struct shmemu__heap alloc;
+    /* With chk: the checker's hooks that the control plane calls. */
+    const struct shmemu__check_waits *chk_waits;
     jmp_buf *abort_jmp;   /* where ABORT mode unwinds a launched PE to */
     int refs;             /* shmemu_init calls not yet finalized */
     int pid;              /* the process it lives in: a fork of it is no PE */
@@ -507,17 +509,10 @@ enum {
     REC_SPLIT_2D,
     REC_COLL /* shmemu_team_agree: a[0..4] values, a[5] the call's name hashed */
 };
-
-/* The labels of a REC_COLL record's values (shmemu_team_agree), for the
- * report of the agreement in progress on this thread. */
-extern _Thread_local const char *shmemu__agree_names SHMEMU__HIDDEN;
-
-/* Control collective over the members of team slot: publish rec, sync, and
- * compare the first nargs arguments (and the kind) of every member's record
- * with ours: SHMEMU_EMISMATCH, reported once, after a second sync.  On
- * success the caller syncs again before any member may reuse its record. */
-int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
-                  int nargs) SHMEMU__HIDDEN;
+/* A free's or realloc's a[0] where it names no block: a team workspace
+ * address (one reserved block at the heap's end, never the user's to
+ * free); (size_t)-1, no heap block; (size_t)-2, NULL. */
+#define SHMEMU__REC_WORKSPACE ((size_t)-3)
 
 /* A failure every member of a collective detects alike: the reporter prints
  * it (and in ABORT mode ends the job), the others only record the status. */
