@@ -16,9 +16,9 @@
 # Missing Debian packages (libhwloc-dev, libboost-context-dev, libcmocka-dev)
 # are installed with apt-get by scripts/ensure-deps.sh.
 
-# Every core builds unless the caller chose (make -jN); the tests
-# themselves run one program at a time.
-ifeq ($(filter -j%,$(MAKEFLAGS)),)
+# Every core builds unless the caller chose (make -jN); sub-makes share
+# the top one's jobs.  The tests themselves run one program at a time.
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 endif
 
