@@ -2,6 +2,7 @@
 #include "livelock.h"
 
 #include "describe.h"
+#include "plane_ops.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -63,8 +64,8 @@ enum { P_NO, P_POLLS, P_SLEEPS, P_GONE };
 static int classify(shmemu__pe *me, int p, uint64_t *snap)
 {
     int net = shmemu__net(me->job);
-    /* Over a network, p's block lives in its own process: read it now. */
-    struct shmemu__ctl_pe *cp = net ? shmemu__net_block(me, p) : shmemu__ctl_pe(me->ctl, p);
+    /* Over a network, p's block lives in its own process: read now. */
+    struct shmemu__ctl_pe *cp = me->job->plane->block(me, p);
     if (!cp)
         return P_NO;
     uint32_t life = atomic_load(&cp->life);

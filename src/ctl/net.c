@@ -46,18 +46,21 @@ static void poke(struct shmemu__job *job, int pe)
     shmemu__tl_ctl_wake(job, (void *)w, INT_MAX);
 }
 
+static int net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
+                         const char *msg, const char *report);
+
 /* A peer did not answer: the job cannot go on coherently. */
 static void lost(struct shmemu__job *job, int st, int pe)
 {
     char msg[160];
     snprintf(msg, sizeof(msg), "PE %d lost contact with PE %d's control area (%s)",
              job->net_pe, pe, shmemu_strerror(st));
-    shmemu__net_abort_job(job, SHMEMU_EABORTED, job->net_pe, st, msg, NULL);
+    net_abort_job(job, SHMEMU_EABORTED, job->net_pe, st, msg, NULL);
 }
 
 /* ---------------------------------------------------------------- aborts */
 
-int shmemu__net_claim_report(struct shmemu__job *job)
+static int net_claim_report(struct shmemu__job *job)
 {
     struct shmemu__ctl *c = job->tl.ctl;
     uint64_t old = 1;
@@ -76,7 +79,7 @@ int shmemu__net_claim_report(struct shmemu__job *job)
  * then ends the reporter's process too.  With PE 0 out of reach, a PE
  * goes on alone.
  */
-int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
+static int net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
                           const char *msg, const char *report)
 {
     struct shmemu__ctl *c = job->tl.ctl;
@@ -91,7 +94,7 @@ int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
         atomic_store(&c->abort_pe, pe);
         atomic_store(&c->abort_rc, rc);
         shmemu__strlcpy(c->abort_msg, msg ? msg : "", sizeof(c->abort_msg));
-        if (report && (st != SHMEMU_OK || shmemu__net_claim_report(job)))
+        if (report && (st != SHMEMU_OK || net_claim_report(job)))
             shmemu__emit(report);
         int32_t zero = 0;
         atomic_compare_exchange_strong(&c->abort_status, &zero, status);
@@ -143,7 +146,7 @@ static void launcher_gone(shmemu__pe *me)
              job->net_ppid);
     char line[200];
     snprintf(line, sizeof(line), "shmemu: %s\n", msg);
-    shmemu__net_abort_job(job, SHMEMU_EABORTED, me->pe, SHMEMU_EABORTED, msg, line);
+    net_abort_job(job, SHMEMU_EABORTED, me->pe, SHMEMU_EABORTED, msg, line);
 }
 
 /* Count ourselves asleep (see above); run the check if we made the count. */
@@ -233,7 +236,7 @@ static void idle(shmemu__pe *me, struct idle *s, uint32_t seq)
     shmemu__tl_ctl_wait(job, (void *)&me->ctl_me->wake_seq, seq, s->ns);
 }
 
-int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__ready_fn ready,
+static int net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__ready_fn ready,
                      void *arg)
 {
     struct idle s = {.d = d, .ready = ready, .arg = arg};
@@ -261,7 +264,7 @@ int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__
 
 /* ---------------------------------------------------------------- PE life */
 
-void shmemu__net_depart(shmemu__pe *me)
+static void net_depart(shmemu__pe *me)
 {
     struct shmemu__job *job = me->job;
     struct shmemu__ctl *c = me->ctl;
@@ -307,7 +310,7 @@ static int member(const struct shmemu__team_geom *g, int pe)
  * from PE 0 and kept while this PE is a member (it drops them when it
  * leaves, before the slot can be taken again).  On PE 0 the copy is the
  * slots' home, so what it holds is always current. */
-int shmemu__net_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
+static int net_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
 {
     struct shmemu__job *job = me->job;
     struct shmemu__ctl *c = me->ctl;
@@ -342,7 +345,7 @@ int shmemu__net_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
     return 0;
 }
 
-int shmemu__net_team_claim(shmemu__pe *me, struct shmemu__team_geom *g)
+static int net_team_claim(shmemu__pe *me, struct shmemu__team_geom *g)
 {
     struct shmemu__job *job = me->job;
     struct shmemu__ctl *c = me->ctl;
@@ -372,7 +375,7 @@ int shmemu__net_team_claim(shmemu__pe *me, struct shmemu__team_geom *g)
     return -1;
 }
 
-void shmemu__net_team_leave(shmemu__pe *me, int slot)
+static void net_team_leave(shmemu__pe *me, int slot)
 {
     struct shmemu__job *job = me->job;
     struct shmemu__ctl *c = me->ctl;
@@ -395,7 +398,7 @@ void shmemu__net_team_leave(shmemu__pe *me, int slot)
 /* ---------------------------------------------------------------- exchanges */
 
 /* Read into our copy's block of pe, which nobody else writes. */
-const struct shmemu__rec *shmemu__net_record(shmemu__pe *me, int pe)
+static const struct shmemu__rec *net_record(shmemu__pe *me, int pe)
 {
     struct shmemu__rec *r = &shmemu__ctl_pe(me->ctl, pe)->rec;
     if (pe == me->pe)
@@ -408,7 +411,7 @@ const struct shmemu__rec *shmemu__net_record(shmemu__pe *me, int pe)
     return r;
 }
 
-int32_t shmemu__net_out(shmemu__pe *me, int pe, int k)
+static int32_t net_out(shmemu__pe *me, int pe, int k)
 {
     _Atomic int32_t *w = &shmemu__ctl_pe(me->ctl, pe)->rec.out[k];
     if (pe == me->pe)
@@ -447,13 +450,13 @@ static int told(shmemu__pe *me, void *word)
     return atomic_load_explicit((_Atomic uint32_t *)word, memory_order_acquire) != 0;
 }
 
-int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed,
+static int net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed,
                           int *first)
 {
     struct shmemu__job *job = me->job;
     struct shmemu__team_geom g;
     *mixed = *first = 0;
-    if (shmemu__net_team(me, slot, &g))
+    if (net_team(me, slot, &g))
         return shmemu__fail(me, shmemu__aborted(me) ? shmemu__aborted(me) : SHMEMU_EINVAL,
                             call, "team slot %d is not in use", slot);
     if (!member(&g, me->pe))
@@ -527,3 +530,37 @@ int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, i
     *mixed = (know & (DISS_CTL | DISS_PLAIN)) == (DISS_CTL | DISS_PLAIN);
     return SHMEMU_OK;
 }
+
+/* One sync of team slot's members; where they differed in kind of call,
+ * the mismatch is reported and a plain sync's members sync once more, as
+ * over the shared area (shmemu__team_sync_as). */
+static int net_sync(shmemu__pe *me, int slot, const char *call, int ctl)
+{
+    int mixed, first, st = net_team_sync(me, slot, call, ctl, &mixed, &first);
+    if (st || !mixed)
+        return st;
+    if (ctl)
+        return shmemu__sync_mismatch(me, slot, call, ctl, 0);
+    (void)shmemu__sync_mismatch(me, slot, call, ctl, first);
+    (void)net_team_sync(me, slot, call, 0, &mixed, &first);
+    return shmemu__last_status = SHMEMU_EMISMATCH;
+}
+
+/* Nobody sleeps here unbounded (net.h): naps end by themselves. */
+static void net_wake_all(struct shmemu__job *job) { (void)job; }
+
+const struct shmemu__plane_ops shmemu__net_plane = {
+    .name = "network",
+    .claim_report = net_claim_report,
+    .abort_job = net_abort_job,
+    .wake_all = net_wake_all,
+    .depart = net_depart,
+    .team = net_team,
+    .team_claim = net_team_claim,
+    .team_leave = net_team_leave,
+    .record = net_record,
+    .out = net_out,
+    .block = shmemu__net_block,
+    .wait = net_wait,
+    .team_sync = net_sync,
+};

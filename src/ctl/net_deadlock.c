@@ -170,7 +170,7 @@ void shmemu__net_check_stuck(shmemu__pe *me, int (*ready)(shmemu__pe *me, void *
                                      me->npes, line);
         }
     }
-    shmemu__net_abort_job(me->job, status, -1, status, first, buf);
+    shmemu__abort_job(me->job, status, -1, status, first, buf); /* the network plane's */
     free(buf);
 }
 

@@ -84,8 +84,11 @@ int shmemu__plane_global_exit(struct shmemu__job *job, int *code)
 
 int shmemu__plane_claim_report(struct shmemu__job *job)
 {
-    if (shmemu__net(job))
-        return shmemu__net_claim_report(job);
+    return job->plane->claim_report(job);
+}
+
+static int shared_claim_report(struct shmemu__job *job)
+{
     return atomic_exchange(&((struct shmemu__ctl *)job->tl.ctl)->reported, 1) == 0;
 }
 
@@ -102,8 +105,12 @@ void shmemu__plane_set_error_mode(struct shmemu__job *job, int mode)
 int shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
                       const char *msg, const char *report)
 {
-    if (shmemu__net(job))
-        return shmemu__net_abort_job(job, status, pe, rc, msg, report);
+    return job->plane->abort_job(job, status, pe, rc, msg, report);
+}
+
+static int shared_abort_job(struct shmemu__job *job, int status, int pe, int rc,
+                            const char *msg, const char *report)
+{
     struct shmemu__ctl *c = job->tl.ctl;
     int expected = 0, won = 0;
     /* Claim the report before the abort is visible: a PE that sees the
@@ -119,7 +126,7 @@ int shmemu__abort_job(struct shmemu__job *job, int status, int pe, int rc,
     }
     if (claimed) /* true whoever aborted first: what the detector found */
         shmemu__emit(report);
-    shmemu__wake_all(job);
+    shmemu__shared_wake_all(job);
     return won;
 }
 
@@ -182,10 +189,11 @@ void shmemu__depart(shmemu__pe *me, int life, int rc)
     cp->rc = rc;
     atomic_store(&cp->rc_set, 1);
     atomic_store(&cp->life, (uint32_t)life);
-    if (shmemu__net(me->job)) {
-        shmemu__net_depart(me);
-        return;
-    }
+    me->job->plane->depart(me);
+}
+
+static void shared_depart(shmemu__pe *me)
+{
     atomic_fetch_add(&me->ctl->ndeparted, 1);
     shmemu__after_departure(me);
     if (shmemu__tl_caps(me->job) & SHMEMU_TL_CAP_OWN_HEAPS)
@@ -215,8 +223,11 @@ static int slot_used(const struct shmemu__ctl *c, int slot)
 
 int shmemu__plane_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
 {
-    if (shmemu__net(me->job))
-        return shmemu__net_team(me, slot, g);
+    return me->job->plane->team(me, slot, g);
+}
+
+static int shared_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
+{
     if (slot < 0 || slot >= SHMEMU__TEAMS_MAX || !slot_used(me->ctl, slot))
         return -1;
     shmemu__plane_geom(shmemu__ctl_team(me->ctl, slot), g);
@@ -225,8 +236,11 @@ int shmemu__plane_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g)
 
 int shmemu__plane_team_claim(shmemu__pe *me, struct shmemu__team_geom *g)
 {
-    if (shmemu__net(me->job))
-        return shmemu__net_team_claim(me, g);
+    return me->job->plane->team_claim(me, g);
+}
+
+static int shared_team_claim(shmemu__pe *me, struct shmemu__team_geom *g)
+{
     struct shmemu__ctl *c = me->ctl;
     for (int slot = 0; slot < SHMEMU__TEAMS_MAX; slot++) {
         _Atomic uint64_t *word = &c->team_used[slot / 64];
@@ -250,10 +264,11 @@ int shmemu__plane_team_claim(shmemu__pe *me, struct shmemu__team_geom *g)
 
 void shmemu__plane_team_leave(shmemu__pe *me, int slot)
 {
-    if (shmemu__net(me->job)) {
-        shmemu__net_team_leave(me, slot);
-        return;
-    }
+    me->job->plane->team_leave(me, slot);
+}
+
+static void shared_team_leave(shmemu__pe *me, int slot)
+{
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     if (atomic_fetch_sub(&t->refs, 1) == 1) /* the last member frees the slot */
         atomic_fetch_and(&me->ctl->team_used[slot / 64], ~((uint64_t)1 << (slot % 64)));
@@ -268,8 +283,11 @@ void shmemu__plane_publish(shmemu__pe *me, const struct shmemu__rec *rec)
 
 const struct shmemu__rec *shmemu__plane_record(shmemu__pe *me, int pe)
 {
-    if (shmemu__net(me->job))
-        return shmemu__net_record(me, pe);
+    return me->job->plane->record(me, pe);
+}
+
+static const struct shmemu__rec *shared_record(shmemu__pe *me, int pe)
+{
     return &shmemu__ctl_pe(me->ctl, pe)->rec;
 }
 
@@ -280,9 +298,38 @@ void shmemu__plane_publish_out(shmemu__pe *me, int k, int32_t value)
 
 int32_t shmemu__plane_out(shmemu__pe *me, int pe, int k)
 {
-    if (shmemu__net(me->job))
-        return shmemu__net_out(me, pe, k);
+    return me->job->plane->out(me, pe, k);
+}
+
+static int32_t shared_out(shmemu__pe *me, int pe, int k)
+{
     return atomic_load(&shmemu__ctl_pe(me->ctl, pe)->rec.out[k]);
+}
+
+static struct shmemu__ctl_pe *shared_block(shmemu__pe *me, int p)
+{
+    return shmemu__ctl_pe(me->ctl, p);
+}
+
+const struct shmemu__plane_ops shmemu__shared_plane = {
+    .name = "shared",
+    .claim_report = shared_claim_report,
+    .abort_job = shared_abort_job,
+    .wake_all = shmemu__shared_wake_all,
+    .depart = shared_depart,
+    .team = shared_team,
+    .team_claim = shared_team_claim,
+    .team_leave = shared_team_leave,
+    .record = shared_record,
+    .out = shared_out,
+    .block = shared_block,
+    .wait = shmemu__shared_wait,
+    .team_sync = shmemu__shared_team_sync,
+};
+
+void shmemu__plane_choose(struct shmemu__job *job)
+{
+    job->plane = job->tl.ctl_remote ? &shmemu__net_plane : &shmemu__shared_plane;
 }
 
 const struct shmemu__fail_policy shmemu__plane_fail_policy = {

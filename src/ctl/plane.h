@@ -23,6 +23,7 @@
 #ifndef SHMEMU_PLANE_H
 #define SHMEMU_PLANE_H
 
+#include "plane_ops.h"
 #include "runtime/core.h"
 
 /* ---------------------------------------------------------------- the job */
@@ -115,19 +116,12 @@ const struct shmemu__rec *shmemu__plane_record(shmemu__pe *me, int pe) SHMEMU__H
 void shmemu__plane_publish_out(shmemu__pe *me, int k, int32_t value) SHMEMU__HIDDEN;
 int32_t shmemu__plane_out(shmemu__pe *me, int pe, int k) SHMEMU__HIDDEN;
 
-/* -------------------------------------- the plane over a network (net.c) */
+/* ----------------------------------------------------- the two planes */
 
-/* Where shmemu__net(job) (core.h), plane.c and wait.c hand each call to
- * its counterpart in net.c (net.h says how it works). */
+extern const struct shmemu__plane_ops shmemu__shared_plane SHMEMU__HIDDEN; /* plane.c */
+extern const struct shmemu__plane_ops shmemu__net_plane SHMEMU__HIDDEN;    /* net.c */
 
-int shmemu__net_claim_report(struct shmemu__job *job) SHMEMU__HIDDEN;
-int shmemu__net_abort_job(struct shmemu__job *job, int status, int pe, int rc,
-                          const char *msg, const char *report) SHMEMU__HIDDEN;
-void shmemu__net_depart(shmemu__pe *me) SHMEMU__HIDDEN;
-int shmemu__net_team(shmemu__pe *me, int slot, struct shmemu__team_geom *g) SHMEMU__HIDDEN;
-int shmemu__net_team_claim(shmemu__pe *me, struct shmemu__team_geom *g) SHMEMU__HIDDEN;
-void shmemu__net_team_leave(shmemu__pe *me, int slot) SHMEMU__HIDDEN;
-const struct shmemu__rec *shmemu__net_record(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
-int32_t shmemu__net_out(shmemu__pe *me, int pe, int k) SHMEMU__HIDDEN;
+/* Set job->plane from what the transport made of the job. */
+void shmemu__plane_choose(struct shmemu__job *job) SHMEMU__HIDDEN;
 
 #endif /* SHMEMU_PLANE_H */

@@ -5,6 +5,7 @@
 
 #include "deadlock.h"
 #include "livelock.h"
+#include "plane_ops.h"
 #include "runtime/dispatch.h"
 #include <sched.h>
 #include <stdio.h>
@@ -203,8 +204,13 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     st = spin_phase(me, ready, arg);
     if (st)
         return st > 0 ? SHMEMU_OK : st;
-    if (shmemu__net(me->job))
-        return shmemu__net_wait(me, d, ready, arg);
+    return me->job->plane->wait(me, d, ready, arg);
+}
+
+int shmemu__shared_wait(shmemu__pe *me, const struct shmemu__wait_desc *d,
+                        shmemu__ready_fn ready, void *arg)
+{
+    int st;
     if (shmemu__mt(me)) {
         struct shmemu__ctl_pe *mine = me->ctl_me;
         for (int64_t ns = 1000;;) {
@@ -430,7 +436,7 @@ static int team_sync(shmemu__pe *me, int slot, const char *call, uint32_t gen, i
 
 /* The members differed in kind of call (a control call against a plain
  * sync): see shmemu__team_sync_as. */
-static int mismatch(shmemu__pe *me, int slot, const char *call, int ctl, int leader)
+int shmemu__sync_mismatch(shmemu__pe *me, int slot, const char *call, int ctl, int leader)
 {
     if (ctl)
         return SHMEMU_EMISMATCH; /* shmemu__agree reports it */
@@ -445,16 +451,11 @@ static int mismatch(shmemu__pe *me, int slot, const char *call, int ctl, int lea
 int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
 {
     shmemu__poll_progress(me);
-    if (shmemu__net(me->job)) {
-        int mixed, first, st = shmemu__net_team_sync(me, slot, call, ctl, &mixed, &first);
-        if (st || !mixed)
-            return st;
-        if (ctl)
-            return mismatch(me, slot, call, ctl, 0);
-        (void)mismatch(me, slot, call, ctl, first);
-        (void)shmemu__net_team_sync(me, slot, call, 0, &mixed, &first); /* as below */
-        return shmemu__last_status = SHMEMU_EMISMATCH;
-    }
+    return me->job->plane->team_sync(me, slot, call, ctl);
+}
+
+int shmemu__shared_team_sync(shmemu__pe *me, int slot, const char *call, int ctl)
+{
     struct shmemu__ctl_team *t = shmemu__ctl_team(me->ctl, slot);
     uint32_t gen = (uint32_t)atomic_load_explicit(&t->sleep, memory_order_acquire);
     int st;
@@ -474,8 +475,8 @@ int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
     if (st || atomic_load_explicit(&t->mixed_gen, memory_order_relaxed) != gen + 1)
         return st;
     if (ctl)
-        return mismatch(me, slot, call, ctl, 0);
-    (void)mismatch(me, slot, call, ctl, me->pe == t->start);
+        return shmemu__sync_mismatch(me, slot, call, ctl, 0);
+    (void)shmemu__sync_mismatch(me, slot, call, ctl, me->pe == t->start);
     /* One more sync, as the members in the control call do: the team stays
      * in step for the calls that follow. */
     (void)team_sync(me, slot, call,
@@ -539,8 +540,11 @@ static void wake_team_sleepers(struct shmemu__job *job, int bump)
 
 void shmemu__wake_all(struct shmemu__job *job)
 {
-    if (shmemu__net(job))
-        return; /* nobody sleeps here unbounded (net.h) */
+    job->plane->wake_all(job);
+}
+
+void shmemu__shared_wake_all(struct shmemu__job *job)
+{
     struct shmemu__ctl *c = job->tl.ctl;
     for (int p = 0; p < c->npes; p++) {
         struct shmemu__ctl_pe *cp = shmemu__ctl_pe(c, p);

@@ -114,14 +114,20 @@ struct shmemu__gen_moved {
 };
 int shmemu__gen_moved(shmemu__pe *me, void *arg) SHMEMU__HIDDEN;
 
-/* The waits of the plane over a network (net.c; plane.h's shmemu__net):
- * a value wait once spinning is over (poll, nap, drive progress), and one
- * sync of team slot's members, *mixed set when members differed in kind of
- * call (see shmemu__team_sync_as), *first when this PE is the team's first
- * member. */
-int shmemu__net_wait(shmemu__pe *me, const struct shmemu__wait_desc *d, shmemu__ready_fn ready,
-                     void *arg) SHMEMU__HIDDEN;
-int shmemu__net_team_sync(shmemu__pe *me, int slot, const char *call, int ctl, int *mixed,
-                          int *first) SHMEMU__HIDDEN;
+/* The shared control area's side of the plane's table (plane.h): a value
+ * wait once spinning is over, one sync of team slot's members, waking
+ * every sleeper. */
+int shmemu__shared_wait(shmemu__pe *me, const struct shmemu__wait_desc *d,
+                        shmemu__ready_fn ready, void *arg) SHMEMU__HIDDEN;
+int shmemu__shared_team_sync(shmemu__pe *me, int slot, const char *call, int ctl)
+    SHMEMU__HIDDEN;
+void shmemu__shared_wake_all(struct shmemu__job *job) SHMEMU__HIDDEN;
+
+/* The members of a sync of team slot differed in kind of call (a control
+ * call against a plain sync): a control call returns SHMEMU_EMISMATCH
+ * (shmemu__agree reports it); a plain sync reports it (leader: this PE
+ * speaks for the team) and returns it. */
+int shmemu__sync_mismatch(shmemu__pe *me, int slot, const char *call, int ctl, int leader)
+    SHMEMU__HIDDEN;
 
 #endif /* SHMEMU_WAIT_H */

@@ -86,6 +86,9 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     struct shmemu__job *job = calloc(1, sizeof(*job));
     if (!job)
         return shmemu__fail(NULL, SHMEMU_ENOMEM, call, "out of memory");
+    /* Until the transport says whether its processes share the control
+     * area (then shmemu__plane_choose). */
+    job->plane = &shmemu__shared_plane;
     int st = shmemu__params_load(&job->params, why, sizeof(why));
     if (st) {
         free(job);
@@ -201,6 +204,7 @@ int shmemu__job_create(const shmemu_opts *opts, const char *call,
                             "%zu-byte heaps: %s",
                             name, opts->npes, heap, *why ? why : shmemu_strerror(st));
     }
+    shmemu__plane_choose(job);
     shmemu__plane_init(job, shmemu__process_error_mode >= 0 ? shmemu__process_error_mode
                                                   : job->params.ERRORS);
     shmemu__check_ctl_init(job);
@@ -259,6 +263,7 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
         shmemu__job_free(job);
         return shmemu__fail(NULL, st, call, "PE %ld could not join the job: %s", pe, why);
     }
+    shmemu__plane_choose(job);
     if (!shmemu__plane_matches(job)) {
         shmemu__job_free(job);
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
@@ -396,6 +401,7 @@ static void launcher_watch_stop(struct shmemu__job *job)
 static void ctl_init(struct shmemu_tl_job *tl)
 {
     struct shmemu__job *job = tl->core;
+    shmemu__plane_choose(job);
     shmemu__plane_init(job, shmemu__process_error_mode >= 0 ? shmemu__process_error_mode
                                                             : job->params.ERRORS);
     shmemu__check_ctl_init(job);
@@ -433,6 +439,7 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
             return shmemu__fail(NULL, st, call, "PE %d could not join the %s job: %s", pe, name,
                                 jwhy);
         }
+        shmemu__plane_choose(job);
         pick_wait_policy(job); /* again, now that the plane is known */
         if (job->tl.ctl_remote && job->check_ctl_off) {
             shmemu__job_free(job);

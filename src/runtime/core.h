@@ -33,6 +33,10 @@ struct shmemu__job {
     const struct shmemu_transport_ops *transport;
     struct shmemu_transport_ops layer;
     struct shmemu_tl_job tl;
+    /* The control plane (ctl/plane.h): over the shared control area, or
+     * over the transport where the processes share no memory; chosen once
+     * the transport has made or joined the job (shmemu__plane_choose). */
+    const struct shmemu__plane_ops *plane;
     struct shmemu__params params;
     int (*pe_main)(void *arg);
     void *arg;
