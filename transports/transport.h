@@ -88,6 +88,8 @@ enum shmemu_tl_exit {
 };
 
 /* The job as the transport sees it. */
+struct shmemu_tl_core;
+
 struct shmemu_tl_job {
     /* Set by the core before job_create / job_attach. */
     int npes;
@@ -99,13 +101,7 @@ struct shmemu_tl_job {
     size_t ctl_hot_size;
     void *priv;       /* ops->job_priv_size zeroed bytes, owned by the core */
     void *core;       /* opaque to the transport; passed back in callbacks */
-    /* Called by a process transport's job_run, in the launching process, when
-     * a PE process ends (any way); may be NULL. */
-    void (*pe_exited)(struct shmemu_tl_job *job, int pe, int how, int code);
-    /* Called by a process transport's job_run about every 20 ms while PEs
-     * run: returns a signal to send to every PE process still running
-     * (SIGTERM, SIGKILL, a forwarded SIGINT), or 0.  May be NULL. */
-    int (*tick)(struct shmemu_tl_job *job);
+    const struct shmemu_tl_core *calls; /* the core's callbacks (below) */
 
     /* Set by the transport. */
     void *ctl;        /* ctl_size bytes, zero-filled at creation, shared by
@@ -123,23 +119,15 @@ struct shmemu_tl_job {
     /* For a COOPERATIVE transport: the core's per-thread state (the calling
      * PE, its last status) belongs to the PE, not to the thread.  On every
      * switch the transport saves the outgoing PE's (save = 1) into
-     * pe_ctx_size bytes of its own and loads the incoming one's (save = 0);
-     * zeroed bytes are a PE that has not started. */
+     * pe_ctx_size bytes of its own and loads the incoming one's (save = 0,
+     * calls->pe_ctx); zeroed bytes are a PE that has not started. */
     size_t pe_ctx_size;
-    void (*pe_ctx)(struct shmemu_tl_job *job, void *ctx, int save);
     /* The job's seed (checker mode's fuzz:SEED; 0: none): a transport that
      * makes random choices of its own derives them from it unless told
      * otherwise, so that one seed replays the whole run. */
     uint64_t seed;
 
     /* ---- added with the ucx transport (set by the core) ---- */
-    /* Nonzero once the job has ended abnormally (a PE died, deadlock,
-     * timeout): a transport waiting on a network for a peer that may be
-     * gone stops waiting then and returns SHMEMU_EABORTED. */
-    int (*aborted)(struct shmemu_tl_job *job);
-    /* For job_join: lay out the control area this process has just made
-     * (zero-filled), before any other process of the job maps it. */
-    void (*ctl_init)(struct shmemu_tl_job *job);
     /* Set by job_join where the job's processes share no memory (PEs on
      * several nodes): ctl is then this process's own copy of the control
      * area, kept at byte ctl_off of every PE's heap registration (beyond
@@ -154,11 +142,33 @@ struct shmemu_tl_job {
      * whenever that progress moved something (a peer's update may have
      * landed), so that the core need not look every millisecond. */
     uint32_t *arrival_word;
+};
 
-    /* ---- added for many cooperative PEs (set by the core; may be NULL) ---- */
-    /* A hint for a COOPERATIVE transport that can tell which PE runs soon
-     * (a switch or two ahead): start fetching into the cache what that PE
-     * touches first when it resumes, given its saved pe_ctx bytes (which
+/*
+ * The core's callbacks: what a transport calls back into the core, in one
+ * table the core fills (job->calls).  Each may be NULL where it says so.
+ */
+struct shmemu_tl_core {
+    /* Called by a process transport's job_run, in the launching process, when
+     * a PE process ends (any way): may be NULL. */
+    void (*pe_exited)(struct shmemu_tl_job *job, int pe, int how, int code);
+    /* Called by a process transport's job_run about every 20 ms while PEs
+     * run: returns a signal to send to every PE process still running
+     * (SIGTERM, SIGKILL, a forwarded SIGINT), or 0.  May be NULL. */
+    int (*tick)(struct shmemu_tl_job *job);
+    /* For a COOPERATIVE transport, on every switch (see pe_ctx_size). */
+    void (*pe_ctx)(struct shmemu_tl_job *job, void *ctx, int save);
+    /* Nonzero once the job has ended abnormally (a PE died, deadlock,
+     * timeout): a transport waiting on a network for a peer that may be
+     * gone stops waiting then and returns SHMEMU_EABORTED. */
+    int (*aborted)(struct shmemu_tl_job *job);
+    /* For job_join (NULL otherwise): lay out the control area this process
+     * has just made (zero-filled), before any other process of the job
+     * maps it. */
+    void (*ctl_init)(struct shmemu_tl_job *job);
+    /* May be NULL.  A hint for a COOPERATIVE transport that can tell which
+     * PE runs soon (a switch or two ahead): start fetching into the cache
+     * what that PE touches first when it resumes, given its saved pe_ctx bytes (which
      * should be in the cache already).  Loads nothing else, changes
      * nothing: calling it for the wrong PE only costs memory traffic. */
     void (*pe_ctx_prefetch)(struct shmemu_tl_job *job, const void *ctx);
@@ -321,7 +331,7 @@ struct shmemu_transport_ops {
     unsigned caps;        /* SHMEMU_TL_CAP_* */
     size_t job_priv_size; /* bytes of private job state the core allocates */
 
-    /* ---- lifecycle ---------------------------------------------------- */
+    /* ---- lifecycle: can it run here; making, running and ending a job --- */
     /* Can this transport run here?  Writes a one-line reason when not and
      * returns SHMEMU_ENODEV.  Non-blocking.  NULL: always usable. */
     int (*probe)(char *why, size_t why_len);
@@ -336,53 +346,35 @@ struct shmemu_transport_ops {
                    int (*entry)(struct shmemu_tl_job *job, int pe));
     /* Release what job_create made (or job_attach mapped).  Never fails. */
     void (*job_destroy)(struct shmemu_tl_job *job);
-    /* SPMD: in a program started by shmemu-run, map the job that pe_export
-     * handed over (npes, heap_size and ctl_size are set by the core from
-     * the environment).  NULL: no SPMD support (see SHMEMU_TL_CAP_SPMD). */
-    int (*job_attach)(struct shmemu_tl_job *job, int pe);
-    /* Called on the PE's own thread before it runs user code (binding,
-     * first touch of its heap).  NULL: nothing to do. */
-    int (*pe_enter)(struct shmemu_tl_job *job, int pe);
+    /* A PE ends the whole job on purpose: ask the launcher of the
+     * transport's own (job_launched) to end every process of the job with
+     * status, msg saying why.  Returns 0 once asked, else nonzero.  NULL:
+     * no such launcher (the core's abort, which every PE sees, does it). */
+    int (*job_exit)(struct shmemu_tl_job *job, int status, const char *msg);
 
-    /* ---- rma ---------------------------------------------------------- */
-    /* Perform one RMA.  Blocking unless d->nbi (or d->lazy); either way
-     * the local buffer is reusable (put) or filled (get) by the next quiet.
-     * Returns a status, or SHMEMU_TL_DEFERRED (see lazy). */
-    int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
-
-    /* ---- atomics ------------------------------------------------------ */
-    /* Perform one atomic, complete and visible on return; atomic with
-     * respect to every other amo on the same word from any PE. */
-    int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
-
-    /* ---- direct access ------------------------------------------------ */
-    /* Load/store address of [off] in pe's heap.  NULL member: no direct
-     * access (the capability bit is then clear). */
-    void *(*ptr)(struct shmemu_tl_job *job, int pe, size_t off);
-
-    /* ---- completion --------------------------------------------------- */
-    /* Complete every outstanding operation of the calling PE.  NULL: the
-     * transport never leaves any outstanding (a memory fence suffices). */
-    int (*quiet)(struct shmemu_tl_job *job, int pe);
-    /* Order the calling PE's earlier puts/AMOs to each PE before later ones.
-     * NULL: operations are already delivered in order. */
-    int (*fence)(struct shmemu_tl_job *job, int pe);
-
-    /* ---- sleeping on control words ------------------------------------ */
-    /* Sleep while *word == expected, up to timeout_ns (< 0: no limit).  May
-     * return early for any reason; the caller re-checks.  Required. */
-    void (*ctl_wait)(struct shmemu_tl_job *job, uint32_t *word,
-                     uint32_t expected, int64_t timeout_ns);
-    /* Wake up to nwake sleepers on word.  Required. */
-    void (*ctl_wake)(struct shmemu_tl_job *job, uint32_t *word, int nwake);
-
-    /* ---- added with the shm transport ---------------------------------- */
+    /* ---- joining: PEs started by shmemu-run (SPMD) or a launcher of its own --- */
     /* In a PE process forked by job_run that is about to exec a program
      * which will call job_attach: make what job_attach needs survive exec
      * (descriptors, environment variables).  NULL: no SPMD support. */
     int (*pe_export)(struct shmemu_tl_job *job, int pe);
+    /* SPMD: in a program started by shmemu-run, map the job that pe_export
+     * handed over (npes, heap_size and ctl_size are set by the core from
+     * the environment).  NULL: no SPMD support (see SHMEMU_TL_CAP_SPMD). */
+    int (*job_attach)(struct shmemu_tl_job *job, int pe);
+    /* Was this process started by a launcher of the transport's own (mpirun
+     * through PMIx), with no shmemu process above it?  0: no; 1: yes, with
+     * the job's PE count and this process's PE; else a status, why filled
+     * (started so, but it cannot join).  NULL: no such launcher. */
+    int (*job_launched)(int *npes_p, int *pe_p, char *why, size_t len);
+    /* Join that job: make the control area with the job's other processes
+     * (the one that makes it calls job->ctl_init before the others map it)
+     * and map it.  Then the PE starts as under job_attach. */
+    int (*job_join)(struct shmemu_tl_job *job, int pe);
+    /* Called on the PE's own thread before it runs user code (binding,
+     * first touch of its heap).  NULL: nothing to do. */
+    int (*pe_enter)(struct shmemu_tl_job *job, int pe);
 
-    /* ---- added with the second edition --------------------------------- */
+    /* ---- wire-up --------------------------------------------------- */
     /* Wire-up: each PE publishes blob_size bytes that peers need to reach its
      * heap (a segment name, a CUDA IPC handle, a UCX rkey); the core
      * exchanges the blobs, then every PE connects.  blob_size 0: no
@@ -392,6 +384,27 @@ struct shmemu_transport_ops {
     int (*wireup_publish)(struct shmemu_tl_job *job, int pe, void *blob);
     /* blobs[p] is PE p's blob (blobs[pe] this PE's own). */
     int (*wireup_connect)(struct shmemu_tl_job *job, int pe, const void *const *blobs);
+
+    /* ---- data ------------------------------------------------------ */
+    /* Perform one RMA.  Blocking unless d->nbi (or d->lazy); either way
+     * the local buffer is reusable (put) or filled (get) by the next quiet.
+     * Returns a status, or SHMEMU_TL_DEFERRED (see lazy). */
+    int (*rma)(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d);
+    /* Perform one atomic, complete and visible on return; atomic with
+     * respect to every other amo on the same word from any PE. */
+    int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
+
+    /* ---- completion and progress ----------------------------------- */
+    /* Complete every outstanding operation of the calling PE.  NULL: the
+     * transport never leaves any outstanding (a memory fence suffices). */
+    int (*quiet)(struct shmemu_tl_job *job, int pe);
+    /* Order the calling PE's earlier puts/AMOs to each PE before later ones.
+     * NULL: operations are already delivered in order. */
+    int (*fence)(struct shmemu_tl_job *job, int pe);
+    /* Complete every operation of the calling PE, unacked atomics (see
+     * shmemu_tl_amo) included: the deadlock detector counts a PE asleep only
+     * with nothing of its own in flight.  NULL: quiet does. */
+    int (*ctl_flush)(struct shmemu_tl_job *job, int pe);
     /* Advance the calling PE's outstanding operations (see
      * SHMEMU_TL_CAP_PROGRESS).  Returns SHMEMU_OK when nothing it issued is
      * left in flight (the core then wakes the targets of its nonblocking
@@ -401,6 +414,8 @@ struct shmemu_transport_ops {
      * driving the traffic instead of leaving it to a thread woken for it.
      * NULL: nothing to drive. */
     int (*progress)(struct shmemu_tl_job *job, int pe);
+
+    /* ---- local compute and streams --------------------------------- */
     /* Local compute where host code cannot touch heap bytes
      * (SHMEMU_TL_CAP_LOAD_STORE clear), so that the reference collectives
      * run unchanged on such heaps.  Every pointer is either inside a heap as
@@ -412,13 +427,17 @@ struct shmemu_transport_ops {
     int (*local_copy)(struct shmemu_tl_job *job, int pe, void *dst, const void *src,
                       size_t n);
     int (*local_reduce)(struct shmemu_tl_job *job, int pe, const struct shmemu_tl_reduce *d);
-
-    /* ---- added with the cuda transport --------------------------------- */
     /* Work ordered on a stream of the caller's (NVSHMEM's *_on_stream).
      * NULL: SHMEMU_ENOTSUP (transports without streams). */
     int (*stream_op)(struct shmemu_tl_job *job, int pe, struct shmemu_tl_stream *d);
 
-    /* ---- added with the sim transport ---------------------------------- */
+    /* ---- control words and scheduling ------------------------------ */
+    /* Sleep while *word == expected, up to timeout_ns (< 0: no limit).  May
+     * return early for any reason; the caller re-checks.  Required. */
+    void (*ctl_wait)(struct shmemu_tl_job *job, uint32_t *word,
+                     uint32_t expected, int64_t timeout_ns);
+    /* Wake up to nwake sleepers on word.  Required. */
+    void (*ctl_wake)(struct shmemu_tl_job *job, uint32_t *word, int nwake);
     /* A COOPERATIVE transport's scheduling point, besides rma and amo: the
      * core calls it on entry to every public call and wherever it would
      * spin, so that the transport's scheduler may run another PE.  NULL:
@@ -430,7 +449,10 @@ struct shmemu_transport_ops {
      * the monotonic clock. */
     int64_t (*clock_ns)(struct shmemu_tl_job *job);
 
-    /* ---- added with OpenSHMEM compatibility ----------------------------- */
+    /* ---- mappings: heap bytes this process can load and store ------ */
+    /* Load/store address of [off] in pe's heap.  NULL member: no direct
+     * access (the capability bit is then clear). */
+    void *(*ptr)(struct shmemu_tl_job *job, int pe, size_t off);
     /* Map [off, off + len) of PE pe's heap (this process's own PE) at addr
      * as well, replacing what is there (MAP_FIXED): the program's global
      * and static variables become that heap range, reachable by every PE.
@@ -438,32 +460,6 @@ struct shmemu_transport_ops {
      * addr into the range first.  NULL: the transport cannot (PEs that
      * share one program image, heaps in device memory). */
     int (*alias)(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len);
-
-    /* ---- added with the ucx transport ---------------------------------- */
-    /* Was this process started by a launcher of the transport's own (mpirun
-     * through PMIx), with no shmemu process above it?  0: no; 1: yes, with
-     * the job's PE count and this process's PE; else a status, why filled
-     * (started so, but it cannot join).  NULL: no such launcher. */
-    int (*job_launched)(int *npes_p, int *pe_p, char *why, size_t len);
-    /* Join that job: make the control area with the job's other processes
-     * (the one that makes it calls job->ctl_init before the others map it)
-     * and map it.  Then the PE starts as under job_attach. */
-    int (*job_join)(struct shmemu_tl_job *job, int pe);
-
-    /* ---- added with shmem_global_exit --------------------------------- */
-    /* A PE ends the whole job on purpose: ask the launcher of the
-     * transport's own (job_launched) to end every process of the job with
-     * status, msg saying why.  Returns 0 once asked, else nonzero.  NULL:
-     * no such launcher (the core's abort, which every PE sees, does it). */
-    int (*job_exit)(struct shmemu_tl_job *job, int status, const char *msg);
-
-    /* ---- added with the network plane's dissemination barrier ---------- */
-    /* Complete every operation of the calling PE, unacked atomics (see
-     * shmemu_tl_amo) included: the deadlock detector counts a PE asleep only
-     * with nothing of its own in flight.  NULL: quiet does. */
-    int (*ctl_flush)(struct shmemu_tl_job *job, int pe);
-
-    /* ---- added with checked pointers ----------------------------------- */
     /* Map [off, off + len) of PE pe's heap (any PE of the job) at addr,
      * replacing what is there (MAP_FIXED), read-only or writable.  Checker
      * mode's shmemu_ptr hands out such views, read-only, so that a store
@@ -477,7 +473,8 @@ struct shmemu_transport_ops {
                     int writable);
 };
 
-/* Does ops (built against an older table, maybe) have this member set? */
+/* Does ops have this member set (and, built against an older table,
+ * this member at all)? */
 #define SHMEMU_TL_HAS(ops, member)                                             \
     ((ops)->size >= offsetof(struct shmemu_transport_ops, member) +            \
                         sizeof((ops)->member) &&                               \

@@ -74,6 +74,26 @@ static int tl_aborted(struct shmemu_tl_job *tl)
            shmemu__now_ns() >= atomic_load(&job->net_grace_ns);
 }
 
+static void ctl_init(struct shmemu_tl_job *tl);
+
+/* What transports call back (transport.h): for a job this process makes
+ * or attaches to, and for one it joins with the job's other processes. */
+static const struct shmemu_tl_core core_calls = {
+    .pe_exited = shmemu__pe_exited,
+    .tick = shmemu__tick,
+    .pe_ctx = shmemu__pe_ctx,
+    .aborted = tl_aborted,
+    .pe_ctx_prefetch = shmemu__pe_ctx_prefetch,
+};
+static const struct shmemu_tl_core core_calls_join = {
+    .pe_exited = shmemu__pe_exited,
+    .tick = shmemu__tick,
+    .pe_ctx = shmemu__pe_ctx,
+    .aborted = tl_aborted,
+    .ctl_init = ctl_init,
+    .pe_ctx_prefetch = shmemu__pe_ctx_prefetch,
+};
+
 /* What creating and joining a job share: parameters, transport, sizes and
  * the process-local job object, with nothing created or mapped yet. */
 /* heap: what the user asked for (0: the default), or with exact, the full
@@ -155,10 +175,8 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     job->tl.core = job;
     job->coop = (job->transport->caps & SHMEMU_TL_CAP_COOPERATIVE) != 0;
     job->tl.pe_ctx_size = shmemu__pe_ctx_size();
-    job->tl.pe_ctx = shmemu__pe_ctx;
-    job->tl.pe_ctx_prefetch = shmemu__pe_ctx_prefetch;
     job->tl.seed = job->check.fuzz ? job->check.seed : 0;
-    job->tl.aborted = tl_aborted;
+    job->tl.calls = &core_calls;
     size_t priv = shmemu__tl_priv_size(job->ops);
     job->tl.priv = calloc(1, priv ? priv : 1);
     job->tl.heap_base = calloc((size_t)npes, sizeof(char *));
@@ -430,7 +448,7 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
         int st = job_prepare(name, npes, 0, 0, NULL, call, &job);
         if (st)
             return st;
-        job->tl.ctl_init = ctl_init;
+        job->tl.calls = &core_calls_join;
         if ((st = shmemu__tl_job_join(job, pe)) != SHMEMU_OK) {
             char jwhy[sizeof(job->tl.why)];
             shmemu__strlcpy(jwhy, job->tl.why, sizeof(jwhy));
@@ -541,8 +559,6 @@ int shmemu_launch(const shmemu_opts *opts, int (*pe_main)(void *arg), void *arg)
     job->pe_main = pe_main;
     job->arg = arg;
     job->bind = 1;
-    job->tl.pe_exited = shmemu__pe_exited;
-    job->tl.tick = shmemu__tick;
     double timeout = shmemu__job_timeout(job);
     struct watchdog wd;
     int watching = 0;

@@ -244,8 +244,6 @@ int shmemu__run(const struct shmemu__run_opts *o)
     double timeout = o->timeout_s > 0 ? o->timeout_s : shmemu__job_timeout(job);
     job->timeout_ns = (int64_t)(timeout * 1e9);
     job->deadline_ns = timeout > 0 ? shmemu__now_ns() + job->timeout_ns : 0;
-    job->tl.pe_exited = shmemu__pe_exited;
-    job->tl.tick = shmemu__tick;
     int st = shmemu__tl_job_run(job, exec_entry);
     int status = job->first_failure;
     /* A PE that ended the job with a status of its own (shmem_global_exit,

@@ -44,7 +44,7 @@ int shmemu_tl_run_threads(struct shmemu_tl_job *job,
         if (err) {
             /* The PEs already running learn of it through the abort. */
             for (int q = pe; q < job->npes; q++)
-                job->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, err);
+                job->calls->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, err);
             break;
         }
         started++;
@@ -101,8 +101,8 @@ int shmemu_tl_run_procs(struct shmemu_tl_job *job,
             for (int q = pe; q < n; q++) {
                 pid[q] = 0;
                 pfd[q].fd = -1;
-                if (job->pe_exited)
-                    job->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, err);
+                if (job->calls->pe_exited)
+                    job->calls->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, err);
             }
             break;
         }
@@ -124,14 +124,14 @@ int shmemu_tl_run_procs(struct shmemu_tl_job *job,
                 close(pfd[pe].fd);
             pfd[pe].fd = -1;
             live--;
-            if (job->pe_exited) {
+            if (job->calls->pe_exited) {
                 if (WIFSIGNALED(status))
-                    job->pe_exited(job, pe, SHMEMU_TL_EXIT_SIGNAL, WTERMSIG(status));
+                    job->calls->pe_exited(job, pe, SHMEMU_TL_EXIT_SIGNAL, WTERMSIG(status));
                 else
-                    job->pe_exited(job, pe, SHMEMU_TL_EXIT_CODE, WEXITSTATUS(status));
+                    job->calls->pe_exited(job, pe, SHMEMU_TL_EXIT_CODE, WEXITSTATUS(status));
             }
         }
-        int sig = job->tick ? job->tick(job) : 0;
+        int sig = job->calls->tick ? job->calls->tick(job) : 0;
         for (int pe = 0; sig && pe < n; pe++)
             if (pid[pe] > 0)
                 kill(pid[pe], sig);

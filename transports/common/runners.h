@@ -4,7 +4,7 @@
  *
  *   threads: every PE a thread of the launching process (local, staged);
  *   procs:   every PE a forked process, supervised (shm; cuda next):
- *            each end reported through job->pe_exited, job->tick asked
+ *            each end reported through job->calls->pe_exited, job->calls->tick asked
  *            every ~20 ms which signal the survivors get.
  *
  * A third kind, processes started by an outside launcher (shmemu-run's

@@ -31,7 +31,7 @@ struct sim_pe {
     uint64_t prio;          /* PCT */
     const uint32_t *word;   /* what it sleeps on */
     struct sim_pe *wnext;   /* wait queue */
-    void *ctx;              /* the core's per-PE state (job->pe_ctx) */
+    void *ctx;              /* the core's per-PE state (job->calls->pe_ctx) */
 };
 
 struct sim_opts {

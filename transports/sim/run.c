@@ -217,7 +217,7 @@ static int alloc_run(struct sim *s, struct shmemu_tl_job *job)
     s->bhead = calloc(s->bmask + 1, sizeof(*s->bhead));
     s->btail = calloc(s->bmask + 1, sizeof(*s->btail));
     s->ctx_mem = calloc((size_t)n + 1, cs ? cs : 16);
-    if (!s->pes || !s->q || !s->bhead || !s->btail || !s->ctx_mem || !job->pe_ctx)
+    if (!s->pes || !s->q || !s->bhead || !s->btail || !s->ctx_mem || !job->calls->pe_ctx)
         return -1;
     s->root_ctx = s->ctx_mem + (size_t)n * cs;
     return 0;
@@ -362,7 +362,7 @@ int shmemu__sim_job_run(struct shmemu_tl_job *job,
                  strerror(e));
         free_run(s);
         for (int q = 0; q < n; q++)
-            job->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, e);
+            job->calls->pe_exited(job, q, SHMEMU_TL_EXIT_NOSTART, e);
         return SHMEMU_OK;
     }
     make_fibers(s, job);

@@ -102,8 +102,8 @@ struct sim_pe *shmemu__sim_choose(struct sim *s, int cur_runs)
             __builtin_prefetch(s->ctx_mem + (size_t)(g2 - s->pes) * s->ctx_stride, 0, 3);
             for (int l = 0; l < 8; l++)
                 __builtin_prefetch((char *)g1->fib.ctx + 64 * l, 1, 3);
-            if (s->job->pe_ctx_prefetch)
-                s->job->pe_ctx_prefetch(s->job, g1->ctx);
+            if (s->job->calls->pe_ctx_prefetch)
+                s->job->calls->pe_ctx_prefetch(s->job, g1->ctx);
         }
         return p;
     }
@@ -116,19 +116,19 @@ static void save(struct sim *s, struct sim_pe *p)
 {
     if (p) {
         p->err = errno;
-        s->job->pe_ctx(s->job, p->ctx, 1);
+        s->job->calls->pe_ctx(s->job, p->ctx, 1);
     } else {
-        s->job->pe_ctx(s->job, s->root_ctx, 1);
+        s->job->calls->pe_ctx(s->job, s->root_ctx, 1);
     }
 }
 
 void shmemu__sim_load(struct sim *s, struct sim_pe *p)
 {
     if (p) {
-        s->job->pe_ctx(s->job, p->ctx, 0);
+        s->job->calls->pe_ctx(s->job, p->ctx, 0);
         errno = p->err;
     } else {
-        s->job->pe_ctx(s->job, s->root_ctx, 0);
+        s->job->calls->pe_ctx(s->job, s->root_ctx, 0);
     }
 }
 

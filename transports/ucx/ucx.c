@@ -160,7 +160,7 @@ static int network_control(char *why, size_t len)
 static int job_gone(void *arg)
 {
     struct shmemu_tl_job *job = arg;
-    return job->aborted && job->aborted(job);
+    return job->calls->aborted && job->calls->aborted(job);
 }
 
 /* Blobs travel through PMIx as hex strings, trailing zero bytes left out. */
@@ -216,7 +216,7 @@ static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_p
         job->ctl_off = job->heap_size;
         job->ctl_remote = 1;
         job->heap_base[pe] = heap;
-        job->ctl_init(job);
+        job->calls->ctl_init(job);
         st = pl->publish(uj->self, blob, BLOB_BYTES, why, sizeof(why));
     }
     if (hex)
@@ -277,7 +277,7 @@ static int ucx_job_join(struct shmemu_tl_job *job, int pe)
     if (pe == 0) {
         st = shmemu_shm_seg_create_named(job, &uj->seg, name, sizeof(name));
         if (st == SHMEMU_OK)
-            job->ctl_init(job);
+            job->calls->ctl_init(job);
         fst = pl->pmix_fence(key, st == SHMEMU_OK ? name : "", why, sizeof(why));
     } else {
         fst = pl->pmix_fence(NULL, NULL, why, sizeof(why));
