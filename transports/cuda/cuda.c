@@ -33,7 +33,7 @@
 #include "../common/plugin.h"
 #include "../common/runners.h"
 #include "../common/say.h"
-#include "../shm/shm.h"
+#include "../common/segment.h"
 #include "plugin.h"
 #include "shmemu.h"
 

@@ -27,7 +27,7 @@
 #include "../common/runners.h"
 #include "../common/say.h"
 #include "../common/mapped.h"
-#include "../shm/shm.h"
+#include "../common/segment.h"
 #include "plugin.h"
 #include "shmemu.h"
 
