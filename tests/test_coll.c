@@ -148,6 +148,13 @@ static int body_select(void *arg)
     (void)arg;
     shmemu_set_error_mode(SHMEMU_ERRORS_RETURN);
     int np = shmemu_n_pes();
+    /* The algorithm the job read at its start, as the launcher's caller set it. */
+    const char *set = getenv("SHMEMU_ALLREDUCE_ALGO");
+    const char *got = shmemu_coll_algo(SHMEMU_COLL_ALLREDUCE);
+    PE_CHECK(got && !strcmp(got, set ? set : "auto"));
+    got = shmemu_coll_algo(SHMEMU_COLL_BROADCAST);
+    PE_CHECK(got && !strcmp(got, "auto"));
+    PE_CHECK(shmemu_coll_algo(SHMEMU_COLL_COUNT) == NULL);
     int *v = shmemu_malloc(4 * sizeof(int)), *w = shmemu_malloc(4 * sizeof(int));
     v[0] = 2;
     PE_CHECK_OK(shmemu_allreduce(SHMEMU_TEAM_WORLD, w, v, 1, SHMEMU_INT32, SHMEMU_SUM));
@@ -200,6 +207,7 @@ static void test_select(void **state)
     int rc = th_launch(th_transport(0), 2, 0, body_select, NULL);
     unsetenv("SHMEMU_ALLREDUCE_ALGO");
     char *err = th_capture_stop();
+    assert_null(shmemu_coll_algo(SHMEMU_COLL_ALLREDUCE)); /* outside a PE */
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(err, "shmemu_allreduce: SHMEMU_ALLREDUCE_ALGO='bogo' is not one of "
                                 "oneshot, ring, rd, rabenseifner, tree, auto"));

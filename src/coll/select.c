@@ -1,16 +1,17 @@
 /*
  * select.c - the generic collectives: run the algorithm $SHMEMU_<NAME>_ALGO
- * names, or pick one by size and PE count ("auto", the default).
+ * names (as the job read it when it started: shmemu_coll_algo), or pick
+ * one by size and PE count ("auto", the default).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "coll.h"
 
-static const char *algo(const char *var)
+/* Outside a PE: "auto", and the algorithm reports the call. */
+static const char *algo(shmemu_coll_t coll)
 {
-    const char *v = getenv(var);
-    return v && *v ? v : "auto";
+    const char *v = shmemu_coll_algo(coll);
+    return v ? v : "auto";
 }
 
 static int unknown(const char *call, const char *var, const char *v, const char *known)
@@ -21,7 +22,7 @@ static int unknown(const char *call, const char *var, const char *v, const char 
 int shmemu_allreduce(shmemu_team_t team, void *dest, const void *src, size_t count,
                      shmemu_dtype_t dtype, shmemu_op_t op)
 {
-    const char *a = algo("SHMEMU_ALLREDUCE_ALGO");
+    const char *a = algo(SHMEMU_COLL_ALLREDUCE);
     if (!strcmp(a, "auto")) {
         /* Measured on 2 cores (docs/PERFORMANCE.md): while each PE's
          * vector fits a scratch slot, one round of puts wins; past that,
@@ -61,7 +62,7 @@ int shmemu_allreduce(shmemu_team_t team, void *dest, const void *src, size_t cou
 int shmemu_reduce(shmemu_team_t team, void *dest, const void *src, size_t count,
                   shmemu_dtype_t dtype, shmemu_op_t op, int root)
 {
-    const char *a = algo("SHMEMU_REDUCE_ALGO");
+    const char *a = algo(SHMEMU_COLL_REDUCE);
     if (!strcmp(a, "auto") || !strcmp(a, "tree"))
         return shmemu_reduce_tree(team, dest, src, count, dtype, op, root);
     return unknown("shmemu_reduce", "SHMEMU_REDUCE_ALGO", a, "tree, auto");
@@ -70,7 +71,7 @@ int shmemu_reduce(shmemu_team_t team, void *dest, const void *src, size_t count,
 int shmemu_reduce_scatter(shmemu_team_t team, void *dest, const void *src,
                           size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op)
 {
-    const char *a = algo("SHMEMU_REDUCE_SCATTER_ALGO");
+    const char *a = algo(SHMEMU_COLL_REDUCE_SCATTER);
     if (!strcmp(a, "auto") || !strcmp(a, "ring"))
         return shmemu_reduce_scatter_ring(team, dest, src, recvcount, dtype, op);
     if (!strcmp(a, "rhalving"))
@@ -82,7 +83,7 @@ int shmemu_reduce_scatter(shmemu_team_t team, void *dest, const void *src,
 int shmemu_allgather(shmemu_team_t team, void *dest, const void *src, size_t sendcount,
                      shmemu_dtype_t dtype)
 {
-    const char *a = algo("SHMEMU_ALLGATHER_ALGO");
+    const char *a = algo(SHMEMU_COLL_ALLGATHER);
     if (!strcmp(a, "auto"))
         a = sendcount * shmemu_dtype_size(dtype) <= 4096 ? "bruck" : "ring";
     if (!strcmp(a, "ring"))
@@ -97,7 +98,7 @@ int shmemu_allgather(shmemu_team_t team, void *dest, const void *src, size_t sen
 int shmemu_broadcast(shmemu_team_t team, void *dest, const void *src, size_t count,
                      shmemu_dtype_t dtype, int root)
 {
-    const char *a = algo("SHMEMU_BROADCAST_ALGO");
+    const char *a = algo(SHMEMU_COLL_BROADCAST);
     if (!strcmp(a, "auto"))
         a = count * shmemu_dtype_size(dtype) <= 65536 ? "tree" : "chain";
     if (!strcmp(a, "tree"))
@@ -110,7 +111,7 @@ int shmemu_broadcast(shmemu_team_t team, void *dest, const void *src, size_t cou
 int shmemu_alltoall(shmemu_team_t team, void *dest, const void *src, size_t count,
                     shmemu_dtype_t dtype)
 {
-    const char *a = algo("SHMEMU_ALLTOALL_ALGO");
+    const char *a = algo(SHMEMU_COLL_ALLTOALL);
     if (!strcmp(a, "auto") || !strcmp(a, "pairwise"))
         return shmemu_alltoall_pairwise(team, dest, src, count, dtype);
     return unknown("shmemu_alltoall", "SHMEMU_ALLTOALL_ALGO", a, "pairwise, auto");

@@ -396,6 +396,25 @@ const char *shmemu_transport_name(void)
     return me ? shmemu__tl_name(me->job) : NULL;
 }
 
+const char *shmemu_coll_algo(shmemu_coll_t coll)
+{
+    shmemu__pe *me = shmemu__cur();
+    if (!me)
+        return NULL;
+    const struct shmemu__params *p = &me->job->params;
+    const char *v;
+    switch (coll) {
+    case SHMEMU_COLL_ALLREDUCE: v = p->ALLREDUCE_ALGO; break;
+    case SHMEMU_COLL_REDUCE: v = p->REDUCE_ALGO; break;
+    case SHMEMU_COLL_REDUCE_SCATTER: v = p->REDUCE_SCATTER_ALGO; break;
+    case SHMEMU_COLL_ALLGATHER: v = p->ALLGATHER_ALGO; break;
+    case SHMEMU_COLL_BROADCAST: v = p->BROADCAST_ALGO; break;
+    case SHMEMU_COLL_ALLTOALL: v = p->ALLTOALL_ALGO; break;
+    default: return NULL;
+    }
+    return v && *v ? v : "auto";
+}
+
 int shmemu_set_error_mode(int mode)
 {
     if (mode != SHMEMU_ERRORS_ABORT && mode != SHMEMU_ERRORS_RETURN)
