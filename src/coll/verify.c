@@ -139,114 +139,159 @@ static int keep_at_return(const struct view *v, unsigned char *at_return,
     return st ? st : from_heap(v, at_return, n);
 }
 
-static int pe_main(void *arg)
+/* One PE's side of a case: its team, sizes, buffers, and the copies it
+ * keeps of src before each call and of dest as each call returned. */
+struct pe_run {
+    const struct job *job;
+    const shmemu_verify_case *vc;
+    struct shmemu__vshared *sh;
+    shmemu_team_t team;
+    int n, me; /* team size; this PE's rank in it, -1: not a member */
+    size_t es, in, out;
+    unsigned char *block; /* on the heap */
+    struct view v;
+    struct bufs set[2];
+    unsigned char *snap, *at_return[VERIFY_CALLS];
+};
+
+/* Team, buffers (everything on the heap, in one block, not malloc: a PE
+ * the job aborts, a deadlock, never returns to free it, and the heap goes
+ * with the job; the host copy of a staged heap is the exception), this
+ * PE's slice of the reduction's reference, the first call's inputs.
+ * 0, or 1 with the fault recorded. */
+static int pe_setup(struct pe_run *r)
 {
-    const struct job *job = arg;
-    const shmemu_verify_case *vc = job->vc;
-    struct shmemu__vshared *sh = job->sh;
+    const shmemu_verify_case *vc = r->vc;
+    struct shmemu__vshared *sh = r->sh;
     int np = shmemu_n_pes();
-    shmemu_team_t team = SHMEMU_TEAM_WORLD;
+    r->team = SHMEMU_TEAM_WORLD;
     if (vc->team == SHMEMU_VERIFY_STRIDED &&
-        shmemu_team_split_strided(SHMEMU_TEAM_WORLD, 0, 2, (np + 1) / 2, NULL, 0, &team))
+        shmemu_team_split_strided(SHMEMU_TEAM_WORLD, 0, 2, (np + 1) / 2, NULL, 0, &r->team))
         return 1;
-    int n = team_size(vc), me = team == SHMEMU_TEAM_INVALID ? -1 : shmemu_team_my_pe(team);
-    size_t es = shmemu_dtype_size(vc->dtype), in, out, bytes;
-    sizes(vc, n, &in, &out);
-    bytes = block_bytes(in, out, es);
-    /* Everything on the heap, in one block, not malloc: a PE the job
-     * aborts (a deadlock) never returns here to free it, and the heap goes
-     * with the job.  (The host copy of a staged heap is the exception.) */
-    unsigned char *block = shmemu_malloc(bytes), *at;
-    if (!block) { /* a setup fault, not the algorithm's: the case says so */
+    r->n = team_size(vc);
+    r->me = r->team == SHMEMU_TEAM_INVALID ? -1 : shmemu_team_my_pe(r->team);
+    r->es = shmemu_dtype_size(vc->dtype);
+    sizes(vc, r->n, &r->in, &r->out);
+    size_t bytes = block_bytes(r->in, r->out, r->es);
+    if (!(r->block = shmemu_malloc(bytes))) { /* a setup fault, not the algorithm's */
         __atomic_store_n(&sh->no_room, 1, __ATOMIC_RELAXED);
         shmemu__vc_fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0,
-                     "no room on the symmetric heap for the case's buffers; raise its "
-                     "heap_size",
-                     NULL, NULL);
+                                "no room on the symmetric heap for the case's buffers; "
+                                "raise its heap_size",
+                                NULL, NULL);
         return 1;
     }
-    struct view v = {block, block};
-    if (!shmemu_heap_host_accessible() && !(v.host = malloc(bytes))) {
+    r->v = (struct view){r->block, r->block};
+    if (!shmemu_heap_host_accessible() && !(r->v.host = malloc(bytes))) {
         shmemu__vc_fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0,
                                 "out of memory for the host copy", NULL, NULL);
         return 1;
     }
-    at = v.host;
-    struct bufs set[2];
-    carve_bufs(vc, &set[0], &at, in, out);
-    carve_bufs(vc, &set[1], &at, in, out);
-    unsigned char *snap = at, *at_return[VERIFY_CALLS];
-    at += (in * es + 7) / 8 * 8;
-    for (int k = 0; k < VERIFY_CALLS; k++, at += (out * es + 7) / 8 * 8)
-        at_return[k] = at;
-    if (me >= 0) {
-        /* my slice of the reduction's reference, for every call */
-        size_t nref = sh->nref, lo = job->whole_ref ? 0 : nref * (size_t)me / (size_t)n,
-               hi = job->whole_ref ? nref : nref * (size_t)(me + 1) / (size_t)n;
+    unsigned char *at = r->v.host;
+    carve_bufs(vc, &r->set[0], &at, r->in, r->out);
+    carve_bufs(vc, &r->set[1], &at, r->in, r->out);
+    r->snap = at;
+    at += (r->in * r->es + 7) / 8 * 8;
+    for (int k = 0; k < VERIFY_CALLS; k++, at += (r->out * r->es + 7) / 8 * 8)
+        r->at_return[k] = at;
+    if (r->me >= 0) {
+        size_t nref = sh->nref, lo = r->job->whole_ref ? 0 : nref * (size_t)r->me / (size_t)r->n,
+               hi = r->job->whole_ref ? nref : nref * (size_t)(r->me + 1) / (size_t)r->n;
         for (int k = 0; k < VERIFY_CALLS; k++)
             for (size_t i = lo; i < hi; i++)
-                sh->want[(size_t)k * nref + i] = shmemu__verify_want(vc, k, n, i);
-        shmemu__verify_fill(vc, 0, me, set[0].src, in);
+                sh->want[(size_t)k * nref + i] = shmemu__verify_want(vc, k, r->n, i);
+        shmemu__verify_fill(vc, 0, r->me, r->set[0].src, r->in);
     }
+    return 0;
+}
+
+/* The calls: twice on the first pair (the second's inputs written as soon
+ * as the first returns), then on the second.  A status, *k the call it
+ * came from. */
+static int pe_calls(struct pe_run *r, int *k_p)
+{
+    const shmemu_verify_case *vc = r->vc;
+    size_t in = r->in, es = r->es;
     /* both buffer pairs, guards and poison included */
-    int st = to_heap(&v, v.host, (size_t)(snap - v.host)), k = 0;
+    int st = to_heap(&r->v, r->v.host, (size_t)(r->snap - r->v.host)), k = 0;
     shmemu_barrier_all();
-    for (; me >= 0 && k < VERIFY_CALLS && !st; k++) {
-        struct bufs *b = &set[k == VERIFY_CALLS - 1];
+    for (; r->me >= 0 && k < VERIFY_CALLS && !st; k++) {
+        struct bufs *b = &r->set[k == VERIFY_CALLS - 1];
         if (k > 0) { /* the next call's inputs, at once: src is ours again */
-            shmemu__verify_fill(vc, k, me, b->src, in);
-            if ((st = to_heap(&v, b->src, in * es)))
+            shmemu__verify_fill(vc, k, r->me, b->src, in);
+            if ((st = to_heap(&r->v, b->src, in * es)))
                 break;
         }
-        memcpy(snap, b->src, in * es);
-        st = call_fn(vc, team, on_heap(&v, b->dest), on_heap(&v, b->src));
+        memcpy(r->snap, b->src, in * es);
+        st = call_fn(vc, r->team, on_heap(&r->v, b->dest), on_heap(&r->v, b->src));
         /* A collective's result is this PE's as soon as it returns; the
-         * barrier below would complete puts still in flight and hide that. */
-        if (!st && !(st = keep_at_return(&v, at_return[k], b->dest, out * es)) &&
-            !(st = from_heap(&v, b->src, in * es)))
-            shmemu__vc_check_src(vc, sh, k, me, b->src, snap, in);
+         * barrier after the calls would complete puts still in flight and
+         * hide that. */
+        if (!st && !(st = keep_at_return(&r->v, r->at_return[k], b->dest, r->out * es)) &&
+            !(st = from_heap(&r->v, b->src, in * es)))
+            shmemu__vc_check_src(vc, r->sh, k, r->me, b->src, r->snap, in);
     }
+    *k_p = k;
+    return st;
+}
+
+/* After every PE's calls: guards, dest unchanged since each return, dest
+ * against the reference, and every member holding the same bits. */
+static void pe_judge(struct pe_run *r)
+{
+    const shmemu_verify_case *vc = r->vc;
+    struct shmemu__vshared *sh = r->sh;
+    int me = r->me;
+    size_t es = r->es, out = r->out;
+    int agree = vc->coll == SHMEMU_COLL_ALLREDUCE || vc->coll == SHMEMU_COLL_ALLGATHER ||
+                vc->coll == SHMEMU_COLL_BROADCAST;
+    int has_result = vc->coll != SHMEMU_COLL_REDUCE || me == vc->root;
+    for (int c = 0; c < 2; c++) { /* after the last call on each pair */
+        int last = c ? VERIFY_CALLS - 1 : VERIFY_CALLS - 2;
+        shmemu__vc_check_guards(vc, sh, last, me, &r->set[c], r->in, out);
+        size_t i;
+        if (has_result &&
+            (i = shmemu__vc_first_diff(r->at_return[last], r->set[c].dest, out * es)) <
+                out * es) {
+            char late[256];
+            snprintf(late, sizeof(late),
+                     "PE %d: dest[%zu] changed after the collective returned there%s "
+                     "(operations still in flight: shmemu_quiet() before the last sync?)",
+                     me, i / es, shmemu__vc_which_call(last));
+            shmemu__vc_fault_ranked(sh, F_LATE, last, me, i / es, late, NULL, NULL);
+        }
+    }
+    for (int c = 0; has_result && c < VERIFY_CALLS; c++) {
+        shmemu__vc_check_dest(vc, sh, c, r->n, me, (const char *)r->at_return[c], out);
+        if (agree && r->n > 1)
+            shmemu__vc_check_agree(vc, sh, c, me, r->team, r->at_return[c],
+                                   on_heap(&r->v, r->at_return[c]), out);
+    }
+}
+
+static int pe_main(void *arg)
+{
+    const struct job *job = arg;
+    struct pe_run r = {.job = job, .vc = job->vc, .sh = job->sh};
+    if (pe_setup(&r))
+        return 1;
+    int k, st = pe_calls(&r, &k);
     if (st == SHMEMU_ENOMEM)
-        __atomic_store_n(&sh->no_room, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&r.sh->no_room, 1, __ATOMIC_RELAXED);
     if (st) {
         char why[160];
-        snprintf(why, sizeof(why), "PE %d: the algorithm returned %d (%s)%s", me, st,
+        snprintf(why, sizeof(why), "PE %d: the algorithm returned %d (%s)%s", r.me, st,
                  shmemu_strerror(st), shmemu__vc_which_call(k - 1));
-        shmemu__vc_fault_ranked(sh, F_RETURNED, k - 1, me, 0, why, NULL, NULL);
+        shmemu__vc_fault_ranked(r.sh, F_RETURNED, k - 1, r.me, 0, why, NULL, NULL);
     }
     shmemu_barrier_all();
-    if (me >= 0 && !st && !(st = from_heap(&v, v.host, (size_t)(snap - v.host)))) {
-        int agree = vc->coll == SHMEMU_COLL_ALLREDUCE || vc->coll == SHMEMU_COLL_ALLGATHER ||
-                    vc->coll == SHMEMU_COLL_BROADCAST;
-        for (int c = 0; c < 2; c++) { /* after the last call on each pair */
-            int last = c ? VERIFY_CALLS - 1 : VERIFY_CALLS - 2;
-            shmemu__vc_check_guards(vc, sh, last, me, &set[c], in, out);
-            size_t i;
-            int has_result = vc->coll != SHMEMU_COLL_REDUCE || me == vc->root;
-            if (has_result && (i = shmemu__vc_first_diff(at_return[last], set[c].dest, out * es)) <
-                                  out * es) {
-                char late[256];
-                snprintf(late, sizeof(late),
-                         "PE %d: dest[%zu] changed after the collective returned there%s "
-                         "(operations still in flight: shmemu_quiet() before the last sync?)",
-                         me, i / es, shmemu__vc_which_call(last));
-                shmemu__vc_fault_ranked(sh, F_LATE, last, me, i / es, late, NULL, NULL);
-            }
-        }
-        for (int c = 0; c < VERIFY_CALLS; c++) {
-            if (vc->coll == SHMEMU_COLL_REDUCE && me != vc->root)
-                continue;
-            shmemu__vc_check_dest(vc, sh, c, n, me, (const char *)at_return[c], out);
-            if (agree && n > 1)
-                shmemu__vc_check_agree(vc, sh, c, me, team, at_return[c], on_heap(&v, at_return[c]),
-                            out);
-        }
-    }
-    shmemu_free(block); /* a barrier: nobody reads it any more */
-    if (v.host != block)
-        free(v.host);
-    if (team != SHMEMU_TEAM_WORLD)
-        shmemu_team_destroy(team);
+    if (r.me >= 0 && !st && !from_heap(&r.v, r.v.host, (size_t)(r.snap - r.v.host)))
+        pe_judge(&r);
+    shmemu_free(r.block); /* a barrier: nobody reads it any more */
+    if (r.v.host != r.block)
+        free(r.v.host);
+    if (r.team != SHMEMU_TEAM_WORLD)
+        shmemu_team_destroy(r.team);
     return 0;
 }
 
