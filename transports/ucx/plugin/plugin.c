@@ -212,37 +212,19 @@ static ucs_log_func_rc_t drop_gone_peers(const char *file, unsigned line, const 
 
 static void push_log_filter(void) { ucs_log_push_handler(drop_gone_peers); }
 
-static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), void *arg,
-                   struct shmemu_ucx_pe **pe_p, void **heap_p, char *why, size_t len)
+/* The PE's UCP context (CPU atomics, ...: see below), its thread-safe
+ * worker with our active-message handlers, the heap registered, the
+ * worker's event descriptor, and the eventfd that stops the server. */
+static int open_ucp(struct shmemu_ucx_pe *p, int npes, size_t heap_size, char *why, size_t len)
 {
-    struct shmemu_ucx_pe *p = calloc(1, sizeof(*p));
     int st = SHMEMU_ENOMEM;
     ucs_status_t s;
-    if (!p) {
-        snprintf(why, len, "out of memory");
-        return st;
-    }
-    p->pe = pe;
-    p->npes = npes;
-    p->heap_size = heap_size;
-    p->gone = gone;
-    p->gone_arg = arg;
-    p->stop = -1;
-    pthread_mutex_init(&p->ack_lock, NULL);
-    p->peers = calloc((size_t)npes, sizeof(*p->peers));
-    p->memfd = -1;
-    p->heap = map_heap(p, heap_size, SHMEMU_TL_BASE_ALIGN);
-    if (!p->peers || !p->heap) {
-        snprintf(why, len, "no memory for a %zu-byte heap: %s", heap_size, strerror(errno));
-        goto fail;
-    }
-
     static pthread_once_t filter_once = PTHREAD_ONCE_INIT;
     (void)pthread_once(&filter_once, push_log_filter);
     ucp_config_t *cfg;
     if ((s = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK) {
         st = ucs_fail(why, len, "ucp_config_read", s);
-        goto fail;
+        return st;
     }
     /* Unless the user chose otherwise: CPU atomics (see the header
      * comment); a mutex, not a spinlock, around the worker, which the
@@ -280,17 +262,17 @@ static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), v
     ucp_config_release(cfg);
     if (s != UCS_OK) {
         st = ucs_fail(why, len, "ucp_init", s);
-        goto fail;
+        return st;
     }
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_MULTI};
     if ((s = ucp_worker_create(p->ctx, &wp, &p->worker)) != UCS_OK) {
         st = ucs_fail(why, len, "ucp_worker_create", s);
-        goto fail;
+        return st;
     }
     if ((s = cmb_handlers(p)) != UCS_OK) {
         st = ucs_fail(why, len, "ucp_worker_set_am_recv_handler", s);
-        goto fail;
+        return st;
     }
     ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
                                              UCP_MEM_MAP_PARAM_FIELD_LENGTH,
@@ -298,17 +280,46 @@ static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), v
                                .length = heap_size};
     if ((s = ucp_mem_map(p->ctx, &mp, &p->memh)) != UCS_OK) {
         st = ucs_fail(why, len, "ucp_mem_map", s);
-        goto fail;
+        return st;
     }
     if ((s = ucp_worker_get_efd(p->worker, &p->efd)) != UCS_OK) {
         st = ucs_fail(why, len, "ucp_worker_get_efd", s);
-        goto fail;
+        return st;
     }
     if ((p->stop = eventfd(0, EFD_CLOEXEC)) < 0) {
         snprintf(why, len, "eventfd: %s", strerror(errno));
         st = SHMEMU_ENODEV;
+        return st;
+    }
+    return SHMEMU_OK;
+}
+
+static int pe_open(int pe, int npes, size_t heap_size, int (*gone)(void *arg), void *arg,
+                   struct shmemu_ucx_pe **pe_p, void **heap_p, char *why, size_t len)
+{
+    struct shmemu_ucx_pe *p = calloc(1, sizeof(*p));
+    int st = SHMEMU_ENOMEM;
+    if (!p) {
+        snprintf(why, len, "out of memory");
+        return st;
+    }
+    p->pe = pe;
+    p->npes = npes;
+    p->heap_size = heap_size;
+    p->gone = gone;
+    p->gone_arg = arg;
+    p->stop = -1;
+    pthread_mutex_init(&p->ack_lock, NULL);
+    p->peers = calloc((size_t)npes, sizeof(*p->peers));
+    p->memfd = -1;
+    p->heap = map_heap(p, heap_size, SHMEMU_TL_BASE_ALIGN);
+    if (!p->peers || !p->heap) {
+        snprintf(why, len, "no memory for a %zu-byte heap: %s", heap_size, strerror(errno));
         goto fail;
     }
+
+    if ((st = open_ucp(p, npes, heap_size, why, len)) != SHMEMU_OK)
+        goto fail;
     *pe_p = p;
     *heap_p = p->heap;
     return SHMEMU_OK;
