@@ -162,9 +162,8 @@ struct shmemu_tl_core {
      * timeout): a transport waiting on a network for a peer that may be
      * gone stops waiting then and returns SHMEMU_EABORTED. */
     int (*aborted)(struct shmemu_tl_job *job);
-    /* For job_join (NULL otherwise): lay out the control area this process
-     * has just made (zero-filled), before any other process of the job
-     * maps it. */
+    /* In job_join: lay out the control area this process has just made
+     * (zero-filled), before any other process of the job maps it. */
     void (*ctl_init)(struct shmemu_tl_job *job);
     /* May be NULL.  A hint for a COOPERATIVE transport that can tell which
      * PE runs soon (a switch or two ahead): start fetching into the cache

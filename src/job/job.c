@@ -76,16 +76,8 @@ static int tl_aborted(struct shmemu_tl_job *tl)
 
 static void ctl_init(struct shmemu_tl_job *tl);
 
-/* What transports call back (transport.h): for a job this process makes
- * or attaches to, and for one it joins with the job's other processes. */
+/* What transports call back (transport.h); ctl_init only job_join calls. */
 static const struct shmemu_tl_core core_calls = {
-    .pe_exited = shmemu__pe_exited,
-    .tick = shmemu__tick,
-    .pe_ctx = shmemu__pe_ctx,
-    .aborted = tl_aborted,
-    .pe_ctx_prefetch = shmemu__pe_ctx_prefetch,
-};
-static const struct shmemu_tl_core core_calls_join = {
     .pe_exited = shmemu__pe_exited,
     .tick = shmemu__tick,
     .pe_ctx = shmemu__pe_ctx,
@@ -448,7 +440,6 @@ int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int 
         int st = job_prepare(name, npes, 0, 0, NULL, call, &job);
         if (st)
             return st;
-        job->tl.calls = &core_calls_join;
         if ((st = shmemu__tl_job_join(job, pe)) != SHMEMU_OK) {
             char jwhy[sizeof(job->tl.why)];
             shmemu__strlcpy(jwhy, job->tl.why, sizeof(jwhy));
