@@ -36,7 +36,7 @@
 
 /* -------------------------------------------------------------- run queue */
 
-void shmemu__sim_q_push(struct sim *s, struct sim_pe *p)
+static void q_push(struct sim *s, struct sim_pe *p)
 {
     p->state = PE_RUNNABLE;
     s->q[(s->qhead + s->qlen++) & s->qmask] = p;
@@ -54,7 +54,7 @@ static struct sim_pe *q_take(struct sim *s, size_t i)
 
 /* The strategy's choice among the runnable PEs and cur (when cur still can
  * run): NULL means cur goes on.  Takes the choice out of the ring. */
-struct sim_pe *shmemu__sim_choose(struct sim *s, int cur_runs)
+static struct sim_pe *choose(struct sim *s, int cur_runs)
 {
     if (s->qlen == 0)
         return NULL;
@@ -62,7 +62,7 @@ struct sim_pe *shmemu__sim_choose(struct sim *s, int cur_runs)
     switch (s->o.strategy) {
     case STRAT_RR:
         if (cur_runs)
-            shmemu__sim_q_push(s, cur);
+            q_push(s, cur);
         return q_take(s, 0);
     case STRAT_PCT: {
         size_t best = 0;
@@ -73,7 +73,7 @@ struct sim_pe *shmemu__sim_choose(struct sim *s, int cur_runs)
             return NULL;
         struct sim_pe *p = q_take(s, best);
         if (cur_runs)
-            shmemu__sim_q_push(s, cur);
+            q_push(s, cur);
         return p;
     }
     default: {
@@ -82,7 +82,7 @@ struct sim_pe *shmemu__sim_choose(struct sim *s, int cur_runs)
             return NULL;
         struct sim_pe *p = q_take(s, r);
         if (cur_runs)
-            shmemu__sim_q_push(s, cur);
+            q_push(s, cur);
         /* Thousands of PEs: each one's stack, record and core state are
          * cache (and TLB) misses when it comes to run.  Guess the next two
          * choices (right when the PEs keep blocking, as in a barrier, and a
@@ -122,7 +122,7 @@ static void save(struct sim *s, struct sim_pe *p)
     }
 }
 
-void shmemu__sim_load(struct sim *s, struct sim_pe *p)
+static void load(struct sim *s, struct sim_pe *p)
 {
     if (p) {
         s->job->calls->pe_ctx(s->job, p->ctx, 0);
@@ -132,14 +132,14 @@ void shmemu__sim_load(struct sim *s, struct sim_pe *p)
     }
 }
 
-struct shmemu_fiber *shmemu__sim_fib(struct sim *s, struct sim_pe *p)
+static struct shmemu_fiber *fib(struct sim *s, struct sim_pe *p)
 {
     return p ? &p->fib : &s->root;
 }
 
 /* The running PE hands the thread to next (NULL: the root): the schedule's
  * record, and the outgoing PE's state put away. */
-void shmemu__sim_hand_over(struct sim *s, struct sim_pe *next)
+static void hand_over(struct sim *s, struct sim_pe *next)
 {
     s->hash = (s->hash ^ (uint64_t)(next ? next->pe + 1 : 0)) * 0x100000001b3ULL;
     /* Only this thread counts (the watchdog reads): no lock prefix. */
@@ -154,31 +154,33 @@ void shmemu__sim_hand_over(struct sim *s, struct sim_pe *next)
 
 /* Run next (NULL: the root) instead of the caller, until someone switches
  * back to the caller. */
-void shmemu__sim_go(struct sim *s, struct sim_pe *next)
+static void go(struct sim *s, struct sim_pe *next)
 {
     struct sim_pe *cur = s->cur;
     if (next == cur)
         return;
-    shmemu__sim_hand_over(s, next);
-    shmemu_fiber_switch(shmemu__sim_fib(s, cur), shmemu__sim_fib(s, next));
-    shmemu__sim_load(s, cur);
+    hand_over(s, next);
+    shmemu_fiber_switch(fib(s, cur), fib(s, next));
+    load(s, cur);
 }
+
+static void wake_all_blocked(struct sim *s);
 
 /* A scheduling point of the running PE: it stays runnable. */
 static void point(struct sim *s)
 {
     s->steps++;
     if (atomic_load_explicit(&s->foreign_wake, memory_order_relaxed))
-        shmemu__sim_wake_all_blocked(s);
+        wake_all_blocked(s);
     if (s->o.strategy == STRAT_PCT && s->changed < s->nchange &&
         s->steps >= s->change[s->changed]) {
         /* PCT: the running PE drops below every initial priority. */
         s->cur->prio = (uint64_t)(s->nchange - s->changed);
         s->changed++;
     }
-    struct sim_pe *next = shmemu__sim_choose(s, 1);
+    struct sim_pe *next = choose(s, 1);
     if (next)
-        shmemu__sim_go(s, next);
+        go(s, next);
 }
 
 /* The running PE cannot go on: run someone else (the root when nobody can
@@ -187,8 +189,8 @@ static void leave(struct sim *s)
 {
     s->steps++;
     if (atomic_load_explicit(&s->foreign_wake, memory_order_relaxed))
-        shmemu__sim_wake_all_blocked(s);
-    shmemu__sim_go(s, shmemu__sim_choose(s, 0));
+        wake_all_blocked(s);
+    go(s, choose(s, 0));
 }
 
 /* ----------------------------------------------------------- wait queues */
@@ -230,7 +232,7 @@ static int wake_word(struct sim *s, const uint32_t *word, int n)
                 s->btail[b] = prev;
             p->word = NULL;
             s->nblocked--;
-            shmemu__sim_q_push(s, p);
+            q_push(s, p);
             woken++;
         } else {
             prev = p;
@@ -240,7 +242,7 @@ static int wake_word(struct sim *s, const uint32_t *word, int n)
     return woken;
 }
 
-void shmemu__sim_wake_all_blocked(struct sim *s)
+static void wake_all_blocked(struct sim *s)
 {
     atomic_store(&s->foreign_wake, 0);
     for (int i = 0; i < s->npes; i++)
@@ -323,6 +325,43 @@ static int sim_job_create(struct shmemu_tl_job *job)
         (void)madvise(job->heap_base[pe], job->heap_size, MADV_NOHUGEPAGE);
     job->ctl = s->hm.ctl;
     return SHMEMU_OK;
+}
+
+/* For run.c: the scheduler's steps, static above so that the switch
+ * path inlines them. */
+void shmemu__sim_q_push(struct sim *s, struct sim_pe *p)
+{
+    q_push(s, p);
+}
+
+struct sim_pe *shmemu__sim_choose(struct sim *s, int cur_runs)
+{
+    return choose(s, cur_runs);
+}
+
+void shmemu__sim_load(struct sim *s, struct sim_pe *p)
+{
+    load(s, p);
+}
+
+struct shmemu_fiber *shmemu__sim_fib(struct sim *s, struct sim_pe *p)
+{
+    return fib(s, p);
+}
+
+void shmemu__sim_hand_over(struct sim *s, struct sim_pe *next)
+{
+    hand_over(s, next);
+}
+
+void shmemu__sim_go(struct sim *s, struct sim_pe *next)
+{
+    go(s, next);
+}
+
+void shmemu__sim_wake_all_blocked(struct sim *s)
+{
+    wake_all_blocked(s);
 }
 
 const struct shmemu_transport_ops shmemu_sim_ops = {
