@@ -118,7 +118,6 @@ int32_t shmemu__plane_out(shmemu__pe *me, int pe, int k) SHMEMU__HIDDEN;
 
 /* ----------------------------------------------------- the two planes */
 
-extern const struct shmemu__plane_ops shmemu__shared_plane SHMEMU__HIDDEN; /* plane.c */
 extern const struct shmemu__plane_ops shmemu__net_plane SHMEMU__HIDDEN;    /* net.c */
 
 /* Set job->plane from what the transport made of the job. */

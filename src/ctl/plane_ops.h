@@ -36,4 +36,8 @@ struct shmemu__plane_ops {
     int (*team_sync)(shmemu__pe *me, int slot, const char *call, int ctl);
 };
 
+/* The plane over the shared control area (plane.c): the waits call it
+ * directly when it is the job's, and through the table otherwise. */
+extern const struct shmemu__plane_ops shmemu__shared_plane SHMEMU__HIDDEN;
+
 #endif

@@ -204,7 +204,12 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     st = spin_phase(me, ready, arg);
     if (st)
         return st > 0 ? SHMEMU_OK : st;
-    return me->job->plane->wait(me, d, ready, arg);
+    /* The shared plane called directly (the common case, inlined): a
+     * 4,096-PE sim barrier is thousands of these per step. */
+    const struct shmemu__plane_ops *plane = me->job->plane;
+    if (SHMEMU__LIKELY(plane == &shmemu__shared_plane))
+        return shmemu__shared_wait(me, d, ready, arg);
+    return plane->wait(me, d, ready, arg);
 }
 
 int shmemu__shared_wait(shmemu__pe *me, const struct shmemu__wait_desc *d,
@@ -451,7 +456,10 @@ int shmemu__sync_mismatch(shmemu__pe *me, int slot, const char *call, int ctl, i
 int shmemu__team_sync_as(shmemu__pe *me, int slot, const char *call, int ctl)
 {
     shmemu__poll_progress(me);
-    return me->job->plane->team_sync(me, slot, call, ctl);
+    const struct shmemu__plane_ops *plane = me->job->plane;
+    if (SHMEMU__LIKELY(plane == &shmemu__shared_plane))
+        return shmemu__shared_team_sync(me, slot, call, ctl);
+    return plane->team_sync(me, slot, call, ctl);
 }
 
 int shmemu__shared_team_sync(shmemu__pe *me, int slot, const char *call, int ctl)
