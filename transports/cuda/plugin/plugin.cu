@@ -7,7 +7,7 @@
  * makes a signal follow its data.  Atomics and signals are one-thread
  * kernels with system-scope atomics (other processes' PEs map the same
  * words through CUDA IPC).  The reduction kernels give the same bits as
- * shmemu's CPU kernels (src/coll/ops.c): integer arithmetic wraps, 16-bit
+ * shmemu's CPU kernels (src/api/ops.c): integer arithmetic wraps, 16-bit
  * floats are widened, combined in float and rounded to nearest even, min
  * and max follow IEEE 754-2019 minimum/maximum with the default NaN, and a
  * NaN produced by + or * is the one an x86 CPU produces.
