@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "job.h"
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
 #include "ctl/plane.h"

@@ -8,6 +8,7 @@
  * here, once, for every process transport.
  */
 #include "run.h"
+#include "job.h"
 #include "runtime/dispatch.h"
 
 #include <errno.h>

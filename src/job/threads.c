@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "job.h"
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
 

@@ -336,14 +336,6 @@ int64_t shmemu__clock(struct shmemu__job *job) SHMEMU__HIDDEN;
  * sleep of ns. */
 void shmemu__relax(void) SHMEMU__HIDDEN;
 void shmemu__nap(int64_t ns) SHMEMU__HIDDEN;
-/* The core's per-thread state as one PE's (job->tl.pe_ctx). */
-void shmemu__pe_ctx(struct shmemu_tl_job *tl, void *ctx, int save) SHMEMU__HIDDEN;
-size_t shmemu__pe_ctx_size(void) SHMEMU__HIDDEN;
-void shmemu__pe_ctx_prefetch(struct shmemu_tl_job *tl, const void *ctx) SHMEMU__HIDDEN;
-/* A cooperative job's array of PE structures (job->pe_slab): 0, or -1 when
- * out of memory; nothing for other jobs. */
-int shmemu__pe_slab_alloc(struct shmemu__job *job, int npes) SHMEMU__HIDDEN;
-void shmemu__pe_slab_free(struct shmemu__job *job) SHMEMU__HIDDEN;
 
 /* Every public call starts with this; failret is what it returns when the
  * caller is not a live PE or the job has been aborted.  site: the user's
@@ -442,24 +434,6 @@ static inline int shmemu__check_sym(shmemu__pe *me, const char *call,
 
 /* ----------------------------------------------------------- lifecycle */
 
-/* Check opts, create the job's heaps and control area (errors reported as
- * coming from call). */
-/* Seconds after which a job of this process ends with a report of where
- * each PE is: $SHMEMU_TIMEOUT, or 300 in checker mode; 0: never. */
-double shmemu__job_timeout(const struct shmemu__job *job) SHMEMU__HIDDEN;
-int shmemu__job_create(const shmemu_opts *opts, const char *call,
-                       struct shmemu__job **job_p) SHMEMU__HIDDEN;
-void shmemu__job_free(struct shmemu__job *job) SHMEMU__HIDDEN;
-/* Every PE (thread or process) runs this: pe_main between an implicit init
- * and an implicit finalize. */
-int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe) SHMEMU__HIDDEN;
-/* Supervision callbacks for process transports (run.c). */
-void shmemu__pe_exited(struct shmemu_tl_job *tl, int pe, int how, int code)
-    SHMEMU__HIDDEN;
-int shmemu__tick(struct shmemu_tl_job *tl) SHMEMU__HIDDEN;
-/* The job ran past its timeout: report where each PE is and abort it with
- * SHMEMU_ETIMEDOUT. */
-void shmemu__timeout_report(struct shmemu__job *job) SHMEMU__HIDDEN;
 
 /* SHMEMU_CHECK=device: the variant of ops whose symmetric memory behaves
  * as device memory (host loads and stores fault), or NULL (none). */
@@ -468,15 +442,6 @@ const struct shmemu_transport_ops *shmemu__device_view_of(const struct shmemu_tr
 /* The transport named name from the registry, or NULL with why set. */
 const struct shmemu_transport_ops *shmemu__find_transport(const char *name, char *why,
                                                           size_t len) SHMEMU__HIDDEN;
-/* SPMD: create this process's view of the job shmemu-run started, from the
- * SHMEMU_RUN_* environment. */
-int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_p)
-    SHMEMU__HIDDEN;
-/* SPMD under a transport's own launcher (mpirun through PMIx): 1 with the
- * job joined, 0 when no launcher started this process, else a status
- * (reported). */
-int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int *pe_p)
-    SHMEMU__HIDDEN;
 /* shmemu_set_error_mode called outside any PE (-1: never): for jobs
  * created after (error.c). */
 extern int shmemu__process_error_mode SHMEMU__HIDDEN;
