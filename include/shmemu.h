@@ -896,7 +896,8 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res);
 const char *shmemu_coll_name(shmemu_coll_t coll);
 /** The algorithm the generic collective coll runs in the calling PE's job:
  *  SHMEMU_<NAME>_ALGO as the job read it when it started ("auto" unless
- *  set), or NULL outside a PE or for an unknown coll. */
+ *  set); NULL outside a PE, and NULL with SHMEMU_EINVAL reported for an
+ *  unknown coll. */
 const char *shmemu_coll_algo(shmemu_coll_t coll);
 /** The built-in algorithm number i of coll: sets *name_p and *fn_p;
  *  SHMEMU_EINVAL past the last. */

@@ -155,6 +155,7 @@ static int body_select(void *arg)
     got = shmemu_coll_algo(SHMEMU_COLL_BROADCAST);
     PE_CHECK(got && !strcmp(got, "auto"));
     PE_CHECK(shmemu_coll_algo(SHMEMU_COLL_COUNT) == NULL);
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EINVAL);
     int *v = shmemu_malloc(4 * sizeof(int)), *w = shmemu_malloc(4 * sizeof(int));
     v[0] = 2;
     PE_CHECK_OK(shmemu_allreduce(SHMEMU_TEAM_WORLD, w, v, 1, SHMEMU_INT32, SHMEMU_SUM));
@@ -208,6 +209,7 @@ static void test_select(void **state)
     unsetenv("SHMEMU_ALLREDUCE_ALGO");
     char *err = th_capture_stop();
     assert_null(shmemu_coll_algo(SHMEMU_COLL_ALLREDUCE)); /* outside a PE */
+    assert_non_null(strstr(err, "shmemu_coll_algo: coll is 6, not a collective (0..5)\n"));
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(err, "shmemu_allreduce: SHMEMU_ALLREDUCE_ALGO='bogo' is not one of "
                                 "oneshot, ring, rd, rabenseifner, tree, auto"));

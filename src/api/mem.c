@@ -70,17 +70,6 @@ static void forget_block_cache(shmemu__pe *me)
     me->blk_req = 0;
 }
 
-/* ---------------------------------------------------------- agreement */
-
-/* A control collective (allocation, free, resize) starts as a barrier
- * does: what this PE issued is complete before the others go on. */
-static int agree_ctl(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
-                     int nargs)
-{
-    int st = shmemu__complete(me, call, 1);
-    return st ? st : shmemu__agree(me, call, slot, rec, nargs);
-}
-
 /* ---------------------------------------------------------- allocation */
 
 /* The sync that ends a control collective: the new or changed block is
@@ -126,7 +115,7 @@ static void *alloc_common(const char *call, size_t size, size_t align, int zero)
     /* Alignment first: with any size allowed, only it is compared. */
     struct shmemu__rec rec = {.kind = REC_ALLOC, .a = {(int64_t)align, (int64_t)size}};
     int any = shmemu__alloc_any_size;
-    if (agree_ctl(me, call, 0, &rec, any ? 1 : 6) != SHMEMU_OK)
+    if (shmemu__agree_ctl(me, call, 0, &rec, any ? 1 : 6) != SHMEMU_OK)
         return NULL;
     if (any) /* every PE takes the largest: one block, one address everywhere */
         for (int p = 0; p < me->npes; p++) {
@@ -187,7 +176,7 @@ void *shmemu_calloc(size_t count, size_t size)
          * others. */
         SHMEMU__ENTER(me, "shmemu_calloc", NULL);
         struct shmemu__rec rec = {.kind = REC_ALLOC, .a = {0, -1}}; /* no allocation agrees */
-        if (agree_ctl(me, "shmemu_calloc", 0, &rec, 6) == SHMEMU_OK) {
+        if (shmemu__agree_ctl(me, "shmemu_calloc", 0, &rec, 6) == SHMEMU_OK) {
             shmemu__collective_fail(me, me->pe == 0, SHMEMU_EINVAL, "shmemu_calloc",
                             "count %zu times size %zu overflows size_t", count, size);
             (void)closing_sync(me, "shmemu_calloc");
@@ -246,7 +235,7 @@ void shmemu_free(void *ptr)
     SHMEMU__ENTER(me, call, );
     size_t off = ptr ? block_start(me, ptr) : (size_t)-2;
     struct shmemu__rec rec = {.kind = REC_FREE, .a = {(int64_t)off}};
-    if (agree_ctl(me, call, 0, &rec, 6) != SHMEMU_OK)
+    if (shmemu__agree_ctl(me, call, 0, &rec, 6) != SHMEMU_OK)
         return;
     int st = SHMEMU_OK;
     if (off == (size_t)-1 || off == SHMEMU__REC_WORKSPACE)
@@ -270,7 +259,7 @@ void *shmemu_realloc(void *ptr, size_t size)
     SHMEMU__ENTER(me, call, NULL);
     size_t off = block_start(me, ptr);
     struct shmemu__rec rec = {.kind = REC_REALLOC, .a = {(int64_t)off, (int64_t)size}};
-    if (agree_ctl(me, call, 0, &rec, 6) != SHMEMU_OK)
+    if (shmemu__agree_ctl(me, call, 0, &rec, 6) != SHMEMU_OK)
         return NULL;
     void *p = NULL;
     int st = SHMEMU_OK;

@@ -177,7 +177,7 @@ static int split_begin(shmemu__pe *me, const char *call, shmemu_team_t parent,
     int st = member_view(me, call, parent, pv);
     if (st)
         return st;
-    return shmemu__agree(me, call, pv->slot, rec, nargs);
+    return shmemu__agree_ctl(me, call, pv->slot, rec, nargs);
 }
 
 static int triplet_valid(int start, int stride, int size, int parent_size)

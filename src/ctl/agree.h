@@ -18,4 +18,15 @@ extern _Thread_local const char *shmemu__agree_names SHMEMU__HIDDEN;
 int shmemu__agree(shmemu__pe *me, const char *call, int slot, struct shmemu__rec *rec,
                   int nargs) SHMEMU__HIDDEN;
 
+/* A control collective (allocation, free, resize, team split) starts as a
+ * barrier does: what this PE issued is complete before the others go on;
+ * then its arguments are agreed.  Inline, so that the completion (the
+ * API's) is the caller's: shmemu_team_agree alone agrees without it. */
+static inline int shmemu__agree_ctl(shmemu__pe *me, const char *call, int slot,
+                                    struct shmemu__rec *rec, int nargs)
+{
+    int st = shmemu__complete(me, call, 1);
+    return st ? st : shmemu__agree(me, call, slot, rec, nargs);
+}
+
 #endif

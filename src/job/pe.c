@@ -411,7 +411,11 @@ const char *shmemu_coll_algo(shmemu_coll_t coll)
     case SHMEMU_COLL_ALLGATHER: v = p->ALLGATHER_ALGO; break;
     case SHMEMU_COLL_BROADCAST: v = p->BROADCAST_ALGO; break;
     case SHMEMU_COLL_ALLTOALL: v = p->ALLTOALL_ALGO; break;
-    default: return NULL;
+    default:
+        (void)shmemu__fail(me, SHMEMU_EINVAL, "shmemu_coll_algo",
+                           "coll is %d, not a collective (0..%d)", (int)coll,
+                           SHMEMU_COLL_COUNT - 1);
+        return NULL;
     }
     return v && *v ? v : "auto";
 }
