@@ -442,6 +442,12 @@ struct shmemu_transport_ops {
      * spin, so that the transport's scheduler may run another PE.  NULL:
      * none. */
     void (*sched_point)(struct shmemu_tl_job *job, int pe);
+    /* A number in [0, n) drawn from the transport's own schedule (its
+     * seed; the draw joins the run's record), for choices the core makes
+     * among the user-level contexts of the running PE (a kernel's device
+     * threads), so that they replay and vary with the seed as the PEs'
+     * turns do.  NULL: the core draws its own. */
+    uint64_t (*sched_draw)(struct shmemu_tl_job *job, uint64_t n);
     /* The time the core measures with (deadlines, pauses, livelock
      * detection): a transport with a schedule of its own gives virtual
      * time, so that every decision taken on time replays exactly.  NULL:

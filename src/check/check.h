@@ -45,6 +45,11 @@ int shmemu__check_pe_init(shmemu__pe *me) SHMEMU__HIDDEN;
  * aborted) and free the PE's checker state. */
 void shmemu__check_pe_fini(shmemu__pe *me) SHMEMU__HIDDEN;
 
+/* Keep a note that explains a wrong result (printed when the job fails;
+ * shmemu_check_notes), e.g. from the device layer. */
+void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...) SHMEMU__PRINTF(2, 3)
+    SHMEMU__HIDDEN;
+
 /* In the launching process, before the PEs start. */
 void shmemu__check_ctl_init(struct shmemu__job *job) SHMEMU__HIDDEN;
 /* In the launching process after a checked job ended with status rc: keep

@@ -202,9 +202,6 @@ static inline void shmemu__chk_leave(shmemu__pe *me)
  * out: NaN as float16, bfloat16, float, double; huge as an integer. */
 #define GET_POISON SHMEMU_CHECK_GET_POISON
 
-/* A line for the report of the job (at most CHK_NOTES kept). */
-void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...) SHMEMU__PRINTF(2, 3)
-    SHMEMU__HIDDEN;
 /* "function+0x1c" for a call site, cached per PE. */
 const char *shmemu__check_site(shmemu__pe *me, void *addr) SHMEMU__HIDDEN;
 

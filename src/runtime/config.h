@@ -48,6 +48,9 @@
       "make the program's global and static variables symmetric (on PE "      \
       "processes: shm, ucx): on, off, or auto (on for programs that start "   \
       "with shmem_init, off otherwise)")                                       \
+    X(DEVICE_STACK, SIZE, "32K",                                               \
+      "bytes of stack for each device thread of a kernel run on the CPU "     \
+      "(shmemu_device.h, docs/DEVICE.md), mapped as touched")                  \
     X(SIM, STRING, "random,seed:1",                                            \
       "sim transport: strategy (random, rr, pct[:D]), seed:N, steps:K, "      \
       "stack:SIZE, guard:0|1, watchdog:S, comma-separated; see docs/SIM.md")   \
@@ -110,6 +113,7 @@ struct shmemu__params {
     double TIMEOUT; /* seconds; < 0: the default */
     double LIVELOCK; /* seconds; 0: off */
     int STATIC; /* -1 auto, 0 off, 1 on */
+    size_t DEVICE_STACK;
     /* Read by their parts (the sim, cuda and ucx transports, the
      * collectives' selection); listed here so that one table holds every
      * setting and shmemu-info shows them all. */

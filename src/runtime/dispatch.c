@@ -218,6 +218,14 @@ void shmemu__coop_point(shmemu__pe *me)
         t->sched_point(me->tlj, me->pe);
 }
 
+int shmemu__tl_sched_draw(struct shmemu__job *job, uint64_t n, uint64_t *out)
+{
+    if (!SHMEMU_TL_HAS(job->transport, sched_draw) || n == 0)
+        return -1;
+    *out = job->transport->sched_draw(&job->tl, n);
+    return 0;
+}
+
 int64_t shmemu__clock(struct shmemu__job *job)
 {
     if (job->coop && SHMEMU_TL_HAS(job->transport, clock_ns))

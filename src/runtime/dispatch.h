@@ -149,6 +149,10 @@ static inline int shmemu__tl_progress(shmemu__pe *me)
     return SHMEMU_OK;
 }
 
+/* A draw in [0, n) from the transport's schedule (sched_draw): 0, or -1
+ * where the transport has none. */
+int shmemu__tl_sched_draw(struct shmemu__job *job, uint64_t n, uint64_t *out) SHMEMU__HIDDEN;
+
 /* The address of [off] in pe's heap for the user (shmemu_ptr): a host
  * address, or a device address on a GPU transport; NULL where the
  * transport has no direct access (staged) or a layer must see every

@@ -260,6 +260,19 @@ static void sim_sched_point(struct shmemu_tl_job *job, int pe)
         point(s);
 }
 
+static uint64_t sim_sched_draw(struct shmemu_tl_job *job, uint64_t n)
+{
+    struct sim *s = sim_of(job);
+    uint64_t r = rnd(s) % n;
+    s->hash = (s->hash ^ (r + 0x10000)) * 0x100000001b3ULL;
+    /* The run goes on (the watchdog watches this count): only this thread
+     * writes it. */
+    atomic_store_explicit(&s->switches,
+                          atomic_load_explicit(&s->switches, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    return r;
+}
+
 static int64_t sim_clock_ns(struct shmemu_tl_job *job)
 {
     return (int64_t)(sim_of(job)->steps * SIM_STEP_NS);
@@ -378,5 +391,6 @@ const struct shmemu_transport_ops shmemu_sim_ops = {
     .ctl_wait = sim_ctl_wait,
     .ctl_wake = sim_ctl_wake,
     .sched_point = sim_sched_point,
+    .sched_draw = sim_sched_draw,
     .clock_ns = sim_clock_ns,
 };

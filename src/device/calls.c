@@ -1,0 +1,588 @@
+/*
+ * calls.c - the device calls of shmemu_device.h on the CPU: loads, stores
+ * and atomics on peers' heaps as mapped in this process (the transports
+ * that run kernels here all map them), with NVSHMEM's ordering rules.
+ *
+ * Plainly run, a put is a copy that lands at once.  In checker mode
+ * (fuzz), a put is held by its thread, with a copy of its source, until
+ * something orders it: a fence, a quiet or a system-scope fence of that
+ * thread, a wait of that thread, the end of the thread, or a seeded draw
+ * of the scheduler; signals and AMOs act at once.  So a flag raised
+ * without a fence after the data it announces arrives first, as it may on
+ * a GPU, and a waiter reads stale data; a note names both lines.  An nbi
+ * put whose symmetric source changed before it was delivered is an error
+ * (the source belongs to the put until quiet).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "device.h"
+#include "runtime/dispatch.h"
+
+/* Words of the world team's workspace the device barrier uses (coll.h
+ * leaves them to the device layer): a count of this PE's device barriers,
+ * then one arrival counter per dissemination round. */
+enum { W_DEV_SEQ = 200, W_DEV_ROUND = 201, DEV_ROUNDS = 32 };
+
+#define ME(call)                                                               \
+    struct dev_thread *t = shmemu__dev_me(call);                               \
+    if (!t)                                                                    \
+        return
+
+/* PE pe's address of the symmetric object at sym, checked against the
+ * heap; the calling thread fails with a line where it is not one. */
+static char *peer_addr(struct dev_thread *t, const char *call, const char *what,
+                       const void *sym, size_t n, int pe)
+{
+    shmemu__pe *me = t->L->me;
+    if ((unsigned)pe >= (unsigned)me->npes)
+        shmemu__dev_fail(t, SHMEMU_EPE, call, "pe %d is not a PE of this job (valid: 0..%d)", pe,
+                         me->npes - 1);
+    size_t off = (size_t)((uintptr_t)sym - (uintptr_t)me->heap);
+    if (!sym || off >= me->heap_size || n > me->heap_size - off)
+        shmemu__dev_fail(t, SHMEMU_ERANGE, call,
+                         "%s %p (%zu bytes) is not inside the symmetric heap", what, sym, n);
+    return shmemu__tl_ptr_direct(me->job, pe, off);
+}
+
+static void check_local(struct dev_thread *t, const char *call, const char *what,
+                        const void *p, size_t n)
+{
+    if (!p && n)
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call, "%s is NULL with %zu bytes", what, n);
+}
+
+/* ------------------------------------------------------------ holding */
+
+static int in_own_heap(shmemu__pe *me, const void *p, size_t n)
+{
+    size_t off = (size_t)((uintptr_t)p - (uintptr_t)me->heap);
+    return off < me->heap_size && n <= me->heap_size - off;
+}
+
+static void deliver_one(struct dev_thread *t, struct dev_put *p)
+{
+    if (p->nbi && in_own_heap(t->L->me, p->src, p->n) && memcmp(p->src, p->data, p->n) != 0) {
+        t->self.file = p->file;
+        t->self.line = p->line;
+        shmemu__dev_record(t, SHMEMU_ERACE, "shmemu_dev_putmem_nbi",
+                           "its source (%zu bytes to PE %d) changed before a quiet completed "
+                           "the put: the GPU may send the old bytes, the new or a mix",
+                           p->n, p->pe);
+    }
+    memcpy(p->dst, p->data, p->n);
+    free(p);
+}
+
+void shmemu__dev_deliver(struct dev_thread *t, int pe)
+{
+    struct dev_put **pp = &t->held;
+    while (*pp) {
+        struct dev_put *p = *pp;
+        if (pe >= 0 && p->pe != pe) {
+            pp = &p->next;
+            continue;
+        }
+        *pp = p->next;
+        if (!*pp)
+            t->held_tail = pp;
+        deliver_one(t, p);
+    }
+    if (!t->held)
+        t->held_tail = &t->held;
+}
+
+void shmemu__dev_deliver_some(struct dev_thread *t, int all)
+{
+    if (all) {
+        shmemu__dev_deliver(t, -1);
+        return;
+    }
+    struct dev_put *p = t->held;
+    if (!p)
+        return;
+    t->held = p->next;
+    if (!t->held)
+        t->held_tail = &t->held;
+    deliver_one(t, p);
+}
+
+void shmemu__dev_flush(struct dev_thread *t)
+{
+    while (t->held) {
+        struct dev_put *p = t->held;
+        t->held = p->next;
+        free(p);
+    }
+    t->held_tail = &t->held;
+}
+
+/* A put of n bytes from src to dst (pe's heap): now, or held (fuzz). */
+static void put_bytes(struct dev_thread *t, const char *call, char *dst, const void *src,
+                      size_t n, int pe, int nbi)
+{
+    if (!n)
+        return;
+    if (!t->L->checked) {
+        memmove(dst, src, n);
+        return;
+    }
+    struct dev_put *p = malloc(sizeof(*p) + n);
+    if (!p)
+        shmemu__dev_fail(t, SHMEMU_ENOMEM, call, "no memory to hold a %zu-byte put", n);
+    *p = (struct dev_put){.pe = pe, .dst = dst, .src = src, .n = n, .nbi = nbi,
+                          .file = t->self.file, .line = t->self.line};
+    memcpy(p->data, src, n);
+    *t->held_tail = p;
+    t->held_tail = &p->next;
+}
+
+/* A signal or AMO to pe is about to act while t holds puts to pe that
+ * nothing orders before it: they may arrive after it. */
+static void note_unordered(struct dev_thread *t, const char *call, int pe)
+{
+    int noted = 0;
+    for (struct dev_put *p = t->held; p; p = p->next)
+        if (p->pe == pe && !noted++) {
+            const struct shmemu_dev_self *s = &t->self;
+            shmemu__check_note(t->L->me->job,
+                               "PE %d block %u thread %u (kernel %s): %s at %s:%d reached PE %d "
+                               "before the put at %s:%d to PE %d: no fence or quiet orders the "
+                               "put before it (shmemu_dev_fence, or shmemu_dev_putmem_signal)",
+                               t->L->me->pe, s->block_idx.x, s->thread_idx.x, t->L->k->name, call,
+                               s->file, s->line, pe, p->file, p->line, pe);
+        }
+    for (struct dev_put *p = t->held; p; p = p->next)
+        if (p->pe == pe)
+            p->overtaken = 1;
+}
+
+/* ------------------------------------------------------------- queries */
+
+int shmemu_devrt_my_pe(void)
+{
+    struct dev_launch *L = shmemu__dev_launch;
+    return L ? L->me->pe : shmemu_my_pe();
+}
+
+int shmemu_devrt_n_pes(void)
+{
+    struct dev_launch *L = shmemu__dev_launch;
+    return L ? L->me->npes : shmemu_n_pes();
+}
+
+void *shmemu_devrt_ptr(const void *dest, int pe)
+{
+    /* As the host's: a peer's address, or NULL; in checker mode a view
+     * whose stores the checker sees. */
+    return shmemu_ptr(dest, pe);
+}
+
+int shmemu_devrt_team_my_pe(shmemu_team_t team) { return shmemu_team_my_pe(team); }
+int shmemu_devrt_team_n_pes(shmemu_team_t team) { return shmemu_team_n_pes(team); }
+
+/* ---------------------------------------------------------------- RMA */
+
+static void do_put(struct dev_thread *t, const char *call, void *dest, const void *src,
+                   size_t n, int pe, int nbi)
+{
+    char *dst = peer_addr(t, call, "dest", dest, n, pe);
+    check_local(t, call, "src", src, n);
+    put_bytes(t, call, dst, src, n, pe, nbi);
+}
+
+static void do_get(struct dev_thread *t, const char *call, void *dest, const void *src,
+                   size_t n, int pe)
+{
+    const char *from = peer_addr(t, call, "src", src, n, pe);
+    check_local(t, call, "dest", dest, n);
+    if (n)
+        memmove(dest, from, n);
+}
+
+/* The slice of [0, n) that thread r of a group of g copies: cut at
+ * 16-byte multiples so that no two threads share an element. */
+static void slice(size_t n, unsigned r, unsigned g, size_t *lo, size_t *len)
+{
+    size_t units = (n + 15) / 16, per = (units + g - 1) / g;
+    size_t a = (size_t)r * per * 16, b = a + per * 16;
+    if (a > n)
+        a = n;
+    if (b > n)
+        b = n;
+    *lo = a;
+    *len = b - a;
+}
+
+/* The warp of t: its first rank and its size. */
+static unsigned warp_of(const struct dev_thread *t, unsigned *first)
+{
+    unsigned w0 = t->rank / 32 * 32, per = t->L->per_block;
+    *first = w0;
+    return per - w0 < 32 ? per - w0 : 32;
+}
+
+/* Every thread of t's warp has arrived here (a group call's end). */
+static void warp_sync(struct dev_thread *t, const char *call)
+{
+    unsigned first, g = warp_of(t, &first);
+    struct dev_launch *L = t->L;
+    size_t base = (size_t)(t->blk - L->blk) * L->per_block + first;
+    unsigned seq = ++t->group_seq;
+    for (;;) {
+        unsigned behind = 0;
+        for (unsigned i = 0; i < g; i++) {
+            const struct dev_thread *o = &L->th[base + i];
+            if (o->state != DT_DONE && o->group_seq < seq)
+                behind++;
+        }
+        if (!behind)
+            break;
+        shmemu__dev_yield(t, call);
+    }
+}
+
+#define GROUP_COPY(NAME, CALL, IS_PUT, NBI, GROUP)                             \
+    void shmemu_devrt_##NAME(void *dest, const void *src, size_t nbytes, int pe) \
+    {                                                                          \
+        ME(CALL);                                                              \
+        unsigned first = 0, g = GROUP ? warp_of(t, &first) : t->L->per_block;   \
+        unsigned r = GROUP ? t->rank - first : t->rank;                        \
+        size_t lo, len;                                                        \
+        slice(nbytes, r, g, &lo, &len);                                        \
+        if (IS_PUT)                                                            \
+            do_put(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe, NBI); \
+        else                                                                   \
+            do_get(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe); \
+        if (GROUP)                                                             \
+            warp_sync(t, CALL);                                                \
+        else                                                                   \
+            shmemu_devrt_syncthreads();                                        \
+    }
+
+void shmemu_devrt_putmem(void *dest, const void *src, size_t nbytes, int pe)
+{
+    ME("shmemu_dev_putmem");
+    do_put(t, "shmemu_dev_putmem", dest, src, nbytes, pe, 0);
+    shmemu__dev_yield(t, NULL);
+}
+
+void shmemu_devrt_putmem_nbi(void *dest, const void *src, size_t nbytes, int pe)
+{
+    ME("shmemu_dev_putmem_nbi");
+    do_put(t, "shmemu_dev_putmem_nbi", dest, src, nbytes, pe, 1);
+    shmemu__dev_yield(t, NULL);
+}
+
+void shmemu_devrt_getmem(void *dest, const void *src, size_t nbytes, int pe)
+{
+    ME("shmemu_dev_getmem");
+    shmemu__dev_yield(t, NULL);
+    do_get(t, "shmemu_dev_getmem", dest, src, nbytes, pe);
+}
+
+void shmemu_devrt_getmem_nbi(void *dest, const void *src, size_t nbytes, int pe)
+{
+    ME("shmemu_dev_getmem_nbi");
+    shmemu__dev_yield(t, NULL);
+    do_get(t, "shmemu_dev_getmem_nbi", dest, src, nbytes, pe);
+}
+
+GROUP_COPY(putmem_block, "shmemu_dev_putmem_block", 1, 0, 0)
+GROUP_COPY(getmem_block, "shmemu_dev_getmem_block", 0, 0, 0)
+GROUP_COPY(putmem_nbi_block, "shmemu_dev_putmem_nbi_block", 1, 1, 0)
+GROUP_COPY(getmem_nbi_block, "shmemu_dev_getmem_nbi_block", 0, 1, 0)
+GROUP_COPY(putmem_warp, "shmemu_dev_putmem_warp", 1, 0, 1)
+GROUP_COPY(getmem_warp, "shmemu_dev_getmem_warp", 0, 0, 1)
+GROUP_COPY(putmem_nbi_warp, "shmemu_dev_putmem_nbi_warp", 1, 1, 1)
+GROUP_COPY(getmem_nbi_warp, "shmemu_dev_getmem_nbi_warp", 0, 1, 1)
+
+/* ------------------------------------------------------------ signals */
+
+static uint64_t *signal_word(struct dev_thread *t, const char *call, uint64_t *sig, int pe)
+{
+    if ((uintptr_t)sig % 8)
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call, "sig_addr %p is not 8-byte aligned",
+                         (void *)sig);
+    return (uint64_t *)(void *)peer_addr(t, call, "sig_addr", sig, 8, pe);
+}
+
+static void signal_apply(struct dev_thread *t, const char *call, uint64_t *w, uint64_t v,
+                         int op)
+{
+    if (op == SHMEMU_SIGNAL_SET)
+        __atomic_store_n(w, v, __ATOMIC_RELEASE);
+    else if (op == SHMEMU_SIGNAL_ADD)
+        __atomic_fetch_add(w, v, __ATOMIC_RELEASE);
+    else
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call,
+                         "sig_op %d is neither SHMEMU_SIGNAL_SET nor SHMEMU_SIGNAL_ADD", op);
+}
+
+void shmemu_devrt_signal_op(uint64_t *sig, uint64_t signal, int sig_op, int pe)
+{
+    static const char call[] = "shmemu_dev_signal_op";
+    ME(call);
+    uint64_t *w = signal_word(t, call, sig, pe);
+    shmemu__dev_yield(t, NULL);
+    if (t->L->checked)
+        note_unordered(t, call, pe);
+    signal_apply(t, call, w, signal, sig_op);
+}
+
+/* The data, then the signal, as one unit: whoever sees the signal sees the
+ * data (earlier puts stay as unordered as they were). */
+static void put_signal(struct dev_thread *t, const char *call, void *dest, const void *src,
+                       size_t n, uint64_t *sig, uint64_t signal, int sig_op, int pe)
+{
+    char *dst = peer_addr(t, call, "dest", dest, n, pe);
+    check_local(t, call, "src", src, n);
+    uint64_t *w = signal_word(t, call, sig, pe);
+    if (n)
+        memmove(dst, src, n);
+    signal_apply(t, call, w, signal, sig_op);
+}
+
+void shmemu_devrt_putmem_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig,
+                                uint64_t signal, int sig_op, int pe)
+{
+    static const char call[] = "shmemu_dev_putmem_signal";
+    ME(call);
+    shmemu__dev_yield(t, NULL);
+    put_signal(t, call, dest, src, nbytes, sig, signal, sig_op, pe);
+}
+
+void shmemu_devrt_putmem_signal_nbi(void *dest, const void *src, size_t nbytes, uint64_t *sig,
+                                    uint64_t signal, int sig_op, int pe)
+{
+    static const char call[] = "shmemu_dev_putmem_signal_nbi";
+    ME(call);
+    shmemu__dev_yield(t, NULL);
+    put_signal(t, call, dest, src, nbytes, sig, signal, sig_op, pe);
+}
+
+/* Every thread copies its slice; after the block has met, one thread
+ * raises the signal, so that it follows every slice. */
+static void put_signal_block(const char *call, void *dest, const void *src, size_t nbytes,
+                             uint64_t *sig, uint64_t signal, int sig_op, int pe)
+{
+    ME(call);
+    size_t lo, len;
+    slice(nbytes, t->rank, t->L->per_block, &lo, &len);
+    char *dst = peer_addr(t, call, "dest", dest, nbytes, pe);
+    check_local(t, call, "src", src, nbytes);
+    uint64_t *w = signal_word(t, call, sig, pe);
+    if (len)
+        memmove(dst + lo, (const char *)src + lo, len);
+    shmemu_devrt_syncthreads();
+    if (t->rank == 0)
+        signal_apply(t, call, w, signal, sig_op);
+    shmemu_devrt_syncthreads();
+}
+
+void shmemu_devrt_putmem_signal_block(void *dest, const void *src, size_t nbytes,
+                                      uint64_t *sig, uint64_t signal, int sig_op, int pe)
+{
+    put_signal_block("shmemu_dev_putmem_signal_block", dest, src, nbytes, sig, signal, sig_op,
+                     pe);
+}
+
+void shmemu_devrt_putmem_signal_nbi_block(void *dest, const void *src, size_t nbytes,
+                                          uint64_t *sig, uint64_t signal, int sig_op, int pe)
+{
+    put_signal_block("shmemu_dev_putmem_signal_nbi_block", dest, src, nbytes, sig, signal,
+                     sig_op, pe);
+}
+
+/* ---------------------------------------------------------------- waits */
+
+static int cmp_ok(uint64_t v, int cmp, uint64_t value)
+{
+    switch (cmp) {
+    case SHMEMU_CMP_EQ: return v == value;
+    case SHMEMU_CMP_NE: return v != value;
+    case SHMEMU_CMP_GT: return v > value;
+    case SHMEMU_CMP_GE: return v >= value;
+    case SHMEMU_CMP_LT: return v < value;
+    case SHMEMU_CMP_LE: return v <= value;
+    }
+    return -1;
+}
+
+static uint64_t wait_word(struct dev_thread *t, const char *call, uint64_t *ivar, int cmp,
+                          uint64_t value)
+{
+    shmemu__pe *me = t->L->me;
+    uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "ivar", ivar, 8, me->pe);
+    if ((uintptr_t)ivar % 8)
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call, "ivar %p is not 8-byte aligned", (void *)ivar);
+    if (cmp_ok(0, cmp, 0) < 0)
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call, "cmp %d is not a SHMEMU_CMP_* value", cmp);
+    /* What it holds arrives while it waits: holding never deadlocks. */
+    shmemu__dev_deliver(t, -1);
+    for (;;) {
+        uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+        if (cmp_ok(v, cmp, value)) {
+            t->waits = NULL;
+            return v;
+        }
+        t->wait_pe = me->pe;
+        t->wait_off = (size_t)((char *)ivar - me->heap);
+        t->wait_val = v;
+        shmemu__dev_yield(t, call);
+    }
+}
+
+uint64_t shmemu_devrt_signal_wait_until(uint64_t *sig, int cmp, uint64_t value)
+{
+    ME("shmemu_dev_signal_wait_until") 0;
+    return wait_word(t, "shmemu_dev_signal_wait_until", sig, cmp, value);
+}
+
+void shmemu_devrt_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t value)
+{
+    ME("shmemu_dev_uint64_wait_until");
+    (void)wait_word(t, "shmemu_dev_uint64_wait_until", ivar, cmp, value);
+}
+
+int shmemu_devrt_uint64_test(uint64_t *ivar, int cmp, uint64_t value)
+{
+    static const char call[] = "shmemu_dev_uint64_test";
+    ME(call) 0;
+    shmemu__pe *me = t->L->me;
+    uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "ivar", ivar, 8, me->pe);
+    if (cmp_ok(0, cmp, 0) < 0)
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call, "cmp %d is not a SHMEMU_CMP_* value", cmp);
+    uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    int ok = cmp_ok(v, cmp, value);
+    if (!ok) { /* a poll: a turn for the others */
+        t->wait_pe = me->pe;
+        t->wait_off = (size_t)((char *)ivar - me->heap);
+        t->wait_val = v;
+        shmemu__dev_yield(t, call);
+        t->waits = NULL;
+    }
+    return ok;
+}
+
+uint64_t shmemu_devrt_signal_fetch(const uint64_t *sig)
+{
+    static const char call[] = "shmemu_dev_signal_fetch";
+    ME(call) 0;
+    shmemu__pe *me = t->L->me;
+    const uint64_t *w = (const uint64_t *)(void *)peer_addr(t, call, "sig_addr", sig, 8, me->pe);
+    uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    t->wait_pe = me->pe;
+    t->wait_off = (size_t)((const char *)sig - me->heap);
+    t->wait_val = v;
+    shmemu__dev_yield(t, call);
+    t->waits = NULL;
+    return v;
+}
+
+/* ------------------------------------------------------- fences, quiet */
+
+void shmemu_devrt_fence_scope(int scope)
+{
+    ME("__threadfence");
+    /* Only a system-scope fence orders anything for another PE: it lets
+     * the thread's held puts arrive (docs/DEVICE.md). */
+    if (scope == SHMEMU_DEV_SCOPE_SYSTEM)
+        shmemu__dev_deliver(t, -1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    shmemu__dev_yield(t, NULL);
+}
+
+void shmemu_devrt_fence(void)
+{
+    ME("shmemu_dev_fence");
+    shmemu__dev_deliver(t, -1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    shmemu__dev_yield(t, NULL);
+}
+
+void shmemu_devrt_quiet(void)
+{
+    ME("shmemu_dev_quiet");
+    shmemu__dev_deliver(t, -1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    shmemu__dev_yield(t, NULL);
+}
+
+/* ------------------------------------------------------------------ AMOs */
+
+uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int pe)
+{
+    static const char call[] = "shmemu_dev_atomic";
+    ME(call) 0;
+    if ((uintptr_t)dest % 8)
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call, "dest %p is not 8-byte aligned", dest);
+    uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "dest", dest, 8, pe);
+    shmemu__dev_yield(t, NULL);
+    if (t->L->checked && op != SHMEMU_DEV_AMO_FETCH)
+        note_unordered(t, call, pe);
+    switch (op) {
+    case SHMEMU_DEV_AMO_FETCH: return __atomic_load_n(w, __ATOMIC_SEQ_CST);
+    case SHMEMU_DEV_AMO_SET: __atomic_store_n(w, value, __ATOMIC_SEQ_CST); return 0;
+    case SHMEMU_DEV_AMO_SWAP: return __atomic_exchange_n(w, value, __ATOMIC_SEQ_CST);
+    case SHMEMU_DEV_AMO_ADD: return __atomic_fetch_add(w, value, __ATOMIC_SEQ_CST);
+    case SHMEMU_DEV_AMO_CSWAP:
+        __atomic_compare_exchange_n(w, &cond, value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        return cond;
+    }
+    shmemu__dev_fail(t, SHMEMU_EINVAL, call, "op %d is not an AMO", op);
+}
+
+/* -------------------------------------------------------------- barriers */
+
+/* Every PE's device barrier: a dissemination over counters that only
+ * grow (words of the world team's workspace), so that consecutive
+ * barriers, in one kernel or the next, never need resetting. */
+static void dev_sync_all(struct dev_thread *t, const char *call)
+{
+    shmemu__pe *me = t->L->me;
+    uint64_t *ws = t->L->ws;
+    if (!ws)
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call, "the world team has no workspace");
+    uint64_t seq = __atomic_add_fetch(&ws[W_DEV_SEQ], 1, __ATOMIC_RELAXED);
+    int n = me->npes;
+    for (int r = 0, d = 1; d < n && r < DEV_ROUNDS; r++, d <<= 1) {
+        int to = (me->pe + d) % n;
+        uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "workspace", &ws[W_DEV_ROUND + r],
+                                                    8, to);
+        __atomic_fetch_add(w, 1, __ATOMIC_RELEASE);
+        (void)wait_word(t, call, &ws[W_DEV_ROUND + r], SHMEMU_CMP_GE, seq);
+    }
+    shmemu__dev_yield(t, NULL);
+}
+
+void shmemu_devrt_sync_all(void)
+{
+    ME("shmemu_dev_sync_all");
+    dev_sync_all(t, "shmemu_dev_sync_all");
+}
+
+void shmemu_devrt_barrier_all(void)
+{
+    ME("shmemu_dev_barrier_all");
+    shmemu__dev_deliver(t, -1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    dev_sync_all(t, "shmemu_dev_barrier_all");
+}
+
+/* The _block forms: the block meets, one thread synchronises the PEs
+ * (after every thread's puts arrived), the block meets again. */
+static void block_barrier(const char *call, int quiet)
+{
+    ME(call);
+    if (quiet)
+        shmemu__dev_deliver(t, -1);
+    shmemu_devrt_syncthreads();
+    if (t->rank == 0)
+        dev_sync_all(t, call);
+    shmemu_devrt_syncthreads();
+}
+
+void shmemu_devrt_barrier_all_block(void) { block_barrier("shmemu_dev_barrier_all_block", 1); }
+void shmemu_devrt_sync_all_block(void) { block_barrier("shmemu_dev_sync_all_block", 0); }

@@ -1,0 +1,118 @@
+/*
+ * device.h - the device layer's state: kernels of include/shmemu_device.h
+ * run on the CPU, each device thread a fiber of the launching PE
+ * (docs/DEVICE.md).  launch.c makes and schedules the threads; calls.c is
+ * what they call.
+ */
+#ifndef SHMEMU_DEVICE_INTERNAL_H
+#define SHMEMU_DEVICE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/core.h"
+#include "shmemu_device.h"
+#include "sim/fiber.h"
+
+enum { DT_READY, DT_SYNC, DT_DONE };
+
+struct dev_block;
+struct dev_launch;
+
+/* A put the checker holds back until a fence, quiet or delivery point lets
+ * it arrive (docs/DEVICE.md: what is ordered and what is not). */
+struct dev_put {
+    struct dev_put *next;
+    int pe;
+    char *dst;          /* where it lands (the peer's heap, as mapped here) */
+    const char *src;    /* the caller's source (for "source changed") */
+    size_t n;
+    int nbi;
+    int overtaken;      /* a signal or AMO to the same PE went out after it */
+    const char *file;
+    int line;
+    unsigned char data[]; /* the bytes as they were when the put was issued */
+};
+
+struct dev_thread {
+    struct shmemu_dev_self self; /* first: what the header's macros read */
+    struct shmemu_fiber fib;
+    struct dev_block *blk;
+    struct dev_launch *L;
+    unsigned rank;        /* in its block */
+    int state;            /* DT_* */
+    unsigned sync_gen;    /* the block barrier generation it waits to end */
+    const char *waits;    /* what it waits for now (NULL: not waiting) */
+    int wait_pe;          /* the word it watches: PE, heap offset, value seen */
+    size_t wait_off;
+    uint64_t wait_val;
+    uint32_t budget;      /* basic blocks until the loop hook yields */
+    struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
+    /* The _block / _warp forms: the group call this thread is in. */
+    unsigned group_seq;
+};
+
+struct dev_shared {
+    const void *key;
+    void *mem;
+    size_t bytes;
+};
+
+struct dev_block {
+    unsigned nthreads, arrived, gen;
+    /* Block-shared memory (SHMEMU_SHARED), by the key of its declaration. */
+    struct dev_shared *shared;
+    unsigned nshared, cap;
+    /* _block / _warp group calls: arrivals per sequence number. */
+    unsigned group_arrived[2], group_done;
+};
+
+struct dev_launch {
+    const struct shmemu_kernel *k;
+    void *arg;
+    shmemu__pe *me;
+    shmemu_dim3 grid, block;
+    unsigned nblocks, per_block;
+    size_t total, ndone;
+    struct dev_thread *th;
+    struct dev_block *blk;
+    char *stacks;
+    size_t stack_size, stacks_len;
+    struct shmemu_fiber root;
+    struct dev_thread *cur;
+    int progress;        /* something happened since the scheduler looked */
+    int failed;          /* a status: the launch ends */
+    char why[512];       /* its line */
+    int checked;         /* checker mode: puts are held and fuzzed */
+    int draw;            /* choices come from the transport's schedule */
+    uint64_t rng;
+    uint64_t *ws;        /* the world team's workspace (the device barrier) */
+};
+
+/* The launch running on this OS thread (a PE's), or NULL. */
+extern _Thread_local struct dev_launch *shmemu__dev_launch;
+
+/* The calling device thread, or NULL with a line naming call when it is
+ * not in a kernel. */
+struct dev_thread *shmemu__dev_me(const char *call);
+/* Give the other device threads a turn; waiting says what this one waits
+ * for (NULL: it is not waiting, so it made progress). */
+void shmemu__dev_yield(struct dev_thread *t, const char *waiting);
+/* End the launch with status and a line naming the thread and its call;
+ * the thread runs no more. */
+_Noreturn void shmemu__dev_fail(struct dev_thread *t, int status, const char *call,
+                                const char *fmt, ...) SHMEMU__PRINTF(4, 5);
+/* The same, for a thread that goes on (or has ended): the scheduler
+ * stops the launch. */
+void shmemu__dev_record(struct dev_thread *t, int status, const char *call, const char *fmt,
+                        ...) SHMEMU__PRINTF(4, 5);
+/* A draw in [0, n) for the scheduler and the checker's delivery choices. */
+uint64_t shmemu__dev_draw(struct dev_launch *L, uint64_t n);
+/* Deliver what t holds for pe (every PE: -1), oldest first. */
+void shmemu__dev_deliver(struct dev_thread *t, int pe);
+/* Deliver t's oldest held put, or all (fuzz's delivery points). */
+void shmemu__dev_deliver_some(struct dev_thread *t, int all);
+/* Free what t still holds after delivering it (the launch ends). */
+void shmemu__dev_flush(struct dev_thread *t);
+
+#endif /* SHMEMU_DEVICE_INTERNAL_H */

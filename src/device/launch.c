@@ -1,0 +1,475 @@
+/*
+ * launch.c - a kernel on the CPU: every device thread of the launch a fiber
+ * of the launching PE, all resident at once, scheduled by the PE's own
+ * thread (docs/DEVICE.md).
+ *
+ * A thread runs until it reaches a device call, an atomic, a fence,
+ * __syncthreads or (in files built with shmemu-devcc) a loop's back edge
+ * a few thousand times; then the scheduler picks the next ready thread:
+ * in turn, or by a draw from sim's seeded schedule (so that a run replays
+ * and --explore varies it), or by the checker's seeded draws.  A pass over
+ * the threads in which none made progress (all wait) is a scheduling point
+ * for the PEs (sim) or a yield of the CPU, and counts as a poll of the word
+ * the first waiter watches for the job's livelock detection, which thus
+ * sees kernels stuck on every PE as it sees host loops.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ctl/livelock.h"
+#include "device.h"
+#include "runtime/dispatch.h"
+
+/* Outside kernels: a thread of its own, all zero, that nobody writes
+ * (shmemu_devrt_at writes only where gridDim.x is set). */
+static struct shmemu_dev_self host_self;
+_Thread_local struct shmemu_dev_self *shmemu_devrt_self = &host_self;
+_Thread_local struct dev_launch *shmemu__dev_launch;
+
+/* A thread of a launch switches back here after LOOP_BUDGET basic blocks
+ * without a device call (shmemu-devcc's loop hook). */
+#define LOOP_BUDGET 4096u
+
+struct dev_thread *shmemu__dev_me(const char *call)
+{
+    struct dev_launch *L = shmemu__dev_launch;
+    if (SHMEMU__LIKELY(L && L->cur))
+        return L->cur;
+    shmemu__pe *me = shmemu__self;
+    (void)shmemu__fail(me, SHMEMU_EINVAL, call,
+                       "called outside a kernel (device calls run in a kernel that "
+                       "shmemu_launch_kernel started)");
+    return NULL;
+}
+
+uint64_t shmemu__dev_draw(struct dev_launch *L, uint64_t n)
+{
+    uint64_t r;
+    if (L->draw && shmemu__tl_sched_draw(L->me->job, n, &r) == 0)
+        return r;
+    /* splitmix64 */
+    uint64_t z = (L->rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return (z ^ (z >> 31)) % n;
+}
+
+static void fmt_where(const struct dev_thread *t, char *buf, size_t len)
+{
+    const struct shmemu_dev_self *s = &t->self;
+    snprintf(buf, len, "block (%u,%u,%u) thread (%u,%u,%u) of kernel %s at %s:%d",
+             s->block_idx.x, s->block_idx.y, s->block_idx.z, s->thread_idx.x, s->thread_idx.y,
+             s->thread_idx.z, t->L->k->name, s->file ? s->file : t->L->k->file, s->line);
+}
+
+static void vrecord(struct dev_thread *t, int status, const char *call, const char *fmt,
+                    va_list ap)
+{
+    struct dev_launch *L = t->L;
+    char msg[300], where[200];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fmt_where(t, where, sizeof(where));
+    if (!L->failed) {
+        L->failed = status;
+        snprintf(L->why, sizeof(L->why), "%s: %s: %s", where, call, msg);
+    }
+}
+
+void shmemu__dev_record(struct dev_thread *t, int status, const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(t, status, call, fmt, ap);
+    va_end(ap);
+}
+
+_Noreturn void shmemu__dev_fail(struct dev_thread *t, int status, const char *call,
+                                const char *fmt, ...)
+{
+    struct dev_launch *L = t->L;
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(t, status, call, fmt, ap);
+    va_end(ap);
+    if (t->state == DT_DONE)
+        L->ndone--; /* counted once below */
+    t->state = DT_DONE;
+    L->ndone++;
+    /* The scheduler reports it on the PE's own stack, where an abort may
+     * unwind (error mode abort). */
+    shmemu_fiber_exit(&t->fib, &L->root);
+}
+
+/* ------------------------------------------------------------- threads */
+
+static void block_arrive_exit(struct dev_block *b);
+
+static void thread_main(void *arg)
+{
+    struct dev_thread *t = arg;
+    struct dev_launch *L = t->L;
+    L->k->body(L->arg);
+    /* The end of a thread completes nothing: what it holds stays held
+     * (the launch's end delivers it, after the others had a turn). */
+    t->state = DT_DONE;
+    L->ndone++;
+    L->progress = 1;
+    block_arrive_exit(t->blk);
+    shmemu_fiber_exit(&t->fib, &L->root);
+}
+
+void shmemu__dev_yield(struct dev_thread *t, const char *waiting)
+{
+    struct dev_launch *L = t->L;
+    t->waits = waiting;
+    if (!waiting)
+        L->progress = 1;
+    t->budget = LOOP_BUDGET;
+    shmemu_fiber_switch(&t->fib, &L->root);
+    if (L->failed) /* a delivery of its puts failed meanwhile */
+        shmemu__dev_fail(t, L->failed, "shmemu_launch_kernel", "stopped");
+}
+
+void shmemu_devrt_point(const void *addr)
+{
+    (void)addr;
+    struct dev_thread *t = shmemu__dev_me("atomic");
+    if (t)
+        shmemu__dev_yield(t, NULL);
+}
+
+/* The loop hook: a file built with shmemu-devcc calls it on every basic
+ * block (-fsanitize-coverage=trace-pc), so that a thread spinning on a
+ * volatile load lets the others run. */
+void __sanitizer_cov_trace_pc(void);
+void __sanitizer_cov_trace_pc(void)
+{
+    struct dev_launch *L = shmemu__dev_launch;
+    if (L && L->cur && --L->cur->budget == 0) {
+        struct dev_thread *t = L->cur;
+        t->budget = LOOP_BUDGET;
+        t->waits = NULL;
+        L->progress = 1; /* it computes, or spins: it cannot tell which */
+        shmemu_fiber_switch(&t->fib, &L->root);
+    }
+}
+
+/* ------------------------------------------------------ __syncthreads */
+
+static void block_release(struct dev_block *b, struct dev_launch *L, size_t first)
+{
+    b->arrived = 0;
+    b->gen++;
+    for (unsigned i = 0; i < L->per_block; i++)
+        if (L->th[first + i].state == DT_SYNC)
+            L->th[first + i].state = DT_READY;
+    L->progress = 1;
+}
+
+/* A thread that ended no longer holds its block's barrier back. */
+static void block_arrive_exit(struct dev_block *b)
+{
+    struct dev_launch *L = shmemu__dev_launch;
+    b->nthreads--;
+    if (b->nthreads && b->arrived == b->nthreads)
+        block_release(b, L, (size_t)(b - L->blk) * L->per_block);
+}
+
+void shmemu_devrt_syncthreads(void)
+{
+    struct dev_thread *t = shmemu__dev_me("__syncthreads");
+    if (!t)
+        return;
+    struct dev_block *b = t->blk;
+    struct dev_launch *L = t->L;
+    if (++b->arrived == b->nthreads) {
+        block_release(b, L, (size_t)(b - L->blk) * L->per_block);
+        shmemu__dev_yield(t, NULL);
+        return;
+    }
+    t->state = DT_SYNC;
+    shmemu__dev_yield(t, "__syncthreads");
+}
+
+void *shmemu_devrt_shared(const void *key, size_t bytes)
+{
+    struct dev_thread *t = shmemu__dev_me("SHMEMU_SHARED");
+    if (!t)
+        return NULL;
+    struct dev_block *b = t->blk;
+    for (unsigned i = 0; i < b->nshared; i++)
+        if (b->shared[i].key == key) {
+            if (b->shared[i].bytes != bytes)
+                shmemu__dev_fail(t, SHMEMU_EINVAL, "SHMEMU_SHARED",
+                                 "declared with %zu bytes here and %zu bytes by another "
+                                 "thread of the block",
+                                 bytes, b->shared[i].bytes);
+            return b->shared[i].mem;
+        }
+    if (b->nshared == b->cap) {
+        unsigned cap = b->cap ? 2 * b->cap : 4;
+        struct dev_shared *n = realloc(b->shared, cap * sizeof(*n));
+        if (!n)
+            shmemu__dev_fail(t, SHMEMU_ENOMEM, "SHMEMU_SHARED", "out of memory");
+        b->shared = n;
+        b->cap = cap;
+    }
+    /* Zeroed, as nothing in CUDA promises: a read before any write sees
+     * the same thing every run. */
+    void *mem = calloc(1, bytes ? bytes : 1);
+    if (!mem)
+        shmemu__dev_fail(t, SHMEMU_ENOMEM, "SHMEMU_SHARED", "%zu bytes: out of memory", bytes);
+    b->shared[b->nshared++] = (struct dev_shared){key, mem, bytes};
+    return mem;
+}
+
+/* ------------------------------------------------------------- launch */
+
+static void launch_free(struct dev_launch *L)
+{
+    if (L->th)
+        for (size_t i = 0; i < L->total; i++)
+            shmemu_fiber_free(&L->th[i].fib);
+    if (L->blk)
+        for (unsigned i = 0; i < L->nblocks; i++) {
+            for (unsigned j = 0; j < L->blk[i].nshared; j++)
+                free(L->blk[i].shared[j].mem);
+            free(L->blk[i].shared);
+        }
+    if (L->th)
+        for (size_t i = 0; i < L->total; i++)
+            shmemu__dev_flush(&L->th[i]);
+    if (L->stacks)
+        munmap(L->stacks, L->stacks_len);
+    free(L->th);
+    free(L->blk);
+    free(L->arg);
+    shmemu_fiber_root_fini(&L->root);
+    free(L);
+}
+
+static int launch_make(struct dev_launch *L, const void *arg, size_t arg_size)
+{
+    shmemu__pe *me = L->me;
+    L->arg = malloc(arg_size ? arg_size : 1);
+    L->th = calloc(L->total, sizeof(*L->th));
+    L->blk = calloc(L->nblocks, sizeof(*L->blk));
+    if (!L->arg || !L->th || !L->blk)
+        return SHMEMU_ENOMEM;
+    memcpy(L->arg, arg, arg_size);
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    L->stack_size = (me->job->params.DEVICE_STACK + pg - 1) / pg * pg;
+    if (L->stack_size < 4 * pg)
+        L->stack_size = 4 * pg;
+    /* A guard page below each stack while the mappings stay few (each
+     * guard splits the region: the kernel allows about 65,000 per
+     * process); above that, none. */
+    size_t guard = L->total <= 1024 ? pg : 0, stride = guard + L->stack_size;
+    if (L->total > SIZE_MAX / stride)
+        return SHMEMU_ENOMEM;
+    L->stacks_len = stride * L->total;
+    L->stacks = mmap(NULL, L->stacks_len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (L->stacks == MAP_FAILED) {
+        L->stacks = NULL;
+        return SHMEMU_ENOMEM;
+    }
+    shmemu_fiber_root(&L->root);
+    for (unsigned b = 0; b < L->nblocks; b++) {
+        L->blk[b].nthreads = L->per_block;
+        for (unsigned i = 0; i < L->per_block; i++) {
+            size_t n = (size_t)b * L->per_block + i;
+            struct dev_thread *t = &L->th[n];
+            char *mem = L->stacks + n * stride;
+            if (guard && mprotect(mem, guard, PROT_NONE) != 0)
+                return SHMEMU_ENOMEM;
+            t->L = L;
+            t->blk = &L->blk[b];
+            t->rank = i;
+            t->budget = LOOP_BUDGET;
+            t->held_tail = &t->held;
+            t->self.grid_dim = L->grid;
+            t->self.block_dim = L->block;
+            t->self.block_idx = (shmemu_dim3){b % L->grid.x, b / L->grid.x % L->grid.y,
+                                             b / L->grid.x / L->grid.y};
+            t->self.thread_idx = (shmemu_dim3){i % L->block.x, i / L->block.x % L->block.y,
+                                              i / L->block.x / L->block.y};
+            t->self.file = L->k->file;
+            shmemu_fiber_make(&t->fib, mem, L->stack_size, guard, thread_main, t);
+        }
+    }
+    return SHMEMU_OK;
+}
+
+/* The first waiting thread, for the poll the job's livelock detection
+ * samples and for reports. */
+static struct dev_thread *first_waiter(struct dev_launch *L)
+{
+    for (size_t i = 0; i < L->total; i++)
+        if (L->th[i].state != DT_DONE && L->th[i].waits)
+            return &L->th[i];
+    return NULL;
+}
+
+static void run_one(struct dev_launch *L, struct dev_thread *t)
+{
+    L->cur = t;
+    shmemu_devrt_self = &t->self;
+    shmemu_fiber_switch(&L->root, &t->fib);
+    shmemu_devrt_self = &host_self;
+    L->cur = NULL;
+}
+
+static const char call_name[] = "shmemu_launch_kernel";
+
+/* The other PEs' turn (sim: they run now, on this OS thread, so this
+ * thread's device state is put aside meanwhile), or the CPU to them. */
+static void host_turn(struct dev_launch *L, int nap)
+{
+    shmemu__dev_launch = NULL;
+    if (nap)
+        shmemu__nap(20000);
+    else
+        shmemu__relax();
+    shmemu__dev_launch = L;
+}
+
+
+static void schedule(struct dev_launch *L)
+{
+    shmemu__pe *me = L->me;
+    size_t next = 0;
+    unsigned idle = 0;
+    int shuffle = L->draw || L->checked;
+    while (L->ndone < L->total && !L->failed) {
+        if (shmemu__aborted(me)) { /* another PE failed: its line said why */
+            L->failed = SHMEMU_EABORTED;
+            snprintf(L->why, sizeof(L->why), "kernel %s stopped: the job was aborted",
+                     L->k->name);
+            break;
+        }
+        L->progress = 0;
+        for (size_t n = 0; n < L->total && !L->failed; n++) {
+            size_t j = shuffle ? (size_t)shmemu__dev_draw(L, L->total) : next++ % L->total;
+            struct dev_thread *t = &L->th[j];
+            if (t->state == DT_READY)
+                run_one(L, t);
+            /* Fuzz: now and then a held put of some thread arrives. */
+            if (L->checked && !L->failed && shmemu__dev_draw(L, 64) == 0) {
+                struct dev_thread *h = &L->th[shmemu__dev_draw(L, L->total)];
+                if (h->held)
+                    shmemu__dev_deliver_some(h, 0);
+            }
+        }
+        if (L->progress) {
+            idle = 0;
+            shmemu__poll_progress(me);
+            if (me->coop && !shuffle)
+                host_turn(L, 0);
+            continue;
+        }
+        /* Every thread waits: for another PE.  A poll for the job's
+         * livelock detection (which ends the job when every PE waits so),
+         * and the CPU to the others. */
+        if (L->checked) /* holding never deadlocks */
+            for (size_t i = 0; i < L->total && !L->failed; i++)
+                if (L->th[i].held)
+                    shmemu__dev_deliver(&L->th[i], -1);
+        struct dev_thread *w = first_waiter(L);
+        if (w)
+            shmemu__polled(me, w->waits, NULL, w->wait_pe, w->wait_off, 8, w->wait_val);
+        else
+            shmemu__polled(me, call_name, NULL, me->pe, 0, 0, 0);
+        host_turn(L, !me->coop && ++idle >= 64);
+    }
+}
+
+/* The kernel has ended.  What its threads still hold arrives now -- but
+ * where a signal or AMO overtook it, only after the other PEs had turns
+ * to read what that announced (fuzz: as late as a GPU may deliver it,
+ * bounded so that nothing waits on it forever). */
+static void launch_end(struct dev_launch *L)
+{
+    int overtaken = 0;
+    for (size_t i = 0; i < L->total; i++)
+        for (struct dev_put *p = L->th[i].held; p; p = p->next)
+            overtaken |= p->overtaken;
+    for (int r = 0; overtaken && r < 64 && !shmemu__aborted(L->me); r++)
+        host_turn(L, r >= 8);
+    for (size_t i = 0; i < L->total && !L->failed; i++)
+        shmemu__dev_deliver(&L->th[i], -1);
+}
+
+int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 block,
+                        const void *arg, size_t arg_size, void *stream)
+{
+    const char *call = call_name;
+    (void)stream; /* the CPU runs it now: there is no stream to order on */
+    shmemu__pe *me = shmemu__self;
+    if (!me)
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call, "called outside a PE");
+    if (!k || !k->body)
+        return shmemu__fail(me, SHMEMU_EINVAL, call, "kernel is NULL");
+    if (shmemu__dev_launch)
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "kernel %s launched from inside kernel %s (no dynamic parallelism "
+                            "on the CPU)",
+                            k->name, shmemu__dev_launch->k->name);
+    if (!arg && arg_size)
+        return shmemu__fail(me, SHMEMU_EINVAL, call, "kernel %s: argp is NULL", k->name);
+    if (arg_size != k->arg_size)
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "kernel %s takes %zu bytes of argument, argp points to %zu", k->name,
+                            k->arg_size, arg_size);
+    uint64_t nb = (uint64_t)grid.x * grid.y * grid.z, nt = (uint64_t)block.x * block.y * block.z;
+    if (nb == 0 || grid.y > 65535 || grid.z > 65535)
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "kernel %s: grid (%u,%u,%u) is empty or beyond CUDA's limits", k->name,
+                            grid.x, grid.y, grid.z);
+    if (nt == 0 || nt > 1024 || block.z > 64)
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "kernel %s: block (%u,%u,%u) has %llu threads (CUDA allows 1 to "
+                            "1024, z at most 64)",
+                            k->name, block.x, block.y, block.z, (unsigned long long)nt);
+    if (nb * nt > (1u << 20))
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "kernel %s: %llu threads in one launch; the CPU runs at most "
+                            "1,048,576 (every block resident at once)",
+                            k->name, (unsigned long long)(nb * nt));
+    if (!me->direct)
+        return shmemu__fail(me, SHMEMU_ENOTSUP, call,
+                            "kernel %s: transport %s has no load/store access to peers' heaps; "
+                            "device code runs on local, shm and sim (and cuda under nvcc)",
+                            k->name, shmemu__tl_name(me->job));
+    struct dev_launch *L = calloc(1, sizeof(*L));
+    if (!L)
+        return shmemu__fail(me, SHMEMU_ENOMEM, call, "out of memory");
+    *L = (struct dev_launch){.k = k, .me = me, .grid = grid, .block = block,
+                             .nblocks = (unsigned)nb, .per_block = (unsigned)nt,
+                             .total = (size_t)(nb * nt), .checked = me->job->check.fuzz,
+                             .draw = me->coop,
+                             .rng = me->job->check.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)me->pe};
+    int st = launch_make(L, arg, arg_size);
+    if (st) {
+        launch_free(L);
+        return shmemu__fail(me, st, call, "kernel %s: no memory for %zu device threads", k->name,
+                            (size_t)(nb * nt));
+    }
+    L->ws = shmemu_team_workspace(SHMEMU_TEAM_WORLD);
+    shmemu__dev_launch = L;
+    schedule(L);
+    launch_end(L);
+    shmemu__dev_launch = NULL;
+    st = L->failed;
+    char why[sizeof(L->why)];
+    memcpy(why, L->why, sizeof(why));
+    launch_free(L);
+    if (st)
+        return shmemu__fail(me, st, call, "%s", why);
+    return shmemu__ok();
+}
