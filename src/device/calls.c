@@ -61,18 +61,40 @@ static int in_own_heap(shmemu__pe *me, const void *p, size_t n)
     return off < me->heap_size && n <= me->heap_size - off;
 }
 
+/* An nbi put's symmetric source must keep its bytes until a quiet: a
+ * change is an error, whether or not the put had arrived meanwhile. */
+static void check_source(struct dev_thread *t, const struct dev_put *p)
+{
+    if (memcmp(p->src, p->data, p->n) == 0)
+        return;
+    t->self.file = p->file;
+    t->self.line = p->line;
+    shmemu__dev_record(t, SHMEMU_ERACE, "shmemu_dev_putmem_nbi",
+                       "its source (%zu bytes to PE %d) changed before a quiet completed the "
+                       "put: the GPU may send the old bytes, the new or a mix",
+                       p->n, p->pe);
+}
+
 static void deliver_one(struct dev_thread *t, struct dev_put *p)
 {
-    if (p->nbi && in_own_heap(t->L->me, p->src, p->n) && memcmp(p->src, p->data, p->n) != 0) {
-        t->self.file = p->file;
-        t->self.line = p->line;
-        shmemu__dev_record(t, SHMEMU_ERACE, "shmemu_dev_putmem_nbi",
-                           "its source (%zu bytes to PE %d) changed before a quiet completed "
-                           "the put: the GPU may send the old bytes, the new or a mix",
-                           p->n, p->pe);
-    }
     memcpy(p->dst, p->data, p->n);
+    if (p->nbi && in_own_heap(t->L->me, p->src, p->n)) {
+        check_source(t, p);
+        p->next = t->watch; /* its source stays watched until a quiet */
+        t->watch = p;
+        return;
+    }
     free(p);
+}
+
+void shmemu__dev_quiet_sources(struct dev_thread *t)
+{
+    while (t->watch) {
+        struct dev_put *p = t->watch;
+        t->watch = p->next;
+        check_source(t, p);
+        free(p);
+    }
 }
 
 void shmemu__dev_deliver(struct dev_thread *t, int pe)
@@ -116,6 +138,11 @@ void shmemu__dev_flush(struct dev_thread *t)
         free(p);
     }
     t->held_tail = &t->held;
+    while (t->watch) {
+        struct dev_put *p = t->watch;
+        t->watch = p->next;
+        free(p);
+    }
 }
 
 /* A put of n bytes from src to dst (pe's heap): now, or held (fuzz). */
@@ -145,13 +172,13 @@ static void note_unordered(struct dev_thread *t, const char *call, int pe)
     int noted = 0;
     for (struct dev_put *p = t->held; p; p = p->next)
         if (p->pe == pe && !noted++) {
-            const struct shmemu_dev_self *s = &t->self;
+            char where[200];
+            shmemu__dev_where(t, where, sizeof(where));
             shmemu__check_note(t->L->me->job,
-                               "PE %d block %u thread %u (kernel %s): %s at %s:%d reached PE %d "
-                               "before the put at %s:%d to PE %d: no fence or quiet orders the "
-                               "put before it (shmemu_dev_fence, or shmemu_dev_putmem_signal)",
-                               t->L->me->pe, s->block_idx.x, s->thread_idx.x, t->L->k->name, call,
-                               s->file, s->line, pe, p->file, p->line, pe);
+                               "%s: %s reached PE %d before the put at %s:%d to PE %d: no fence "
+                               "or quiet orders the put before it (shmemu_dev_fence, or "
+                               "shmemu_dev_putmem_signal)",
+                               where, call, pe, p->file, p->line, pe);
         }
     for (struct dev_put *p = t->held; p; p = p->next)
         if (p->pe == pe)
@@ -506,6 +533,7 @@ void shmemu_devrt_quiet(void)
 {
     ME("shmemu_dev_quiet");
     shmemu__dev_deliver(t, -1);
+    shmemu__dev_quiet_sources(t);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     shmemu__dev_yield(t, NULL);
 }
@@ -567,6 +595,7 @@ void shmemu_devrt_barrier_all(void)
 {
     ME("shmemu_dev_barrier_all");
     shmemu__dev_deliver(t, -1);
+    shmemu__dev_quiet_sources(t);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     dev_sync_all(t, "shmemu_dev_barrier_all");
 }
@@ -576,8 +605,10 @@ void shmemu_devrt_barrier_all(void)
 static void block_barrier(const char *call, int quiet)
 {
     ME(call);
-    if (quiet)
+    if (quiet) {
         shmemu__dev_deliver(t, -1);
+        shmemu__dev_quiet_sources(t);
+    }
     shmemu_devrt_syncthreads();
     if (t->rank == 0)
         dev_sync_all(t, call);

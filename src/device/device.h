@@ -48,6 +48,7 @@ struct dev_thread {
     uint64_t wait_val;
     uint32_t budget;      /* basic blocks until the loop hook yields */
     struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
+    struct dev_put *watch; /* delivered nbi puts whose sources a quiet frees */
     /* The _block / _warp forms: the group call this thread is in. */
     unsigned group_seq;
 };
@@ -98,6 +99,8 @@ struct dev_thread *shmemu__dev_me(const char *call);
 /* Give the other device threads a turn; waiting says what this one waits
  * for (NULL: it is not waiting, so it made progress). */
 void shmemu__dev_yield(struct dev_thread *t, const char *waiting);
+/* "PE p/n block (x,y,z) thread (x,y,z) of kernel K at file:line". */
+void shmemu__dev_where(const struct dev_thread *t, char *buf, size_t len);
 /* End the launch with status and a line naming the thread and its call;
  * the thread runs no more. */
 _Noreturn void shmemu__dev_fail(struct dev_thread *t, int status, const char *call,
@@ -112,6 +115,9 @@ uint64_t shmemu__dev_draw(struct dev_launch *L, uint64_t n);
 void shmemu__dev_deliver(struct dev_thread *t, int pe);
 /* Deliver t's oldest held put, or all (fuzz's delivery points). */
 void shmemu__dev_deliver_some(struct dev_thread *t, int all);
+/* A quiet of t: the sources of its delivered nbi puts are free again
+ * (each checked unchanged first). */
+void shmemu__dev_quiet_sources(struct dev_thread *t);
 /* Free what t still holds after delivering it (the launch ends). */
 void shmemu__dev_flush(struct dev_thread *t);
 

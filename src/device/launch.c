@@ -59,11 +59,11 @@ uint64_t shmemu__dev_draw(struct dev_launch *L, uint64_t n)
     return (z ^ (z >> 31)) % n;
 }
 
-static void fmt_where(const struct dev_thread *t, char *buf, size_t len)
+void shmemu__dev_where(const struct dev_thread *t, char *buf, size_t len)
 {
     const struct shmemu_dev_self *s = &t->self;
-    snprintf(buf, len, "block (%u,%u,%u) thread (%u,%u,%u) of kernel %s at %s:%d",
-             s->block_idx.x, s->block_idx.y, s->block_idx.z, s->thread_idx.x, s->thread_idx.y,
+    snprintf(buf, len, "PE %d/%d block (%u,%u,%u) thread (%u,%u,%u) of kernel %s at %s:%d",
+             t->L->me->pe, t->L->me->npes, s->block_idx.x, s->block_idx.y, s->block_idx.z, s->thread_idx.x, s->thread_idx.y,
              s->thread_idx.z, t->L->k->name, s->file ? s->file : t->L->k->file, s->line);
 }
 
@@ -73,7 +73,7 @@ static void vrecord(struct dev_thread *t, int status, const char *call, const ch
     struct dev_launch *L = t->L;
     char msg[300], where[200];
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    fmt_where(t, where, sizeof(where));
+    shmemu__dev_where(t, where, sizeof(where));
     if (!L->failed) {
         L->failed = status;
         snprintf(L->why, sizeof(L->why), "%s: %s: %s", where, call, msg);
@@ -401,8 +401,10 @@ static void launch_end(struct dev_launch *L)
             overtaken |= p->overtaken;
     for (int r = 0; overtaken && r < 64 && !shmemu__aborted(L->me); r++)
         host_turn(L, r >= 8);
-    for (size_t i = 0; i < L->total && !L->failed; i++)
+    for (size_t i = 0; i < L->total && !L->failed; i++) {
         shmemu__dev_deliver(&L->th[i], -1);
+        shmemu__dev_quiet_sources(&L->th[i]);
+    }
 }
 
 int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 block,

@@ -1,0 +1,811 @@
+/* test_kernels.c - device-initiated code (shmemu_device.h) on the CPU
+ * transports: thread and block indices for shapes of 1 to 65,536 threads,
+ * every device call and its _block / _warp forms with exact bytes, waits
+ * between threads, blocks and PEs, atomics, shared memory, device
+ * barriers, a schedule on sim that replays, planted ordering bugs that the
+ * checker catches (with their fixed twins passing), and misuse. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "shmemu_device.h"
+
+/* Where kernels cannot run (staged, ucx across processes): the launch says
+ * so with SHMEMU_ENOTSUP, checked once; the body then has nothing to do. */
+static int kernels_run_here(void)
+{
+    if (shmemu_heap_host_accessible() && strcmp(shmemu_transport_name(), "ucx") != 0)
+        return 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- ids */
+
+struct ids_arg {
+    unsigned *out; /* per global thread: a code of its indices */
+    unsigned *count;
+};
+
+SHMEMU_KERNEL(k_ids, struct ids_arg, a)
+{
+    unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned g = b * (blockDim.x * blockDim.y * blockDim.z) + t;
+    a.out[g] = b * 4096u + t + 1;
+    atomicAdd(a.count, 1u);
+}
+
+struct shape {
+    shmemu_dim3 grid, block;
+};
+
+static int body_ids(void *arg)
+{
+    (void)arg;
+    static const struct shape shapes[] = {
+        {{1, 1, 1}, {1, 1, 1}},    {{3, 1, 1}, {5, 1, 1}},    {{2, 3, 1}, {4, 2, 2}},
+        {{1, 1, 2}, {32, 1, 1}},   {{7, 1, 1}, {33, 1, 1}},   {{64, 1, 1}, {1024, 1, 1}}};
+    size_t max = 64 * 1024;
+    unsigned *out = shmemu_malloc(max * sizeof(unsigned));
+    unsigned *count = shmemu_calloc(1, sizeof(unsigned));
+    PE_CHECK(out && count);
+    if (!kernels_run_here())
+        goto done;
+    for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+        const struct shape *sh = &shapes[s];
+        size_t nb = (size_t)sh->grid.x * sh->grid.y * sh->grid.z;
+        size_t nt = (size_t)sh->block.x * sh->block.y * sh->block.z;
+        if (nb * nt > 4096 && th_quick() && shmemu_n_pes() > 1)
+            continue; /* the 65,536-thread launch once, on one PE, in quick mode */
+        memset(out, 0, max * sizeof(unsigned));
+        *count = 0;
+        struct ids_arg a = {out, count};
+        PE_CHECK_OK(shmemu_launch_kernel(k_ids, sh->grid, sh->block, &a));
+        PE_CHECK_EQ(*count, nb * nt);
+        for (size_t b = 0; b < nb; b++)
+            for (size_t t = 0; t < nt; t++)
+                if (out[b * nt + t] != b * 4096 + t + 1)
+                    th_pe_fail(__FILE__, __LINE__, "shape %zu: thread %zu of block %zu wrote %u",
+                               s, t, b, out[b * nt + t]);
+    }
+    /* Plain counts as well as dim3. */
+    *count = 0;
+    struct ids_arg a = {out, count};
+    PE_CHECK_OK(shmemu_launch_kernel(k_ids, 2, 3, &a));
+    PE_CHECK_EQ(*count, 6);
+done:
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(count);
+    shmemu_free(out);
+    return 0;
+}
+
+static void test_ids(void **state)
+{
+    (void)state;
+    th_run(body_ids, NULL, TH_NPES(1, 2, 3), 0);
+}
+
+/* ------------------------------------------------------------------ RMA */
+
+struct rma_arg {
+    unsigned char *dst, *src; /* symmetric, n bytes each */
+    size_t n;
+    int form; /* see below */
+    long *lp;
+    double *dp;
+    uint64_t *u64;
+};
+
+enum { F_PUT, F_PUT_NBI, F_GET, F_GET_NBI, F_PUT_BLOCK, F_PUT_NBI_BLOCK, F_GET_BLOCK,
+       F_GET_NBI_BLOCK, F_PUT_WARP, F_PUT_NBI_WARP, F_GET_WARP, F_GET_NBI_WARP, F_COUNT };
+
+/* Thread 0 of block 0 (single forms) or every thread of block 0 (group
+ * forms) moves n bytes: puts to the right neighbour, gets from the left. */
+SHMEMU_KERNEL(k_rma, struct rma_arg, a)
+{
+    int me = shmemu_dev_my_pe(), np = shmemu_dev_n_pes();
+    int right = (me + 1) % np, left = (me + np - 1) % np;
+    if (blockIdx.x != 0)
+        return;
+    int lead = threadIdx.x == 0;
+    switch (a.form) {
+    case F_PUT: if (lead) shmemu_dev_putmem(a.dst, a.src, a.n, right); break;
+    case F_PUT_NBI: if (lead) shmemu_dev_putmem_nbi(a.dst, a.src, a.n, right); break;
+    case F_GET: if (lead) shmemu_dev_getmem(a.dst, a.src, a.n, left); break;
+    case F_GET_NBI: if (lead) shmemu_dev_getmem_nbi(a.dst, a.src, a.n, left); break;
+    case F_PUT_BLOCK: shmemu_dev_putmem_block(a.dst, a.src, a.n, right); break;
+    case F_PUT_NBI_BLOCK: shmemu_dev_putmem_nbi_block(a.dst, a.src, a.n, right); break;
+    case F_GET_BLOCK: shmemu_dev_getmem_block(a.dst, a.src, a.n, left); break;
+    case F_GET_NBI_BLOCK: shmemu_dev_getmem_nbi_block(a.dst, a.src, a.n, left); break;
+    case F_PUT_WARP: if (threadIdx.x < 32) shmemu_dev_putmem_warp(a.dst, a.src, a.n, right); break;
+    case F_PUT_NBI_WARP:
+        if (threadIdx.x < 32) shmemu_dev_putmem_nbi_warp(a.dst, a.src, a.n, right);
+        break;
+    case F_GET_WARP: if (threadIdx.x < 32) shmemu_dev_getmem_warp(a.dst, a.src, a.n, left); break;
+    case F_GET_NBI_WARP:
+        if (threadIdx.x < 32) shmemu_dev_getmem_nbi_warp(a.dst, a.src, a.n, left);
+        break;
+    }
+    if (lead) {
+        /* Typed single elements, both ways. */
+        shmemu_dev_long_p(&a.lp[1], -7L * (me + 1), right);
+        shmemu_dev_double_p_nbi(&a.dp[1], 0.5 * me, right);
+        shmemu_dev_uint64_p(&a.u64[1], 0xF00DULL << me, right);
+        shmemu_dev_quiet();
+        a.lp[2] = shmemu_dev_long_g(&a.lp[0], left);
+        a.dp[2] = shmemu_dev_double_g(&a.dp[0], left);
+        a.u64[2] = shmemu_dev_uint64_g(&a.u64[0], left);
+        shmemu_dev_quiet();
+    }
+}
+
+static int body_rma(void *arg)
+{
+    (void)arg;
+    static const size_t sizes[] = {0, 1, 7, 1001, 65536 + 3, (size_t)1 << 20};
+    size_t max = (size_t)1 << 20;
+    int me = shmemu_my_pe(), np = shmemu_n_pes(), left = (me + np - 1) % np;
+    unsigned char *dst = shmemu_malloc(max), *src = shmemu_malloc(max);
+    long *lp = shmemu_calloc(3, sizeof(long));
+    double *dp = shmemu_calloc(3, sizeof(double));
+    uint64_t *u64 = shmemu_calloc(3, sizeof(uint64_t));
+    PE_CHECK(dst && src && lp && dp && u64);
+    if (!kernels_run_here())
+        goto done;
+    lp[0] = 1000 + me;
+    dp[0] = 1.25 * me;
+    u64[0] = 0xABCD0000ULL + (uint64_t)me;
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        if (th_quick() && sizes[s] > 70000)
+            continue;
+        for (int form = 0; form < F_COUNT; form++) {
+            size_t n = sizes[s];
+            th_fill(src, max, me, (unsigned)(form * 31 + s));
+            memset(dst, 0xEE, max);
+            PE_CHECK_OK(shmemu_barrier_all());
+            struct rma_arg a = {dst, src, n, form, lp, dp, u64};
+            PE_CHECK_OK(shmemu_launch_kernel(k_rma, 2, 64, &a));
+            PE_CHECK_OK(shmemu_barrier_all());
+            /* Puts brought the left neighbour's bytes here; gets fetched them. */
+            long bad = th_verify(dst, n, left, (unsigned)(form * 31 + s));
+            if (bad >= 0)
+                th_pe_fail(__FILE__, __LINE__, "form %d, %zu bytes: byte %ld wrong", form, n,
+                           bad);
+            if (n < max && dst[n] != 0xEE)
+                th_pe_fail(__FILE__, __LINE__, "form %d, %zu bytes: wrote past the end", form,
+                           n);
+            PE_CHECK_EQ(lp[1], -7L * (left + 1));
+            PE_CHECK(dp[1] == 0.5 * left);
+            PE_CHECK_EQ(u64[1], 0xF00DULL << left);
+            PE_CHECK_EQ(lp[2], 1000 + left);
+            PE_CHECK(dp[2] == 1.25 * left);
+            PE_CHECK_EQ(u64[2], 0xABCD0000ULL + (uint64_t)left);
+        }
+    }
+done:
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(u64);
+    shmemu_free(dp);
+    shmemu_free(lp);
+    shmemu_free(src);
+    shmemu_free(dst);
+    return 0;
+}
+
+static void test_rma(void **state)
+{
+    (void)state;
+    th_run(body_rma, NULL, TH_NPES(1, 2, 3, 4), 0);
+}
+
+/* ------------------------------------------------------ signals, waits */
+
+struct sig_arg {
+    unsigned char *data, *src;
+    uint64_t *sig; /* [0] from the left PE, [1] between blocks, [2] counter */
+    size_t n;
+    int rounds;
+    int *errors;
+};
+
+/* Block 0, thread 0 sends rounds of data + signal to the right PE (plain,
+ * nbi and _block forms in turn); the left PE's data is checked whole as
+ * soon as its signal is seen.  Block 1 waits on a signal block 0 of the
+ * same PE raises, and every thread of every block adds to a counter on
+ * PE 0 that PE 0's block 0 waits to see complete. */
+SHMEMU_KERNEL(k_sig, struct sig_arg, a)
+{
+    int me = shmemu_dev_my_pe(), np = shmemu_dev_n_pes();
+    int right = (me + 1) % np, left = (me + np - 1) % np;
+    unsigned nthreads = gridDim.x * blockDim.x;
+    shmemu_dev_uint64_atomic_add(&a.sig[2], 1, 0);
+    if (blockIdx.x == 0) {
+        for (int r = 1; r <= a.rounds; r++) {
+            for (size_t i = threadIdx.x; i < a.n; i += blockDim.x)
+                a.src[i] = (unsigned char)(me * 31 + r * 7 + i);
+            __syncthreads();
+            int form = r % 3;
+            if (form == 2)
+                shmemu_dev_putmem_signal_block(a.data, a.src, a.n, &a.sig[0], (uint64_t)r,
+                                               SHMEMU_SIGNAL_SET, right);
+            else if (threadIdx.x == 0 && form == 0)
+                shmemu_dev_putmem_signal(a.data, a.src, a.n, &a.sig[0], (uint64_t)r,
+                                         SHMEMU_SIGNAL_SET, right);
+            else if (threadIdx.x == 0)
+                shmemu_dev_putmem_signal_nbi(a.data, a.src, a.n, &a.sig[0], 1,
+                                             SHMEMU_SIGNAL_ADD, right);
+            if (threadIdx.x == 0) {
+                uint64_t got = shmemu_dev_signal_wait_until(&a.sig[0], SHMEMU_CMP_GE,
+                                                            (uint64_t)r);
+                if (got != (uint64_t)r)
+                    atomicAdd(a.errors, 1);
+                for (size_t i = 0; i < a.n; i++)
+                    if (a.data[i] != (unsigned char)(left * 31 + r * 7 + i)) {
+                        atomicAdd(a.errors, 1);
+                        break;
+                    }
+                shmemu_dev_quiet();
+            }
+            /* The right PE read this round before it goes on: a barrier of
+             * the PEs, from the whole block. */
+            shmemu_dev_barrier_all_block();
+        }
+        if (threadIdx.x == 0)
+            shmemu_dev_signal_op(&a.sig[1], 5, SHMEMU_SIGNAL_SET, me);
+        if (me == 0 && threadIdx.x == 1)
+            shmemu_dev_uint64_wait_until(&a.sig[2], SHMEMU_CMP_EQ, (uint64_t)nthreads * np);
+    } else if (blockIdx.x == 1 && threadIdx.x == 2) {
+        while (!shmemu_dev_uint64_test(&a.sig[1], SHMEMU_CMP_EQ, 5)) {
+        }
+        if (shmemu_dev_signal_fetch(&a.sig[1]) != 5)
+            atomicAdd(a.errors, 1);
+    }
+}
+
+static int body_sig(void *arg)
+{
+    (void)arg;
+    size_t n = 1001;
+    unsigned char *data = shmemu_calloc(n, 1), *src = shmemu_calloc(n, 1);
+    uint64_t *sig = shmemu_calloc(3, sizeof(uint64_t));
+    int *errors = shmemu_calloc(1, sizeof(int));
+    PE_CHECK(data && src && sig && errors);
+    if (kernels_run_here()) {
+        struct sig_arg a = {data, src, sig, n, (int)th_iters(12, 4), errors};
+        PE_CHECK_OK(shmemu_launch_kernel(k_sig, 3, 40, &a));
+        PE_CHECK_EQ(*errors, 0);
+        PE_CHECK_OK(shmemu_barrier_all());
+        if (shmemu_my_pe() == 0)
+            PE_CHECK_EQ(sig[2], 3 * 40 * shmemu_n_pes());
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(errors);
+    shmemu_free(sig);
+    shmemu_free(src);
+    shmemu_free(data);
+    return 0;
+}
+
+static void test_signals_waits(void **state)
+{
+    (void)state;
+    th_run(body_sig, NULL, TH_NPES(1, 2, 3, 5), 0);
+}
+
+/* ----------------------------------------------- AMOs, atomics, shared */
+
+struct amo_arg {
+    uint64_t *ctr;  /* on PE 0: fetch_add total */
+    int64_t *lock;  /* on PE 0: a lock taken with compare_swap */
+    int64_t *inlock; /* on PE 0: threads inside the lock (must stay <= 1) */
+    uint64_t *sw;   /* swap / set / fetch */
+    int *ints;      /* atomicAdd/CAS/Max/Min on the PE's own words */
+    unsigned long long *ull;
+    float *f;
+    double *d;
+    int *bad;
+    long *blocksum; /* per block: a sum through shared memory */
+};
+
+SHMEMU_KERNEL(k_amo, struct amo_arg, a)
+{
+    int me = shmemu_dev_my_pe();
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t old = shmemu_dev_uint64_atomic_fetch_add(a.ctr, 1, 0);
+    if (old >= (uint64_t)gridDim.x * blockDim.x * shmemu_dev_n_pes())
+        atomicAdd(a.bad, 1);
+    if (threadIdx.x % 16 == 0) { /* a few threads per block take a lock on PE 0 */
+        while (shmemu_dev_int64_atomic_compare_swap(a.lock, 0, 1, 0) != 0) {
+        }
+        if (shmemu_dev_int64_atomic_fetch_add(a.inlock, 1, 0) != 0)
+            atomicAdd(a.bad, 1);
+        shmemu_dev_int64_atomic_add(a.inlock, -1, 0);
+        shmemu_dev_int64_atomic_set(a.lock, 0, 0);
+    }
+    atomicAdd(&a.ints[0], 2);
+    atomicMax(&a.ints[1], (int)t);
+    atomicMin(&a.ints[2], -(int)t);
+    atomicAdd(a.ull, 3ull);
+    atomicAdd_system(a.f, 0.5f);
+    atomicAdd_block(a.d, 0.25);
+    atomicOr(&a.ints[3], 1 << (t % 31));
+    if (atomicCAS(&a.ints[4], 0, (int)t + 1) == 0)
+        atomicAdd(&a.ints[5], 1); /* exactly one wins */
+    SHMEMU_SHARED(long, part, 256);
+    part[threadIdx.x] = (long)t * (me + 1);
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            part[threadIdx.x] += part[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        a.blocksum[blockIdx.x] = part[0];
+        if (blockIdx.x == 0) {
+            uint64_t prev = shmemu_dev_uint64_atomic_swap(a.sw, 11, me);
+            shmemu_dev_uint64_atomic_set(a.sw + 1, prev + 1, me);
+            if (shmemu_dev_uint64_atomic_fetch(a.sw + 1, me) != prev + 1)
+                atomicAdd(a.bad, 1);
+        }
+    }
+}
+
+static int body_amo(void *arg)
+{
+    (void)arg;
+    int np = shmemu_n_pes(), me = shmemu_my_pe();
+    unsigned blocks = 4, threads = 128;
+    uint64_t *ctr = shmemu_calloc(1, 8), *sw = shmemu_calloc(2, 8);
+    int64_t *lock = shmemu_calloc(2, 8);
+    int *ints = shmemu_calloc(8, sizeof(int));
+    unsigned long long *ull = shmemu_calloc(1, sizeof(*ull));
+    float *f = shmemu_calloc(1, sizeof(float));
+    double *d = shmemu_calloc(1, sizeof(double));
+    int *bad = shmemu_calloc(1, sizeof(int));
+    long *blocksum = shmemu_calloc(blocks, sizeof(long));
+    PE_CHECK(ctr && sw && lock && ints && ull && f && d && bad && blocksum);
+    if (kernels_run_here()) {
+        sw[0] = 4;
+        struct amo_arg a = {ctr, lock, lock + 1, sw, ints, ull, f, d, bad, blocksum};
+        PE_CHECK_OK(shmemu_barrier_all());
+        PE_CHECK_OK(shmemu_launch_kernel(k_amo, blocks, threads, &a));
+        PE_CHECK_OK(shmemu_barrier_all());
+        unsigned n = blocks * threads;
+        PE_CHECK_EQ(*bad, 0);
+        if (me == 0) {
+            PE_CHECK_EQ(*ctr, (uint64_t)n * np);
+            PE_CHECK_EQ(lock[0], 0);
+        }
+        PE_CHECK_EQ(ints[0], 2 * n);
+        PE_CHECK_EQ(ints[1], n - 1);
+        PE_CHECK_EQ(ints[2], -(int)(n - 1));
+        PE_CHECK_EQ(ints[3], 0x7fffffff);
+        PE_CHECK(ints[4] >= 1 && ints[4] <= (int)n);
+        PE_CHECK_EQ(ints[5], 1);
+        PE_CHECK_EQ(*ull, 3ull * n);
+        PE_CHECK(*f == 0.5f * n);
+        PE_CHECK(*d == 0.25 * n);
+        PE_CHECK_EQ(sw[0], 11);
+        PE_CHECK_EQ(sw[1], 5);
+        for (unsigned b = 0; b < blocks; b++) {
+            long lo = (long)b * threads, hi = lo + threads - 1;
+            PE_CHECK_EQ(blocksum[b], (lo + hi) * (long)threads / 2 * (me + 1));
+        }
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(blocksum);
+    shmemu_free(bad);
+    shmemu_free(d);
+    shmemu_free(f);
+    shmemu_free(ull);
+    shmemu_free(ints);
+    shmemu_free(lock);
+    shmemu_free(sw);
+    shmemu_free(ctr);
+    return 0;
+}
+
+static void test_amo_atomics_shared(void **state)
+{
+    (void)state;
+    th_run(body_amo, NULL, TH_NPES(1, 2, 3, 4), 0);
+}
+
+/* ------------------------------------------------------------- barriers */
+
+struct bar_arg {
+    uint64_t *slots; /* one per PE, on every PE */
+    int rounds;
+    int *bad;
+};
+
+/* Each round every PE writes its round into its slot on every PE, meets
+ * the others (barrier_all from one thread, then sync_all_block from the
+ * whole block), and checks that every slot holds the round. */
+SHMEMU_KERNEL(k_bar, struct bar_arg, a)
+{
+    int me = shmemu_dev_my_pe(), np = shmemu_dev_n_pes();
+    for (int r = 1; r <= a.rounds; r++) {
+        if (threadIdx.x == 0) {
+            for (int p = 0; p < np; p++)
+                shmemu_dev_uint64_p_nbi(&a.slots[me], (uint64_t)r, p);
+            if (r % 2)
+                shmemu_dev_barrier_all();
+        }
+        if (r % 2 == 0)
+            shmemu_dev_barrier_all_block();
+        else
+            __syncthreads();
+        if (threadIdx.x == 1)
+            for (int p = 0; p < np; p++)
+                if (a.slots[p] != (uint64_t)r)
+                    atomicAdd(a.bad, 1);
+        /* Nobody writes the next round before everyone has read this one. */
+        __syncthreads();
+        if (r % 2)
+            shmemu_dev_sync_all_block();
+        else if (threadIdx.x == 0)
+            shmemu_dev_sync_all();
+        __syncthreads();
+    }
+}
+
+static int body_bar(void *arg)
+{
+    (void)arg;
+    uint64_t *slots = shmemu_calloc((size_t)shmemu_n_pes(), 8);
+    int *bad = shmemu_calloc(1, sizeof(int));
+    PE_CHECK(slots && bad);
+    if (kernels_run_here()) {
+        struct bar_arg a = {slots, (int)th_iters(20, 4), bad};
+        PE_CHECK_OK(shmemu_launch_kernel(k_bar, 1, 8, &a));
+        /* And again in a second kernel: the device barrier's counters go on. */
+        PE_CHECK_OK(shmemu_launch_kernel(k_bar, 1, 8, &a));
+        PE_CHECK_EQ(*bad, 0);
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(bad);
+    shmemu_free(slots);
+    return 0;
+}
+
+static void test_barriers(void **state)
+{
+    (void)state;
+    th_run(body_bar, NULL, TH_NPES(1, 2, 3, 7, 8), 0);
+}
+
+/* ---------------------------------------------------------- sim replay */
+
+struct order_arg {
+    unsigned *order; /* the order in which threads got a ticket */
+    unsigned *next;
+};
+
+SHMEMU_KERNEL(k_order, struct order_arg, a)
+{
+    for (int i = 0; i < 3; i++) {
+        unsigned ticket = atomicAdd(a.next, 1u);
+        a.order[ticket] = blockIdx.x * blockDim.x + threadIdx.x;
+    }
+}
+
+static uint64_t order_hash;
+
+static int body_order(void *arg)
+{
+    (void)arg;
+    unsigned *order = shmemu_calloc(48, sizeof(unsigned)), *next = shmemu_calloc(1, 4);
+    PE_CHECK(order && next);
+    struct order_arg a = {order, next};
+    PE_CHECK_OK(shmemu_launch_kernel(k_order, 2, 8, &a));
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (shmemu_my_pe() == 0) {
+        uint64_t h = 1469598103934665603ULL;
+        for (int i = 0; i < 48; i++)
+            h = (h ^ order[i]) * 0x100000001b3ULL;
+        order_hash = h;
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(next);
+    shmemu_free(order);
+    return 0;
+}
+
+static int sim_here(void)
+{
+    char why[200];
+    return th_transport_usable("sim", why, sizeof(why));
+}
+
+/* The same seed gives the same interleaving of device threads, 100 times
+ * in 100; another seed gives another. */
+static void test_sim_replay(void **state)
+{
+    (void)state;
+    if (!sim_here())
+        th_skip("the sim transport is not built here");
+    uint64_t first = 0, sched = 0;
+    int differs = 0;
+    setenv("SHMEMU_SIM", "random,seed:42", 1);
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(th_launch("sim", 2, 1 << 20, body_order, NULL), SHMEMU_OK);
+        shmemu_sim_stats st;
+        assert_int_equal(shmemu_sim_last(&st), SHMEMU_OK);
+        if (i == 0) {
+            first = order_hash;
+            sched = st.schedule;
+        }
+        assert_true(order_hash == first);
+        assert_true(st.schedule == sched);
+    }
+    for (int s = 1; s <= 5 && !differs; s++) {
+        char v[40];
+        snprintf(v, sizeof(v), "random,seed:%d", s);
+        setenv("SHMEMU_SIM", v, 1);
+        assert_int_equal(th_launch("sim", 2, 1 << 20, body_order, NULL), SHMEMU_OK);
+        differs = order_hash != first;
+    }
+    unsetenv("SHMEMU_SIM");
+    assert_true(differs);
+}
+
+/* ------------------------------------------------------- planted bugs */
+
+/* Three bugs GPU code has, each with its fixed twin:
+ *   BUG_NO_FENCE  data put, then a flag with no fence between them
+ *   BUG_NO_QUIET  putmem_nbi, then a signal with no quiet before it
+ *   BUG_SRC       putmem_nbi's source changed before the quiet */
+enum { BUG_NO_FENCE, BUG_NO_QUIET, BUG_SRC };
+
+struct bug_arg {
+    int *data, *out, *src;
+    uint64_t *sig;
+    int n, bug, fixed;
+};
+
+SHMEMU_KERNEL(k_bug, struct bug_arg, a)
+{
+    int me = shmemu_dev_my_pe();
+    if (threadIdx.x != 0)
+        return;
+    if (me == 0) {
+        for (int i = 0; i < a.n; i++)
+            a.src[i] = 100 + i;
+        if (a.bug == BUG_NO_FENCE) {
+            shmemu_dev_putmem(a.data, a.src, a.n * sizeof(int), 1);
+            if (a.fixed)
+                shmemu_dev_fence();
+        } else {
+            shmemu_dev_putmem_nbi(a.data, a.src, a.n * sizeof(int), 1);
+            if (a.fixed)
+                shmemu_dev_quiet();
+            if (a.bug == BUG_SRC)
+                a.src[0] = -1;
+        }
+        shmemu_dev_signal_op(a.sig, 1, SHMEMU_SIGNAL_SET, 1);
+    } else if (me == 1) {
+        shmemu_dev_signal_wait_until(a.sig, SHMEMU_CMP_EQ, 1);
+        for (int i = 0; i < a.n; i++)
+            a.out[i] = a.data[i];
+    }
+}
+
+static int body_bug(void *arg)
+{
+    const struct bug_arg *in = arg;
+    int n = 16;
+    int *data = shmemu_calloc(n, sizeof(int)), *out = shmemu_calloc(n, sizeof(int));
+    int *src = shmemu_calloc(n, sizeof(int));
+    uint64_t *sig = shmemu_calloc(1, 8);
+    PE_CHECK(data && out && src && sig);
+    struct bug_arg a = {data, out, src, sig, n, in->bug, in->fixed};
+    PE_CHECK_OK(shmemu_launch_kernel(k_bug, 1, 2, &a));
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (shmemu_my_pe() == 1)
+        for (int i = 0; i < n; i++)
+            PE_CHECK_EQ(out[i], 100 + i);
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(sig);
+    shmemu_free(src);
+    shmemu_free(out);
+    shmemu_free(data);
+    return 0;
+}
+
+static int run_bug(const char *transport, int bug, int fixed, int seed, char **err)
+{
+    struct bug_arg a = {.bug = bug, .fixed = fixed};
+    char check[40], sim[40];
+    snprintf(check, sizeof(check), "fuzz:%d", seed);
+    snprintf(sim, sizeof(sim), "random,seed:%d", seed);
+    setenv("SHMEMU_SIM", sim, 1);
+    shmemu_opts o = {.npes = 2, .transport = transport, .heap_size = 1 << 20, .check = check};
+    th_capture_start();
+    int rc = th_launch_opts(&o, body_bug, &a);
+    *err = th_capture_stop();
+    unsetenv("SHMEMU_SIM");
+    return rc;
+}
+
+static void test_planted_bugs(void **state)
+{
+    (void)state;
+    static const char *const transports[] = {"sim", "local", "shm"};
+    static const char *const lines[] = {
+        "shmemu_dev_signal_op reached PE 1 before the put at tests/test_kernels.c:",
+        "shmemu_dev_signal_op reached PE 1 before the put at tests/test_kernels.c:",
+        "shmemu_dev_putmem_nbi: its source (64 bytes to PE 1) changed before a quiet"};
+    for (size_t ti = 0; ti < 3; ti++) {
+        char why[200];
+        if (!th_transport_usable(transports[ti], why, sizeof(why)))
+            continue;
+        for (int bug = BUG_NO_FENCE; bug <= BUG_SRC; bug++) {
+            int caught = 0, seeds = (int)th_iters(20, 2);
+            for (int seed = 1; seed <= seeds; seed++) {
+                char *err;
+                int rc = run_bug(transports[ti], bug, 0, seed, &err);
+                if (rc != SHMEMU_OK) {
+                    /* Caught: the report names the thread and the lines. */
+                    if (!strstr(err, lines[bug]) ||
+                        !strstr(err, "PE 0/2 block (0,0,0) thread (0,0,0)")) {
+                        fprintf(stderr, "bug %d on %s, seed %d: report lacks '%s':\n%s", bug,
+                                transports[ti], seed, lines[bug], err);
+                        fail();
+                    }
+                    caught++;
+                }
+                free(err);
+                /* The fixed twin passes with the same seed. */
+                rc = run_bug(transports[ti], bug, 1, seed, &err);
+                if (rc != SHMEMU_OK)
+                    fprintf(stderr, "fixed twin of bug %d on %s, seed %d failed:\n%s", bug,
+                            transports[ti], seed, err);
+                free(err);
+                assert_int_equal(rc, SHMEMU_OK);
+            }
+            printf("# bug %d on %s: caught in %d of %d seeds\n", bug, transports[ti], caught,
+                   seeds);
+            /* A changed source is caught every time.  A late put shows
+             * only where the receiver reads before it lands: on sim each
+             * seed decides exactly (these catch about half); elsewhere the
+             * threads' timing does, so one catch in the seeds is asked. */
+            if (bug == BUG_SRC)
+                assert_int_equal(caught, seeds);
+            else if (!strcmp(transports[ti], "sim"))
+                assert_true(caught >= seeds / 2);
+            else
+                assert_true(caught >= 1);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- misuse */
+
+struct bad_arg {
+    int what;
+    int *buf;
+};
+
+SHMEMU_KERNEL(k_bad, struct bad_arg, a)
+{
+    int x = 0;
+    if (blockIdx.x != 1 || threadIdx.x != 3)
+        return;
+    switch (a.what) {
+    case 0: shmemu_dev_putmem(a.buf, &x, sizeof x, 99); break;
+    case 1: shmemu_dev_putmem(&x, &x, sizeof x, 0); break;
+    case 2: shmemu_dev_signal_op((uint64_t *)(void *)a.buf, 1, 7, 0); break;
+    case 3: shmemu_dev_uint64_wait_until((uint64_t *)(void *)a.buf, 42, 0); break;
+    }
+}
+
+static const char *const bad_lines[] = {
+    "block (1,0,0) thread (3,0,0) of kernel k_bad at tests/test_kernels.c",
+    "pe 99 is not a PE of this job",
+    "dest 0x",
+    "sig_op 7 is neither",
+    "cmp 42 is not",
+};
+
+static int body_bad(void *arg)
+{
+    (void)arg;
+    int *buf = shmemu_calloc(8, sizeof(int));
+    PE_CHECK(buf);
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_RETURN));
+    if (!kernels_run_here()) {
+        struct bad_arg a = {0, buf};
+        PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 2, 4, &a), SHMEMU_ENOTSUP);
+        goto done;
+    }
+    int want[] = {SHMEMU_EPE, SHMEMU_ERANGE, SHMEMU_EINVAL, SHMEMU_EINVAL};
+    for (int w = 0; w < 4; w++) {
+        struct bad_arg a = {w, buf};
+        PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 2, 4, &a), want[w]);
+    }
+    /* Shapes CUDA refuses, and a call outside any kernel. */
+    struct bad_arg a = {0, buf};
+    PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 0, 4, &a), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 1, 1025, &a), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_launch_kernel(k_bad, SHMEMU_DIM3(1, 1, 1), SHMEMU_DIM3(1, 1, 65), &a),
+                SHMEMU_EINVAL);
+    shmemu_dev_quiet();
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EINVAL);
+done:
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_ABORT));
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(buf);
+    return 0;
+}
+
+static void test_misuse(void **state)
+{
+    (void)state;
+    for (int i = 0; i < th_transport_count(); i++) {
+        th_capture_start();
+        int rc = th_launch(th_transport(i), 1, 1 << 20, body_bad, NULL);
+        char *err = th_capture_stop();
+        assert_int_equal(rc, SHMEMU_OK);
+        if (strcmp(th_transport(i), "local") == 0 || strcmp(th_transport(i), "sim") == 0) {
+            for (size_t l = 0; l < sizeof(bad_lines) / sizeof(bad_lines[0]); l++)
+                if (!strstr(err, bad_lines[l])) {
+                    fprintf(stderr, "missing '%s' in:\n%s", bad_lines[l], err);
+                    fail();
+                }
+            assert_non_null(strstr(err, "shmemu_dev_quiet: called outside a kernel"));
+        }
+        free(err);
+    }
+}
+
+/* Every device thread of every PE waits for a signal nobody sends: the
+ * job's livelock detection ends it as deadlocked, naming the wait. */
+SHMEMU_KERNEL(k_stuck, struct bad_arg, a)
+{
+    shmemu_dev_uint64_wait_until((uint64_t *)(void *)a.buf, SHMEMU_CMP_EQ, 1);
+}
+
+static int body_stuck(void *arg)
+{
+    (void)arg;
+    int *buf = shmemu_calloc(8, sizeof(int));
+    PE_CHECK(buf);
+    struct bad_arg a = {0, buf};
+    (void)shmemu_launch_kernel(k_stuck, 2, 3, &a);
+    return 0;
+}
+
+static void test_stuck(void **state)
+{
+    (void)state;
+    if (!sim_here())
+        th_skip("the sim transport is not built here");
+    th_capture_start();
+    int rc = th_launch("sim", 3, 1 << 20, body_stuck, NULL);
+    char *err = th_capture_stop();
+    assert_int_equal(rc, SHMEMU_EDEADLOCK);
+    if (!strstr(err, "shmemu_dev_uint64_wait_until")) {
+        fprintf(stderr, "%s", err);
+        fail();
+    }
+    free(err);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ids),
+        cmocka_unit_test(test_rma),
+        cmocka_unit_test(test_signals_waits),
+        cmocka_unit_test(test_amo_atomics_shared),
+        cmocka_unit_test(test_barriers),
+        cmocka_unit_test(test_sim_replay),
+        cmocka_unit_test(test_planted_bugs),
+        cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_stuck),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
