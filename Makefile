@@ -59,6 +59,8 @@ LIB_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIB  := $(BUILD)/obj/tests/harness.o
+# Kernel files built with shmemu-devcc (test_kernels runs them).
+DEV_PROGS := $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce
 TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 # The generic names once more as C++ (shmem.h's overloads), where there is a
 # C++ compiler; test_compat says so when there is none.
@@ -74,7 +76,7 @@ DEPS_TEST := $(BUILD)/.deps-test
 .SECONDARY:
 
 TOOLS     := $(BUILD)/shmemu-run $(BUILD)/shmemu-info $(BUILD)/shmemu-verify \
-             $(BUILD)/oshcc $(BUILD)/oshc++ $(BUILD)/oshcxx $(BUILD)/oshrun
+             $(BUILD)/oshcc $(BUILD)/oshc++ $(BUILD)/oshcxx $(BUILD)/oshrun $(BUILD)/shmemu-devcc
 EXAMPLE_LIBS := $(BUILD)/examples/libmy_allreduce.so $(BUILD)/examples/libmy_allreduce_buggy.so \
                 $(BUILD)/examples/libtiny_allreduce.so
 
@@ -111,7 +113,7 @@ MPICC     := $(shell command -v mpicc >/dev/null 2>&1 && \
 MPI_BENCH := $(if $(MPICC),$(BUILD)/mpi-coll-bench)
 
 all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH) $(BUILD)/examples/ring \
-     $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
+     $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) $(BUILD)/examples/device_allreduce
 lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0 $(CUDA_PLUGIN) $(UCX_PLUGIN)
 
 # Beside libshmemu, where the transport looks for it; libcudart is found
@@ -248,7 +250,7 @@ $(BUILD)/tests/progs/osh_generic_cxx: tests/progs/osh_generic.c tests/progs/osh_
 # make test: the whole API on local, shm and sim, each program in its quick
 # form (fewer PE counts and rounds), and the architecture's checks: a few
 # minutes.  make check: everything (see below).
-TEST_DEPS := $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(CUDA_TESTS) $(BUILD)/examples/hello_spmd \
+TEST_DEPS := $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(DEV_PROGS) $(CUDA_TESTS) $(BUILD)/examples/hello_spmd \
              $(EXAMPLE_LIBS)
 test: $(TEST_DEPS) $(BUILD)/shmemu-bench check-tree
 	@SHMEMU_TEST_QUICK=1 SHMEMU_TEST_TRANSPORTS=local,shm,sim scripts/run-tests.sh $(TEST_BIN)
@@ -320,7 +322,7 @@ tsan:
 	  TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp \
 	  $(MAKE) BUILD=build-tsan SAN=tsan OPT=-O1 test-full
 
-valgrind: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
+valgrind: $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(DEV_PROGS) $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS)
 	SHMEMU_TEST_TRANSPORTS=local SHMEMU_TEST_QUICK=1 HWLOC_COMPONENTS=-pci \
 	  scripts/run-tests.sh --valgrind $(TEST_BIN)
 
@@ -393,6 +395,23 @@ bench: $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH)
 $(BUILD)/oshrun: tools/oshrun
 	@mkdir -p $(@D)
 	$(Q)install -m 755 $< $@
+$(BUILD)/shmemu-devcc: tools/shmemu-devcc
+	@mkdir -p $(@D)
+	$(Q)install -m 755 $< $@
+
+# Kernel files built for the CPU with shmemu-devcc, as a user builds them.
+$(BUILD)/tests/dev_spin: tests/device/spin.cu include/shmemu_device.h $(BUILD)/shmemu-devcc \
+                         $(BUILD)/oshcc $(BUILD)/libshmemu.so
+	@mkdir -p $(@D)
+	$(say) DEVCC $@
+	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O1 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
+	  $< -o $@
+$(BUILD)/examples/device_allreduce: examples/device_allreduce.cu include/shmemu_device.h \
+                                    $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
+	@mkdir -p $(@D)
+	$(say) DEVCC $@
+	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
+	  $< -o $@
 # The C++ names of the wrapper: the same script, which picks CXX by name.
 $(BUILD)/oshcc $(BUILD)/oshc++ $(BUILD)/oshcxx: tools/oshcc
 	@mkdir -p $(@D)
@@ -405,7 +424,8 @@ install: lib $(TOOLS)
 	  $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(filter-out $(BUILD)/osh%,$(TOOLS)) $(BUILD)/oshrun $(DESTDIR)$(PREFIX)/bin/
 	for w in oshcc oshc++ oshcxx; do install -m 755 tools/oshcc $(DESTDIR)$(PREFIX)/bin/$$w; done
-	install -m 644 include/shmemu.h include/shmemu_cuda.h include/shmem.h include/shmemx.h \
+	install -m 644 include/shmemu.h include/shmemu_cuda.h include/shmemu_device.h \
+	  include/shmem.h include/shmemx.h \
 	  include/pshmem.h \
 	  $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/mpp/shmem.h include/mpp/shmemx.h $(DESTDIR)$(PREFIX)/include/mpp/

@@ -794,6 +794,44 @@ static void test_stuck(void **state)
     free(err);
 }
 
+/* Kernel files built with shmemu-devcc, as a user builds them: device
+ * threads spinning on plain volatile loads within a block, across blocks
+ * and across PEs (the loop hook gives the others turns), and the example
+ * one-shot allreduce, plain and under fuzz. */
+static void test_devcc_programs(void **state)
+{
+    (void)state;
+#ifdef TH_TSAN
+    th_skip("dev_spin's volatile flags between PE threads are data races to ThreadSanitizer "
+            "by definition (a GPU idiom, not C11's)");
+#endif
+    static const char *const transports[] = {"local", "shm", "sim"};
+    for (size_t i = 0; i < 3; i++) {
+        char why[200];
+        if (!th_transport_usable(transports[i], why, sizeof(why)))
+            continue;
+        struct th_outcome o;
+        char *spin[] = {th_tool("tests/dev_spin"), (char *)transports[i], "3", NULL};
+        th_run_cmd(spin, NULL, &o);
+        if (o.status != 0)
+            fprintf(stderr, "%s", o.out);
+        assert_int_equal(o.status, 0);
+        assert_non_null(strstr(o.out, "success"));
+        char tv[40];
+        snprintf(tv, sizeof(tv), "SHMEMU_TRANSPORT=%s", transports[i]);
+        const char *plain[] = {tv, NULL}, *fuzz[] = {tv, "SHMEMU_CHECK=fuzz:5", NULL};
+        char *ar[] = {th_tool("examples/device_allreduce"), "3", NULL};
+        for (int f = 0; f < 2; f++) {
+            th_run_cmd(ar, f ? fuzz : plain, &o);
+            if (o.status != 0)
+                fprintf(stderr, "%s", o.out);
+            assert_int_equal(o.status, 0);
+            assert_non_null(strstr(o.out, "on 3 PEs"));
+            assert_non_null(strstr(o.out, ": ok"));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -806,6 +844,7 @@ int main(void)
         cmocka_unit_test(test_planted_bugs),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_stuck),
+        cmocka_unit_test(test_devcc_programs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,8 +202,19 @@ int shmemu_devrt_n_pes(void)
 void *shmemu_devrt_ptr(const void *dest, int pe)
 {
     /* As the host's: a peer's address, or NULL; in checker mode a view
-     * whose stores the checker sees. */
-    return shmemu_ptr(dest, pe);
+     * whose stores the checker sees (shm).  Where the checker has no such
+     * view (local, sim: the host gets NULL there), the address itself:
+     * a kernel's peer pointers must work wherever kernels run. */
+    void *p = shmemu_ptr(dest, pe);
+    struct dev_launch *L = shmemu__dev_launch;
+    if (!p && L && L->me->chk && L->me->direct && (unsigned)pe < (unsigned)L->me->npes) {
+        size_t off = (size_t)((uintptr_t)dest - (uintptr_t)L->me->heap);
+        if (off < L->me->heap_size) {
+            p = shmemu__tl_ptr_direct(L->me->job, pe, off);
+            shmemu__ok();
+        }
+    }
+    return p;
 }
 
 int shmemu_devrt_team_my_pe(shmemu_team_t team) { return shmemu_team_my_pe(team); }

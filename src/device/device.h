@@ -86,6 +86,7 @@ struct dev_launch {
     char why[512];       /* its line */
     int checked;         /* checker mode: puts are held and fuzzed */
     int draw;            /* choices come from the transport's schedule */
+    unsigned char coop;  /* the PE takes turns with others (me->coop) */
     uint64_t rng;
     uint64_t *ws;        /* the world team's workspace (the device barrier) */
 };

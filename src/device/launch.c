@@ -146,7 +146,7 @@ void shmemu_devrt_point(const void *addr)
 /* The loop hook: a file built with shmemu-devcc calls it on every basic
  * block (-fsanitize-coverage=trace-pc), so that a thread spinning on a
  * volatile load lets the others run. */
-void __sanitizer_cov_trace_pc(void);
+__attribute__((visibility("default"))) void __sanitizer_cov_trace_pc(void);
 void __sanitizer_cov_trace_pc(void)
 {
     struct dev_launch *L = shmemu__dev_launch;
@@ -318,11 +318,18 @@ static struct dev_thread *first_waiter(struct dev_launch *L)
 
 static void run_one(struct dev_launch *L, struct dev_thread *t)
 {
+    /* Where PEs take turns (sim), a turn starts only from here, on the
+     * PE's own stack: a library call from a device thread (shmemu_ptr, a
+     * team query, the checker's perturbation) must not switch PEs from a
+     * device thread's stack, so the PE does not take turns meanwhile. */
+    unsigned char coop = L->me->coop;
+    L->me->coop = 0;
     L->cur = t;
     shmemu_devrt_self = &t->self;
     shmemu_fiber_switch(&L->root, &t->fib);
     shmemu_devrt_self = &host_self;
     L->cur = NULL;
+    L->me->coop = coop;
 }
 
 static const char call_name[] = "shmemu_launch_kernel";
@@ -369,7 +376,7 @@ static void schedule(struct dev_launch *L)
         if (L->progress) {
             idle = 0;
             shmemu__poll_progress(me);
-            if (me->coop && !shuffle)
+            if (L->coop && !shuffle)
                 host_turn(L, 0);
             continue;
         }
@@ -385,7 +392,7 @@ static void schedule(struct dev_launch *L)
             shmemu__polled(me, w->waits, NULL, w->wait_pe, w->wait_off, 8, w->wait_val);
         else
             shmemu__polled(me, call_name, NULL, me->pe, 0, 0, 0);
-        host_turn(L, !me->coop && ++idle >= 64);
+        host_turn(L, !L->coop && ++idle >= 64);
     }
 }
 
@@ -454,7 +461,7 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
     *L = (struct dev_launch){.k = k, .me = me, .grid = grid, .block = block,
                              .nblocks = (unsigned)nb, .per_block = (unsigned)nt,
                              .total = (size_t)(nb * nt), .checked = me->job->check.fuzz,
-                             .draw = me->coop,
+                             .draw = me->coop, .coop = me->coop,
                              .rng = me->job->check.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)me->pe};
     int st = launch_make(L, arg, arg_size);
     if (st) {
