@@ -68,6 +68,8 @@ void shmemu__dev_where(const struct dev_thread *t, char *buf, size_t len)
 }
 
 static void vrecord(struct dev_thread *t, int status, const char *call, const char *fmt,
+                    va_list ap) SHMEMU__PRINTF(4, 0);
+static void vrecord(struct dev_thread *t, int status, const char *call, const char *fmt,
                     va_list ap)
 {
     struct dev_launch *L = t->L;
