@@ -528,7 +528,7 @@ void shmemu_devrt_fence_scope(int scope)
      * the thread's held puts arrive (docs/DEVICE.md). */
     if (scope == SHMEMU_DEV_SCOPE_SYSTEM)
         shmemu__dev_deliver(t, -1);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    shmemu__full_fence();
     shmemu__dev_yield(t, NULL);
 }
 
@@ -536,7 +536,7 @@ void shmemu_devrt_fence(void)
 {
     ME("shmemu_dev_fence");
     shmemu__dev_deliver(t, -1);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    shmemu__full_fence();
     shmemu__dev_yield(t, NULL);
 }
 
@@ -545,7 +545,7 @@ void shmemu_devrt_quiet(void)
     ME("shmemu_dev_quiet");
     shmemu__dev_deliver(t, -1);
     shmemu__dev_quiet_sources(t);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    shmemu__full_fence();
     shmemu__dev_yield(t, NULL);
 }
 
@@ -607,7 +607,7 @@ void shmemu_devrt_barrier_all(void)
     ME("shmemu_dev_barrier_all");
     shmemu__dev_deliver(t, -1);
     shmemu__dev_quiet_sources(t);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    shmemu__full_fence();
     dev_sync_all(t, "shmemu_dev_barrier_all");
 }
 
