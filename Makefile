@@ -112,7 +112,7 @@ MPICC     := $(shell command -v mpicc >/dev/null 2>&1 && \
                printf '\043include <mpi.h>\n' | mpicc -E -x c - >/dev/null 2>&1 && command -v mpicc)
 MPI_BENCH := $(if $(MPICC),$(BUILD)/mpi-coll-bench)
 
-all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH) $(BUILD)/examples/ring \
+all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(BUILD)/device-bench $(MPI_BENCH) $(BUILD)/examples/ring \
      $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) $(BUILD)/examples/device_allreduce
 lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0 $(CUDA_PLUGIN) $(UCX_PLUGIN)
 
@@ -367,6 +367,11 @@ $(BUILD)/fiber-switch: $(BUILD)/obj/bench/fiber-switch.o $(BUILD)/libshmemu.a
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
+# Kernels on the CPU: a handoff between device threads, a launch, 64Ki threads.
+$(BUILD)/device-bench: $(BUILD)/obj/bench/device.o $(BUILD)/libshmemu.a
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
 $(BUILD)/mpi-coll-bench: bench/mpi-coll.c bench/common.h
 	@mkdir -p $(@D)
 	$(say) MPICC $@
@@ -385,9 +390,10 @@ run: $(BUILD)/shmemu-verify
 demo: $(BUILD)/examples/ring
 	$(BUILD)/examples/ring 4
 
-bench: $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(MPI_BENCH)
+bench: $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(BUILD)/device-bench $(MPI_BENCH)
 	$(BUILD)/shmemu-bench
 	$(BUILD)/fiber-switch
+	$(BUILD)/device-bench
 
 # OpenSHMEM's compiler wrapper and launcher: scripts that find the library
 # beside themselves (build/ here, PREFIX/bin once installed).

@@ -25,10 +25,13 @@
  * then one arrival counter per dissemination round. */
 enum { W_DEV_SEQ = 200, W_DEV_ROUND = 201, DEV_ROUNDS = 32 };
 
-#define ME(call)                                                               \
+/* t: the calling device thread; outside a kernel the call has said so
+ * (shmemu__dev_me) and returns, with ret where it returns a value. */
+#define ME_OR(call, ret)                                                       \
     struct dev_thread *t = shmemu__dev_me(call);                               \
     if (!t)                                                                    \
-        return
+        return ret
+#define ME(call) ME_OR(call, )
 
 /* PE pe's address of the symmetric object at sym, checked against the
  * heap; the calling thread fails with a line where it is not one. */
@@ -115,12 +118,8 @@ void shmemu__dev_deliver(struct dev_thread *t, int pe)
         t->held_tail = &t->held;
 }
 
-void shmemu__dev_deliver_some(struct dev_thread *t, int all)
+void shmemu__dev_deliver_oldest(struct dev_thread *t)
 {
-    if (all) {
-        shmemu__dev_deliver(t, -1);
-        return;
-    }
     struct dev_put *p = t->held;
     if (!p)
         return;
@@ -267,12 +266,12 @@ static void warp_sync(struct dev_thread *t, const char *call)
     unsigned first, g = warp_of(t, &first);
     struct dev_launch *L = t->L;
     size_t base = (size_t)(t->blk - L->blk) * L->per_block + first;
-    unsigned seq = ++t->group_seq;
+    unsigned seq = ++t->warp_calls;
     for (;;) {
         unsigned behind = 0;
         for (unsigned i = 0; i < g; i++) {
             const struct dev_thread *o = &L->th[base + i];
-            if (o->state != DT_DONE && o->group_seq < seq)
+            if (o->state != DT_DONE && o->warp_calls < seq)
                 behind++;
         }
         if (!behind)
@@ -281,19 +280,19 @@ static void warp_sync(struct dev_thread *t, const char *call)
     }
 }
 
-#define GROUP_COPY(NAME, CALL, IS_PUT, NBI, GROUP)                             \
+#define GROUP_COPY(NAME, CALL, IS_PUT, NBI, WARP)                              \
     void shmemu_devrt_##NAME(void *dest, const void *src, size_t nbytes, int pe) \
     {                                                                          \
         ME(CALL);                                                              \
-        unsigned first = 0, g = GROUP ? warp_of(t, &first) : t->L->per_block;   \
-        unsigned r = GROUP ? t->rank - first : t->rank;                        \
+        unsigned first = 0, g = WARP ? warp_of(t, &first) : t->L->per_block;    \
+        unsigned r = WARP ? t->rank - first : t->rank;                         \
         size_t lo, len;                                                        \
         slice(nbytes, r, g, &lo, &len);                                        \
         if (IS_PUT)                                                            \
             do_put(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe, NBI); \
         else                                                                   \
             do_get(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe); \
-        if (GROUP)                                                             \
+        if (WARP)                                                              \
             warp_sync(t, CALL);                                                \
         else                                                                   \
             shmemu_devrt_syncthreads();                                        \
@@ -382,22 +381,26 @@ static void put_signal(struct dev_thread *t, const char *call, void *dest, const
     signal_apply(t, call, w, signal, sig_op);
 }
 
-void shmemu_devrt_putmem_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig,
-                                uint64_t signal, int sig_op, int pe)
+/* A put with signal lands as one unit as soon as it is issued, so the
+ * nbi form is the same operation. */
+static void put_signal_call(const char *call, void *dest, const void *src, size_t nbytes,
+                            uint64_t *sig, uint64_t signal, int sig_op, int pe)
 {
-    static const char call[] = "shmemu_dev_putmem_signal";
     ME(call);
     shmemu__dev_yield(t, NULL);
     put_signal(t, call, dest, src, nbytes, sig, signal, sig_op, pe);
 }
 
+void shmemu_devrt_putmem_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig,
+                                uint64_t signal, int sig_op, int pe)
+{
+    put_signal_call("shmemu_dev_putmem_signal", dest, src, nbytes, sig, signal, sig_op, pe);
+}
+
 void shmemu_devrt_putmem_signal_nbi(void *dest, const void *src, size_t nbytes, uint64_t *sig,
                                     uint64_t signal, int sig_op, int pe)
 {
-    static const char call[] = "shmemu_dev_putmem_signal_nbi";
-    ME(call);
-    shmemu__dev_yield(t, NULL);
-    put_signal(t, call, dest, src, nbytes, sig, signal, sig_op, pe);
+    put_signal_call("shmemu_dev_putmem_signal_nbi", dest, src, nbytes, sig, signal, sig_op, pe);
 }
 
 /* Every thread copies its slice; after the block has met, one thread
@@ -474,7 +477,7 @@ static uint64_t wait_word(struct dev_thread *t, const char *call, uint64_t *ivar
 
 uint64_t shmemu_devrt_signal_wait_until(uint64_t *sig, int cmp, uint64_t value)
 {
-    ME("shmemu_dev_signal_wait_until") 0;
+    ME_OR("shmemu_dev_signal_wait_until", 0);
     return wait_word(t, "shmemu_dev_signal_wait_until", sig, cmp, value);
 }
 
@@ -487,7 +490,7 @@ void shmemu_devrt_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t value)
 int shmemu_devrt_uint64_test(uint64_t *ivar, int cmp, uint64_t value)
 {
     static const char call[] = "shmemu_dev_uint64_test";
-    ME(call) 0;
+    ME_OR(call, 0);
     shmemu__pe *me = t->L->me;
     uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "ivar", ivar, 8, me->pe);
     if (cmp_ok(0, cmp, 0) < 0)
@@ -507,7 +510,7 @@ int shmemu_devrt_uint64_test(uint64_t *ivar, int cmp, uint64_t value)
 uint64_t shmemu_devrt_signal_fetch(const uint64_t *sig)
 {
     static const char call[] = "shmemu_dev_signal_fetch";
-    ME(call) 0;
+    ME_OR(call, 0);
     shmemu__pe *me = t->L->me;
     const uint64_t *w = (const uint64_t *)(void *)peer_addr(t, call, "sig_addr", sig, 8, me->pe);
     uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
@@ -554,7 +557,7 @@ void shmemu_devrt_quiet(void)
 uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int pe)
 {
     static const char call[] = "shmemu_dev_atomic";
-    ME(call) 0;
+    ME_OR(call, 0);
     if ((uintptr_t)dest % 8)
         shmemu__dev_fail(t, SHMEMU_EINVAL, call, "dest %p is not 8-byte aligned", dest);
     uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "dest", dest, 8, pe);

@@ -41,7 +41,6 @@ struct dev_thread {
     struct dev_launch *L;
     unsigned rank;        /* in its block */
     int state;            /* DT_* */
-    unsigned sync_gen;    /* the block barrier generation it waits to end */
     const char *waits;    /* what it waits for now (NULL: not waiting) */
     int wait_pe;          /* the word it watches: PE, heap offset, value seen */
     size_t wait_off;
@@ -49,8 +48,7 @@ struct dev_thread {
     uint32_t budget;      /* basic blocks until the loop hook yields */
     struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
     struct dev_put *watch; /* delivered nbi puts whose sources a quiet frees */
-    /* The _block / _warp forms: the group call this thread is in. */
-    unsigned group_seq;
+    unsigned warp_calls;  /* _warp calls it has made (their meeting point) */
 };
 
 struct dev_shared {
@@ -60,12 +58,10 @@ struct dev_shared {
 };
 
 struct dev_block {
-    unsigned nthreads, arrived, gen;
+    unsigned nthreads, arrived; /* live threads; those in __syncthreads */
     /* Block-shared memory (SHMEMU_SHARED), by the key of its declaration. */
     struct dev_shared *shared;
     unsigned nshared, cap;
-    /* _block / _warp group calls: arrivals per sequence number. */
-    unsigned group_arrived[2], group_done;
 };
 
 struct dev_launch {
@@ -114,8 +110,8 @@ void shmemu__dev_record(struct dev_thread *t, int status, const char *call, cons
 uint64_t shmemu__dev_draw(struct dev_launch *L, uint64_t n);
 /* Deliver what t holds for pe (every PE: -1), oldest first. */
 void shmemu__dev_deliver(struct dev_thread *t, int pe);
-/* Deliver t's oldest held put, or all (fuzz's delivery points). */
-void shmemu__dev_deliver_some(struct dev_thread *t, int all);
+/* Deliver t's oldest held put (fuzz's delivery points). */
+void shmemu__dev_deliver_oldest(struct dev_thread *t);
 /* A quiet of t: the sources of its delivered nbi puts are free again
  * (each checked unchanged first). */
 void shmemu__dev_quiet_sources(struct dev_thread *t);

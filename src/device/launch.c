@@ -13,7 +13,6 @@
  * the first waiter watches for the job's livelock detection, which thus
  * sees kernels stuck on every PE as it sees host loops.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +62,9 @@ void shmemu__dev_where(const struct dev_thread *t, char *buf, size_t len)
 {
     const struct shmemu_dev_self *s = &t->self;
     snprintf(buf, len, "PE %d/%d block (%u,%u,%u) thread (%u,%u,%u) of kernel %s at %s:%d",
-             t->L->me->pe, t->L->me->npes, s->block_idx.x, s->block_idx.y, s->block_idx.z, s->thread_idx.x, s->thread_idx.y,
-             s->thread_idx.z, t->L->k->name, s->file ? s->file : t->L->k->file, s->line);
+             t->L->me->pe, t->L->me->npes, s->block_idx.x, s->block_idx.y, s->block_idx.z,
+             s->thread_idx.x, s->thread_idx.y, s->thread_idx.z, t->L->k->name,
+             s->file ? s->file : t->L->k->file, s->line);
 }
 
 static void vrecord(struct dev_thread *t, int status, const char *call, const char *fmt,
@@ -109,7 +109,7 @@ _Noreturn void shmemu__dev_fail(struct dev_thread *t, int status, const char *ca
 
 /* ------------------------------------------------------------- threads */
 
-static void block_arrive_exit(struct dev_block *b);
+static void block_arrive_exit(struct dev_launch *L, struct dev_block *b);
 
 static void thread_main(void *arg)
 {
@@ -121,7 +121,7 @@ static void thread_main(void *arg)
     t->state = DT_DONE;
     L->ndone++;
     L->progress = 1;
-    block_arrive_exit(t->blk);
+    block_arrive_exit(L, t->blk);
     shmemu_fiber_exit(&t->fib, &L->root);
 }
 
@@ -163,10 +163,11 @@ void __sanitizer_cov_trace_pc(void)
 
 /* ------------------------------------------------------ __syncthreads */
 
-static void block_release(struct dev_block *b, struct dev_launch *L, size_t first)
+/* Every live thread of block b has arrived at __syncthreads: all go on. */
+static void block_release(struct dev_launch *L, struct dev_block *b)
 {
+    size_t first = (size_t)(b - L->blk) * L->per_block;
     b->arrived = 0;
-    b->gen++;
     for (unsigned i = 0; i < L->per_block; i++)
         if (L->th[first + i].state == DT_SYNC)
             L->th[first + i].state = DT_READY;
@@ -174,12 +175,11 @@ static void block_release(struct dev_block *b, struct dev_launch *L, size_t firs
 }
 
 /* A thread that ended no longer holds its block's barrier back. */
-static void block_arrive_exit(struct dev_block *b)
+static void block_arrive_exit(struct dev_launch *L, struct dev_block *b)
 {
-    struct dev_launch *L = shmemu__dev_launch;
     b->nthreads--;
     if (b->nthreads && b->arrived == b->nthreads)
-        block_release(b, L, (size_t)(b - L->blk) * L->per_block);
+        block_release(L, b);
 }
 
 void shmemu_devrt_syncthreads(void)
@@ -188,9 +188,8 @@ void shmemu_devrt_syncthreads(void)
     if (!t)
         return;
     struct dev_block *b = t->blk;
-    struct dev_launch *L = t->L;
     if (++b->arrived == b->nthreads) {
-        block_release(b, L, (size_t)(b - L->blk) * L->per_block);
+        block_release(t->L, b);
         shmemu__dev_yield(t, NULL);
         return;
     }
@@ -348,7 +347,6 @@ static void host_turn(struct dev_launch *L, int nap)
     shmemu__dev_launch = L;
 }
 
-
 static void schedule(struct dev_launch *L)
 {
     shmemu__pe *me = L->me;
@@ -372,13 +370,16 @@ static void schedule(struct dev_launch *L)
             if (L->checked && !L->failed && shmemu__dev_draw(L, 64) == 0) {
                 struct dev_thread *h = &L->th[shmemu__dev_draw(L, L->total)];
                 if (h->held)
-                    shmemu__dev_deliver_some(h, 0);
+                    shmemu__dev_deliver_oldest(h);
             }
         }
         if (L->progress) {
             idle = 0;
             shmemu__poll_progress(me);
-            if (L->coop && !shuffle)
+            /* Where PEs take turns, each pass is one: a thread may spin on
+             * a word only another PE's turn changes (the loop hook counts
+             * a spin as work, since it cannot tell it from computing). */
+            if (L->coop)
                 host_turn(L, 0);
             continue;
         }

@@ -36,17 +36,32 @@ SHMEMU_KERNEL(spin, struct spin_args, a)
     }
 }
 
+/* One thread alone, spinning on a flag the left PE raises from a kernel of
+ * its own: where PEs take turns (sim), its spin must give them theirs. */
+SHMEMU_KERNEL(spin_alone, struct spin_args, a)
+{
+    int me = shmemu_dev_my_pe(), np = shmemu_dev_n_pes();
+    volatile int *f = a.flag;
+    atomicExch_system((int *)shmemu_dev_ptr(&a.flag[2], (me + 1) % np), 1);
+    while (f[2] != 1) {
+    }
+    a.seen[2] = 1;
+}
+
 static int pe_main(void *arg)
 {
     (void)arg;
-    int *flag = shmemu_calloc(2, sizeof(int)), *seen = shmemu_calloc(2, sizeof(int));
+    int *flag = shmemu_calloc(3, sizeof(int)), *seen = shmemu_calloc(3, sizeof(int));
     flag[0] = -1;
     shmemu_barrier_all();
     struct spin_args a = {flag, seen};
     int st = shmemu_launch_kernel(spin, 2, 4, &a);
-    int ok = st == SHMEMU_OK && seen[0] == 1 && seen[1] == 1;
+    if (st == SHMEMU_OK)
+        st = shmemu_launch_kernel(spin_alone, 1, 1, &a);
+    int ok = st == SHMEMU_OK && seen[0] == 1 && seen[1] == 1 && seen[2] == 1;
     if (!ok)
-        printf("PE %d: status %d, seen %d %d\n", shmemu_my_pe(), st, seen[0], seen[1]);
+        printf("PE %d: status %d, seen %d %d %d\n", shmemu_my_pe(), st, seen[0], seen[1],
+               seen[2]);
     shmemu_barrier_all();
     shmemu_free(seen);
     shmemu_free(flag);
