@@ -873,6 +873,7 @@ SHMEMU_KERNEL(k_bad, struct bad_arg, a)
     case 4: shmemu_dev_signal_op((uint64_t *)(void *)(a.buf + 1), 1, SHMEMU_SIGNAL_SET, 0); break;
     case 5: shmemu_dev_putmem(a.buf, NULL, 4, 0); break;
     case 6: shmemu_dev_getmem(a.buf, a.buf + (1 << 20), 4, 0); break;
+    case 7: shmemu_dev_putmem(a.buf + 6, &x, 3 * sizeof x, 0); break; /* past its block */
     }
 }
 
@@ -896,6 +897,7 @@ static const struct {
     {SHMEMU_EINVAL, "shmemu_dev_signal_op: sig_addr 0x"},
     {SHMEMU_EINVAL, "shmemu_dev_putmem: src is NULL with 4 bytes"},
     {SHMEMU_ERANGE, "shmemu_dev_getmem: src 0x"},
+    {SHMEMU_ERANGE, "+12 is outside the symmetric heap (block 0x"},
 };
 #define NBAD (sizeof(bad_cases) / sizeof(bad_cases[0]))
 
@@ -958,6 +960,7 @@ static void test_misuse(void **state)
                        "kernel k_bad at tests/test_kernels.c:");
         for (size_t l = 0; l < NBAD; l++)
             must_hold(err, bad_cases[l].words);
+        must_hold(err, "+4 is outside the symmetric heap (heap 0x");
         must_hold(err, "shmemu_launch_kernel: kernel k_bad: grid (0,1,1) is empty");
         must_hold(err, "block (1025,1,1) has 1025 threads");
         must_hold(err, "block (1,1,65) has 65 threads");

@@ -19,6 +19,8 @@
 #include "check/check.h"
 #include "device.h"
 #include "runtime/dispatch.h"
+#include "runtime/heap.h"
+#include "runtime/value.h"
 
 /* Words of the world team's workspace the device barrier uses (coll.h
  * leaves them to the device layer): a count of this PE's device barriers,
@@ -33,8 +35,10 @@ enum { W_DEV_SEQ = 200, W_DEV_ROUND = 201, DEV_ROUNDS = 32 };
         return ret
 #define ME(call) ME_OR(call, )
 
-/* PE pe's address of the symmetric object at sym, checked against the
- * heap; the calling thread fails with a line where it is not one. */
+/* PE pe's address of the symmetric object at sym, checked as the host's
+ * calls check theirs (inside one allocated block of the heap; the
+ * program's static data are not symmetric on a GPU); the calling thread
+ * fails with a line where it is not one. */
 static char *peer_addr(struct dev_thread *t, const char *call, const char *what,
                        const void *sym, size_t n, int pe)
 {
@@ -43,9 +47,20 @@ static char *peer_addr(struct dev_thread *t, const char *call, const char *what,
         shmemu__dev_fail(t, SHMEMU_EPE, call, "pe %d is not a PE of this job (valid: 0..%d)", pe,
                          me->npes - 1);
     size_t off = (size_t)((uintptr_t)sym - (uintptr_t)me->heap);
-    if (!sym || off >= me->heap_size || n > me->heap_size - off)
+    if (!sym || off >= me->heap_size)
         shmemu__dev_fail(t, SHMEMU_ERANGE, call,
-                         "%s %p (%zu bytes) is not inside the symmetric heap", what, sym, n);
+                         "%s %p+%zu is outside the symmetric heap (heap %p+%zu)", what, sym, n,
+                         (void *)me->heap, me->heap_size);
+    const struct shmemu__blk *b = shmemu__heap_find(&me->alloc, off);
+    if (!b->used)
+        shmemu__dev_fail(t, SHMEMU_ERANGE, call,
+                         "%s %p+%zu is outside the symmetric heap (not in an allocated block: "
+                         "heap offset %#zx is free)",
+                         what, sym, n, off);
+    if (n > b->off + b->req - off)
+        shmemu__dev_fail(t, SHMEMU_ERANGE, call,
+                         "%s %p+%zu is outside the symmetric heap (block %p+%zu)", what, sym, n,
+                         (void *)(me->heap + b->off), b->req);
     return shmemu__tl_ptr_direct(me->job, pe, off);
 }
 
@@ -438,17 +453,11 @@ void shmemu_devrt_putmem_signal_nbi_block(void *dest, const void *src, size_t nb
 
 /* ---------------------------------------------------------------- waits */
 
+/* v cmp value for a uint64_t word: 1, 0, or -1 for a bad cmp (the host
+ * waits' comparison). */
 static int cmp_ok(uint64_t v, int cmp, uint64_t value)
 {
-    switch (cmp) {
-    case SHMEMU_CMP_EQ: return v == value;
-    case SHMEMU_CMP_NE: return v != value;
-    case SHMEMU_CMP_GT: return v > value;
-    case SHMEMU_CMP_GE: return v >= value;
-    case SHMEMU_CMP_LT: return v < value;
-    case SHMEMU_CMP_LE: return v <= value;
-    }
-    return -1;
+    return shmemu__vt_compare(SHMEMU__VTYPE(uint64_t), v, cmp, value);
 }
 
 static uint64_t wait_word(struct dev_thread *t, const char *call, uint64_t *ivar, int cmp,
