@@ -60,7 +60,7 @@ TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIB  := $(BUILD)/obj/tests/harness.o
 # Kernel files built with shmemu-devcc (test_kernels runs them).
-DEV_PROGS := $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce
+DEV_PROGS = $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce $(DEV_CUDA_PROGS)
 TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 # The generic names once more as C++ (shmem.h's overloads), where there is a
 # C++ compiler; test_compat says so when there is none.
@@ -126,6 +126,19 @@ $(BUILD)/libshmemu-cuda.so: transports/cuda/plugin/plugin.cu transports/cuda/plu
 	  -Xcompiler -fPIC,-Wall,-Wextra,-Werror,-fvisibility=hidden \
 	  -Iinclude -Itransports $(NVCC_ARCH) -cudart shared \
 	  -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $<
+
+# The kernel files again, built by nvcc for the cuda transport (-Werror):
+# one source, two builds.  test_cuda runs them where a GPU answers.
+DEV_CUDA_PROGS := $(if $(SAN),,$(if $(NVCC),$(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda))
+$(BUILD)/tests/dev_spin_cuda: tests/device/spin.cu
+$(BUILD)/examples/device_allreduce_cuda: examples/device_allreduce.cu
+$(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda: include/shmemu.h \
+                                    include/shmemu_device.h $(BUILD)/libshmemu.a
+	@mkdir -p $(@D)
+	$(say) NVCC $@
+	$(Q)$(NVCC) -std=c++17 -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror,-pthread \
+	  -Iinclude $(NVCC_ARCH) -cudart shared -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ \
+	  $(filter %.cu,$^) $(BUILD)/libshmemu.a $(filter-out -pthread,$(LDLIBS_ALL)) -lpthread
 
 # -cudart shared: the program and the plugin share one CUDA runtime.
 $(BUILD)/tests/cuda_kernels: tests/cuda/kernels.cu include/shmemu.h include/shmemu_cuda.h \

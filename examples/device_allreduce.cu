@@ -15,6 +15,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shmemu_device.h"
 
@@ -48,7 +49,7 @@ SHMEMU_DEVICE void grid_barrier(struct ar_args a, unsigned gen)
 SHMEMU_KERNEL(allreduce_oneshot, struct ar_args, a)
 {
     int npes = shmemu_dev_n_pes();
-    unsigned gen = *a.release + 1;
+    unsigned gen = *(volatile unsigned *)a.release + 1;
     __syncthreads();
     grid_barrier(a, gen);
     for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < a.n;
@@ -65,18 +66,25 @@ static int pe_main(void *arg)
 {
     size_t n = *(size_t *)arg;
     int me = shmemu_my_pe(), npes = shmemu_n_pes(), bad = 0;
-    float *in = shmemu_malloc(n * sizeof(float)), *out = shmemu_malloc(n * sizeof(float));
-    unsigned *sync = shmemu_calloc(2, sizeof(unsigned));
-    if (!in || !out || !sync)
+    float *in = (float *)shmemu_malloc(n * sizeof(float));
+    float *out = (float *)shmemu_malloc(n * sizeof(float));
+    float *host = (float *)malloc(n * sizeof(float));
+    unsigned *sync = (unsigned *)shmemu_calloc(2, sizeof(unsigned));
+    if (!in || !out || !host || !sync)
         return 1;
     for (int round = 0; round < 3; round++) {
+        /* Through puts and gets, so that heaps the host cannot load (cuda)
+         * work too. */
         for (size_t i = 0; i < n; i++)
-            in[i] = (float)((me + 1) * (i % 97 + round));
+            host[i] = (float)((me + 1) * (i % 97 + (size_t)round));
+        shmemu_putmem(in, host, n * sizeof(float), me);
+        shmemu_quiet();
         struct ar_args a = {in, out, n, &sync[0], &sync[1]};
         if (shmemu_launch_kernel(allreduce_oneshot, 2, 64, &a) != SHMEMU_OK)
             return 1;
+        shmemu_getmem(host, out, n * sizeof(float), me);
         for (size_t i = 0; i < n; i++)
-            if (out[i] != (float)(npes * (npes + 1) / 2 * (i % 97 + round)))
+            if (host[i] != (float)(npes * (npes + 1) / 2 * (i % 97 + (size_t)round)))
                 bad++;
     }
     if (me == 0)
@@ -86,13 +94,16 @@ static int pe_main(void *arg)
     shmemu_free(sync);
     shmemu_free(out);
     shmemu_free(in);
+    free(host);
     return bad != 0;
 }
 
 int main(int argc, char **argv)
 {
     size_t n = 1000;
-    shmemu_opts o = {.npes = argc > 1 ? atoi(argv[1]) : 4};
+    shmemu_opts o;
+    memset(&o, 0, sizeof(o));
+    o.npes = argc > 1 ? atoi(argv[1]) : 4;
     if (o.npes < 1) {
         fprintf(stderr, "usage: %s [npes]\n", argv[0]);
         return 2;

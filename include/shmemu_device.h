@@ -36,9 +36,320 @@
  * a PE is one GPU, so only SYSTEM orders anything for another PE. */
 enum { SHMEMU_DEV_SCOPE_BLOCK, SHMEMU_DEV_SCOPE_DEVICE, SHMEMU_DEV_SCOPE_SYSTEM };
 
+/* Words of the world team's workspace (uint64_t units) the device barrier
+ * uses, on the CPU and the GPU alike: a count of this PE's device
+ * barriers, then one arrival counter per dissemination round (coll.h
+ * leaves 200..232 to it). */
+enum { SHMEMU_DEVRT_W_SEQ = 200, SHMEMU_DEVRT_W_ROUND = 201, SHMEMU_DEVRT_ROUNDS = 32 };
+
+/* What a kernel built with nvcc needs from the library: every PE's heap as
+ * this PE's device addresses it (CUDA IPC mappings), and the world team's
+ * workspace (the device barrier's words).  Filled on the host at each
+ * launch; SHMEMU_ENOTSUP (one line) on a transport without devices. */
+#define SHMEMU_DEVRT_MAX_PES 1024
+struct shmemu_devrt_table {
+    char *heap;
+    size_t heap_size;
+    uint64_t *ws;
+    int me, npes;
+    char *base[SHMEMU_DEVRT_MAX_PES];
+};
+#ifdef __cplusplus
+extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+int shmemu_devrt_cuda_table(struct shmemu_devrt_table *t);
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#ifdef __cplusplus
+}
+#endif
+
 #if defined(__CUDACC__)
 /* ======================================================= nvcc: the GPU */
-#error "shmemu_device.h: the nvcc build for the cuda transport is not written yet (docs/DEVICE.md)"
+/* Device calls are loads, stores, system-scope fences and atomics on the
+ * peers' heaps; nothing in a kernel calls the host.  Each translation unit
+ * has its own copy of the table, set before each of its launches. */
+#include <cuda_runtime.h>
+
+static __constant__ struct shmemu_devrt_table shmemu_devrt_t;
+
+#define SHMEMU_DEVICE static __device__ __forceinline__
+#define SHMEMU_HOST extern "C"
+#define SHMEMU_DIM3(x, y, z) dim3((x), (y), (z))
+#define SHMEMU_KERNEL(name, argtype, arg) __global__ void name(argtype arg)
+#define SHMEMU_SHARED(type, name, count)                                        \
+    __shared__ type name##__shmemu_shared[count];                                \
+    type *name = name##__shmemu_shared
+
+/* Launch k on the calling PE's device with the table set first; sync: wait
+ * for the kernel (shmemu_launch_kernel) or only enqueue it (_on_stream). */
+template <typename A>
+static inline int shmemu_devrt_cuda_launch(void (*k)(A), dim3 grid, dim3 block, const A *arg,
+                                           cudaStream_t stream, int sync)
+{
+    static struct shmemu_devrt_table t;
+    int st = shmemu_devrt_cuda_table(&t);
+    if (st != SHMEMU_OK)
+        return st;
+    cudaError_t e = cudaMemcpyToSymbolAsync(shmemu_devrt_t, &t, sizeof(t), 0,
+                                            cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess) {
+        k<<<grid, block, 0, stream>>>(*arg);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess && sync)
+        e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess)
+        return shmemu_error(SHMEMU_ENODEV, "shmemu_launch_kernel", "%s", cudaGetErrorString(e));
+    return SHMEMU_OK;
+}
+#define shmemu_launch_kernel(name, grid, block, argp)                          \
+    shmemu_devrt_cuda_launch(name, dim3(grid), dim3(block), (argp), (cudaStream_t)0, 1)
+#define shmemu_launch_kernel_on_stream(name, grid, block, argp, stream)        \
+    shmemu_devrt_cuda_launch(name, dim3(grid), dim3(block), (argp),             \
+                             (cudaStream_t)(stream), 0)
+
+static __device__ __forceinline__ int shmemu_dev_my_pe(void) { return shmemu_devrt_t.me; }
+static __device__ __forceinline__ int shmemu_dev_n_pes(void) { return shmemu_devrt_t.npes; }
+/* The world team only, on the device. */
+static __device__ __forceinline__ int shmemu_dev_team_my_pe(shmemu_team_t team)
+{
+    return team == SHMEMU_TEAM_WORLD ? shmemu_devrt_t.me : -1;
+}
+static __device__ __forceinline__ int shmemu_dev_team_n_pes(shmemu_team_t team)
+{
+    return team == SHMEMU_TEAM_WORLD ? shmemu_devrt_t.npes : -1;
+}
+static __device__ __forceinline__ void *shmemu_dev_ptr(const void *dest, int pe)
+{
+    size_t off = (size_t)((const char *)dest - shmemu_devrt_t.heap);
+    if ((unsigned)pe >= (unsigned)shmemu_devrt_t.npes || off >= shmemu_devrt_t.heap_size)
+        return NULL;
+    return shmemu_devrt_t.base[pe] + off;
+}
+
+/* A copy by the threads [r, r + g) of a group, 8 bytes at a time where
+ * both ends allow. */
+static __device__ __forceinline__ void shmemu_devrt_copy(char *dst, const char *src, size_t n,
+                                                         unsigned r, unsigned g)
+{
+    if ((((uintptr_t)dst | (uintptr_t)src) & 7) == 0) {
+        size_t words = n / 8;
+        for (size_t i = r; i < words; i += g)
+            ((volatile uint64_t *)dst)[i] = ((const volatile uint64_t *)src)[i];
+        for (size_t i = words * 8 + r; i < n; i += g)
+            ((volatile char *)dst)[i] = ((const volatile char *)src)[i];
+    } else {
+        for (size_t i = r; i < n; i += g)
+            ((volatile char *)dst)[i] = ((const volatile char *)src)[i];
+    }
+}
+static __device__ __forceinline__ unsigned shmemu_devrt_rank(void)
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+static __device__ __forceinline__ void shmemu_dev_putmem(void *d, const void *s, size_t n, int pe)
+{
+    shmemu_devrt_copy((char *)shmemu_dev_ptr(d, pe), (const char *)s, n, 0, 1);
+}
+static __device__ __forceinline__ void shmemu_dev_getmem(void *d, const void *s, size_t n, int pe)
+{
+    shmemu_devrt_copy((char *)d, (const char *)shmemu_dev_ptr(s, pe), n, 0, 1);
+}
+#define shmemu_dev_putmem_nbi shmemu_dev_putmem
+#define shmemu_dev_getmem_nbi shmemu_dev_getmem
+static __device__ __forceinline__ void shmemu_dev_putmem_block(void *d, const void *s, size_t n,
+                                                               int pe)
+{
+    shmemu_devrt_copy((char *)shmemu_dev_ptr(d, pe), (const char *)s, n, shmemu_devrt_rank(),
+                      blockDim.x * blockDim.y * blockDim.z);
+    __syncthreads();
+}
+static __device__ __forceinline__ void shmemu_dev_getmem_block(void *d, const void *s, size_t n,
+                                                               int pe)
+{
+    shmemu_devrt_copy((char *)d, (const char *)shmemu_dev_ptr(s, pe), n, shmemu_devrt_rank(),
+                      blockDim.x * blockDim.y * blockDim.z);
+    __syncthreads();
+}
+#define shmemu_dev_putmem_nbi_block shmemu_dev_putmem_block
+#define shmemu_dev_getmem_nbi_block shmemu_dev_getmem_block
+static __device__ __forceinline__ void shmemu_dev_putmem_warp(void *d, const void *s, size_t n,
+                                                              int pe)
+{
+    shmemu_devrt_copy((char *)shmemu_dev_ptr(d, pe), (const char *)s, n,
+                      shmemu_devrt_rank() % warpSize, warpSize);
+    __syncwarp();
+}
+static __device__ __forceinline__ void shmemu_dev_getmem_warp(void *d, const void *s, size_t n,
+                                                              int pe)
+{
+    shmemu_devrt_copy((char *)d, (const char *)shmemu_dev_ptr(s, pe), n,
+                      shmemu_devrt_rank() % warpSize, warpSize);
+    __syncwarp();
+}
+#define shmemu_dev_putmem_nbi_warp shmemu_dev_putmem_warp
+#define shmemu_dev_getmem_nbi_warp shmemu_dev_getmem_warp
+
+static __device__ __forceinline__ void shmemu_dev_fence(void) { __threadfence_system(); }
+static __device__ __forceinline__ void shmemu_dev_quiet(void) { __threadfence_system(); }
+
+static __device__ __forceinline__ void shmemu_devrt_signal(uint64_t *sig, uint64_t v, int op,
+                                                           int pe)
+{
+    unsigned long long *w = (unsigned long long *)shmemu_dev_ptr(sig, pe);
+    if (op == SHMEMU_SIGNAL_ADD)
+        atomicAdd_system(w, (unsigned long long)v);
+    else
+        atomicExch_system(w, (unsigned long long)v);
+}
+static __device__ __forceinline__ void shmemu_dev_signal_op(uint64_t *sig, uint64_t v, int op,
+                                                            int pe)
+{
+    shmemu_devrt_signal(sig, v, op, pe);
+}
+static __device__ __forceinline__ void shmemu_dev_putmem_signal(void *d, const void *s, size_t n,
+                                                                uint64_t *sig, uint64_t v,
+                                                                int op, int pe)
+{
+    shmemu_dev_putmem(d, s, n, pe);
+    __threadfence_system(); /* the data before the signal */
+    shmemu_devrt_signal(sig, v, op, pe);
+}
+#define shmemu_dev_putmem_signal_nbi shmemu_dev_putmem_signal
+static __device__ __forceinline__ void shmemu_dev_putmem_signal_block(void *d, const void *s,
+                                                                      size_t n, uint64_t *sig,
+                                                                      uint64_t v, int op, int pe)
+{
+    shmemu_devrt_copy((char *)shmemu_dev_ptr(d, pe), (const char *)s, n, shmemu_devrt_rank(),
+                      blockDim.x * blockDim.y * blockDim.z);
+    __threadfence_system();
+    __syncthreads(); /* every slice ordered before thread 0's signal */
+    if (shmemu_devrt_rank() == 0)
+        shmemu_devrt_signal(sig, v, op, pe);
+    __syncthreads();
+}
+#define shmemu_dev_putmem_signal_nbi_block shmemu_dev_putmem_signal_block
+
+static __device__ __forceinline__ int shmemu_devrt_cmp(uint64_t v, int cmp, uint64_t value)
+{
+    switch (cmp) {
+    case SHMEMU_CMP_EQ: return v == value;
+    case SHMEMU_CMP_NE: return v != value;
+    case SHMEMU_CMP_GT: return v > value;
+    case SHMEMU_CMP_GE: return v >= value;
+    case SHMEMU_CMP_LT: return v < value;
+    default: return v <= value;
+    }
+}
+static __device__ __forceinline__ uint64_t shmemu_dev_signal_fetch(const uint64_t *sig)
+{
+    uint64_t v = *(const volatile uint64_t *)sig;
+    __threadfence_system();
+    return v;
+}
+static __device__ __forceinline__ uint64_t shmemu_dev_signal_wait_until(uint64_t *sig, int cmp,
+                                                                        uint64_t value)
+{
+    uint64_t v;
+    while (!shmemu_devrt_cmp(v = *(volatile uint64_t *)sig, cmp, value)) {
+    }
+    __threadfence_system(); /* what the signal announced, after it */
+    return v;
+}
+static __device__ __forceinline__ void shmemu_dev_uint64_wait_until(uint64_t *ivar, int cmp,
+                                                                    uint64_t value)
+{
+    (void)shmemu_dev_signal_wait_until(ivar, cmp, value);
+}
+static __device__ __forceinline__ int shmemu_dev_uint64_test(uint64_t *ivar, int cmp,
+                                                             uint64_t value)
+{
+    int ok = shmemu_devrt_cmp(*(volatile uint64_t *)ivar, cmp, value);
+    __threadfence_system();
+    return ok;
+}
+
+/* Typed single elements. */
+#define SHMEMU__DEV_PG(NAME, T)                                                 \
+    static __device__ __forceinline__ void shmemu_dev_##NAME##_p(T *d, T v, int pe) \
+    { *(volatile T *)shmemu_dev_ptr(d, pe) = v; }                               \
+    static __device__ __forceinline__ void shmemu_dev_##NAME##_p_nbi(T *d, T v, int pe) \
+    { *(volatile T *)shmemu_dev_ptr(d, pe) = v; }                               \
+    static __device__ __forceinline__ T shmemu_dev_##NAME##_g(const T *s, int pe) \
+    { return *(const volatile T *)shmemu_dev_ptr(s, pe); }
+SHMEMU__DEV_PG(char, char)
+SHMEMU__DEV_PG(int, int)
+SHMEMU__DEV_PG(long, long)
+SHMEMU__DEV_PG(longlong, long long)
+SHMEMU__DEV_PG(float, float)
+SHMEMU__DEV_PG(double, double)
+SHMEMU__DEV_PG(int32, int32_t)
+SHMEMU__DEV_PG(int64, int64_t)
+SHMEMU__DEV_PG(uint32, uint32_t)
+SHMEMU__DEV_PG(uint64, uint64_t)
+SHMEMU__DEV_PG(size, size_t)
+#undef SHMEMU__DEV_PG
+
+/* AMOs: system-scope atomics on the peer's word. */
+#define SHMEMU__DEV_AMO(NAME, T)                                                \
+    static __device__ __forceinline__ unsigned long long *shmemu_devrt_w_##NAME(const T *d, int pe) \
+    { return (unsigned long long *)shmemu_dev_ptr(d, pe); }                     \
+    static __device__ __forceinline__ T shmemu_dev_##NAME##_atomic_fetch_add(T *d, T v, int pe) \
+    { return (T)atomicAdd_system(shmemu_devrt_w_##NAME(d, pe), (unsigned long long)v); } \
+    static __device__ __forceinline__ void shmemu_dev_##NAME##_atomic_add(T *d, T v, int pe) \
+    { (void)atomicAdd_system(shmemu_devrt_w_##NAME(d, pe), (unsigned long long)v); } \
+    static __device__ __forceinline__ T shmemu_dev_##NAME##_atomic_compare_swap(T *d, T c, T v, \
+                                                                               int pe) \
+    { return (T)atomicCAS_system(shmemu_devrt_w_##NAME(d, pe), (unsigned long long)c, \
+                                 (unsigned long long)v); }                      \
+    static __device__ __forceinline__ T shmemu_dev_##NAME##_atomic_fetch(const T *d, int pe) \
+    { return (T)atomicOr_system(shmemu_devrt_w_##NAME(d, pe), 0ull); }          \
+    static __device__ __forceinline__ void shmemu_dev_##NAME##_atomic_set(T *d, T v, int pe) \
+    { (void)atomicExch_system(shmemu_devrt_w_##NAME(d, pe), (unsigned long long)v); } \
+    static __device__ __forceinline__ T shmemu_dev_##NAME##_atomic_swap(T *d, T v, int pe) \
+    { return (T)atomicExch_system(shmemu_devrt_w_##NAME(d, pe), (unsigned long long)v); }
+SHMEMU__DEV_AMO(uint64, uint64_t)
+SHMEMU__DEV_AMO(int64, int64_t)
+#undef SHMEMU__DEV_AMO
+
+/* The device barrier: the CPU side's dissemination (src/device/calls.c)
+ * over the same words. */
+static __device__ __forceinline__ void shmemu_dev_sync_all(void)
+{
+    uint64_t *ws = shmemu_devrt_t.ws;
+    int me = shmemu_devrt_t.me, n = shmemu_devrt_t.npes;
+    unsigned long long seq = atomicAdd((unsigned long long *)&ws[SHMEMU_DEVRT_W_SEQ], 1ull) + 1;
+    for (int r = 0, d = 1; d < n && r < SHMEMU_DEVRT_ROUNDS; r++, d <<= 1) {
+        uint64_t *w = &ws[SHMEMU_DEVRT_W_ROUND + r];
+        atomicAdd_system((unsigned long long *)shmemu_dev_ptr(w, (me + d) % n), 1ull);
+        while (*(volatile uint64_t *)w < seq) {
+        }
+    }
+    __threadfence_system();
+}
+static __device__ __forceinline__ void shmemu_dev_barrier_all(void)
+{
+    __threadfence_system();
+    shmemu_dev_sync_all();
+}
+static __device__ __forceinline__ void shmemu_dev_sync_all_block(void)
+{
+    __syncthreads();
+    if (shmemu_devrt_rank() == 0)
+        shmemu_dev_sync_all();
+    __syncthreads();
+}
+static __device__ __forceinline__ void shmemu_dev_barrier_all_block(void)
+{
+    __threadfence_system();
+    shmemu_dev_sync_all_block();
+}
 #else
 /* ========================================================= C: the CPU */
 #if defined(__cplusplus)

@@ -213,6 +213,40 @@ static void test_kernels(void **state)
     }
 }
 
+/* The kernel files of shmemu_device.h as nvcc built them (one source with
+ * the CPU builds): on a CPU transport the launch says, once per PE, that
+ * they run on cuda; where a GPU answers, the one-shot allreduce kernel and
+ * the spinning threads run there on 2 to 4 PEs. */
+static void test_device_api_nvcc(void **state)
+{
+    (void)state;
+    char why[256], cmd[4096], out[8192], ar[1024], spin[1024];
+    struct stat st;
+    snprintf(ar, sizeof(ar), "%s/examples/device_allreduce_cuda", th_build_dir());
+    snprintf(spin, sizeof(spin), "%s/tests/dev_spin_cuda", th_build_dir());
+    if (stat(ar, &st) != 0 || stat(spin, &st) != 0)
+        th_skip("the nvcc builds of the kernel files are not here (a sanitizer build, or no "
+                "nvcc): not run");
+    snprintf(cmd, sizeof(cmd), "SHMEMU_TRANSPORT=local %s 2", ar);
+    int rc = run_cmd(cmd, out, sizeof(out));
+    if (rc == 0 || !strstr(out, "PE 0/2 shmemu_launch_kernel: a kernel built with nvcc runs on "
+                               "the cuda transport (this job runs on local") ||
+        !strstr(out, "PE 1/2 shmemu_launch_kernel: a kernel built with nvcc"))
+        fail_msg("on local: exit %d: %s", rc, out);
+    if (!cuda_info(why, sizeof(why)))
+        th_skip("no GPU here (%s): the nvcc-built kernels are not run", why);
+    for (int n = 2; n <= 4; n++) {
+        snprintf(cmd, sizeof(cmd), "SHMEMU_TRANSPORT=cuda timeout 120 %s %d", ar, n);
+        rc = run_cmd(cmd, out, sizeof(out));
+        if (rc != 0 || !strstr(out, ": ok"))
+            fail_msg("allreduce kernel, %d PEs: exit %d: %s", n, rc, out);
+        snprintf(cmd, sizeof(cmd), "timeout 120 %s cuda %d", spin, n);
+        rc = run_cmd(cmd, out, sizeof(out));
+        if (rc != 0 || !strstr(out, "success"))
+            fail_msg("spin kernels, %d PEs: exit %d: %s", n, rc, out);
+    }
+}
+
 /* Where a GPU answers: hello_spmd reads its inbox with a plain load
  * (*inbox), which SHMEMU_CHECK=device reports on shm (test_device); on
  * cuda the load faults for real, and the report is the same one. */
@@ -243,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_wrong_plugin),
         cmocka_unit_test(test_streams_refused),
         cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_device_api_nvcc),
         cmocka_unit_test(test_host_load_reported),
     };
     return cmocka_run_group_tests_name("cuda", tests, NULL, NULL);

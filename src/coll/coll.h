@@ -32,7 +32,7 @@ enum {
     W_ROUND2 = 104, /* a second set: 104..167 */
     W_ONESHOT = 168, /* one-shot allreduce: data arrived, per parity (168, 169) */
     W_ONESHOT_N = 170, /* this PE's count of one-shot blocks on the team (owner only) */
-    W_DEVICE = 200, /* 200..232: the device layer's barrier (src/device/calls.c) */
+    W_DEVICE = 200, /* 200..232: the device barrier's (shmemu_device.h, SHMEMU_DEVRT_W_*) */
     W_SCRATCH = 256 /* from here to the end of shmemu's half: scratch bytes */
 };
 #define COLL_SCRATCH_BYTES (SHMEMU_TEAM_WORKSPACE_BYTES / 2 - W_SCRATCH * 8)

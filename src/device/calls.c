@@ -22,10 +22,6 @@
 #include "runtime/heap.h"
 #include "runtime/value.h"
 
-/* Words of the world team's workspace the device barrier uses (coll.h
- * leaves them to the device layer): a count of this PE's device barriers,
- * then one arrival counter per dissemination round. */
-enum { W_DEV_SEQ = 200, W_DEV_ROUND = 201, DEV_ROUNDS = 32 };
 
 /* t: the calling device thread; outside a kernel the call has said so
  * (shmemu__dev_me) and returns, with ret where it returns a value. */
@@ -596,14 +592,14 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
     uint64_t *ws = t->L->ws;
     if (!ws)
         shmemu__dev_fail(t, SHMEMU_EINVAL, call, "the world team has no workspace");
-    uint64_t seq = __atomic_add_fetch(&ws[W_DEV_SEQ], 1, __ATOMIC_RELAXED);
+    uint64_t seq = __atomic_add_fetch(&ws[SHMEMU_DEVRT_W_SEQ], 1, __ATOMIC_RELAXED);
     int n = me->npes;
-    for (int r = 0, d = 1; d < n && r < DEV_ROUNDS; r++, d <<= 1) {
+    for (int r = 0, d = 1; d < n && r < SHMEMU_DEVRT_ROUNDS; r++, d <<= 1) {
+        uint64_t *mine = &ws[SHMEMU_DEVRT_W_ROUND + r];
         int to = (me->pe + d) % n;
-        uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "workspace", &ws[W_DEV_ROUND + r],
-                                                    8, to);
+        uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "workspace", mine, 8, to);
         __atomic_fetch_add(w, 1, __ATOMIC_RELEASE);
-        (void)wait_word(t, call, &ws[W_DEV_ROUND + r], SHMEMU_CMP_GE, seq);
+        (void)wait_word(t, call, mine, SHMEMU_CMP_GE, seq);
     }
     shmemu__dev_yield(t, NULL);
 }

@@ -1,9 +1,12 @@
 /* spin.cu - device threads that wait on each other with plain volatile
  * loads (no device call in the loop), within a block, across blocks and
  * across PEs: built with shmemu-devcc, whose loop hook gives the others a
- * turn.  Exit status 0 when every PE saw every value. */
+ * turn (on the GPU the warps run side by side).  Built both ways: with
+ * shmemu-devcc for the CPU transports, with nvcc for cuda.  Exit status 0
+ * when every PE saw every value. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shmemu_device.h"
 
@@ -51,17 +54,21 @@ SHMEMU_KERNEL(spin_alone, struct spin_args, a)
 static int pe_main(void *arg)
 {
     (void)arg;
-    int *flag = shmemu_calloc(3, sizeof(int)), *seen = shmemu_calloc(3, sizeof(int));
-    flag[0] = -1;
+    int *flag = (int *)shmemu_calloc(3, sizeof(int)), *seen = (int *)shmemu_calloc(3, sizeof(int));
+    int minus1 = -1, got[3] = {0, 0, 0};
+    if (!flag || !seen)
+        return 1;
+    /* Through a put: the heap may be one the host cannot load (cuda). */
+    shmemu_putmem(&flag[0], &minus1, sizeof(int), shmemu_my_pe());
     shmemu_barrier_all();
     struct spin_args a = {flag, seen};
     int st = shmemu_launch_kernel(spin, 2, 4, &a);
     if (st == SHMEMU_OK)
         st = shmemu_launch_kernel(spin_alone, 1, 1, &a);
-    int ok = st == SHMEMU_OK && seen[0] == 1 && seen[1] == 1 && seen[2] == 1;
+    shmemu_getmem(got, seen, sizeof(got), shmemu_my_pe());
+    int ok = st == SHMEMU_OK && got[0] == 1 && got[1] == 1 && got[2] == 1;
     if (!ok)
-        printf("PE %d: status %d, seen %d %d %d\n", shmemu_my_pe(), st, seen[0], seen[1],
-               seen[2]);
+        printf("PE %d: status %d, seen %d %d %d\n", shmemu_my_pe(), st, got[0], got[1], got[2]);
     shmemu_barrier_all();
     shmemu_free(seen);
     shmemu_free(flag);
@@ -70,8 +77,10 @@ static int pe_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    shmemu_opts o = {.npes = argc > 2 ? atoi(argv[2]) : 3,
-                     .transport = argc > 1 ? argv[1] : "local"};
+    shmemu_opts o;
+    memset(&o, 0, sizeof(o));
+    o.npes = argc > 2 ? atoi(argv[2]) : 3;
+    o.transport = argc > 1 ? argv[1] : "local";
     int st = shmemu_launch(&o, pe_main, NULL);
     printf("spin on %s, %d PEs: %s\n", o.transport, o.npes, shmemu_strerror(st));
     return st != SHMEMU_OK;
