@@ -22,7 +22,8 @@
 # something, so the machine's own CUDA runtime wins.
 #
 # gpu-check.sh --pack DIR, on the machine that built (after make and
-# make build/tests/test_cuda build/tests/test_staged build/tests/cuda_kernels),
+# make build/tests/test_cuda build/tests/test_staged build/tests/cuda_kernels
+# build/tests/dev_spin_cuda build/examples/device_allreduce_cuda),
 # copies what the checks run, and those libraries, into DIR/build and
 # DIR/libs (about 7 MiB): carry DIR, then BUILD=DIR/build LIBS=DIR/libs.
 set -u
@@ -32,7 +33,7 @@ if [ "${1:-}" = "--pack" ] && [ -n "${2:-}" ]; then
     mkdir -p "$dir/build/tests" "$dir/build/examples" "$dir/libs" || exit 1
     for f in libshmemu.so libshmemu-cuda.so shmemu-run shmemu-info shmemu-verify \
         shmemu-bench examples/hello_spmd tests/test_cuda tests/test_staged \
-        tests/cuda_kernels; do
+        tests/cuda_kernels tests/dev_spin_cuda examples/device_allreduce_cuda; do
         cp "$src/$f" "$dir/build/$f" || exit 1
         strip --strip-debug "$dir/build/$f" # symbol names stay: reports name functions
     done
