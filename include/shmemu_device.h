@@ -132,6 +132,24 @@ static __device__ __forceinline__ void *shmemu_dev_ptr(const void *dest, int pe)
     return shmemu_devrt_t.base[pe] + off;
 }
 
+/* The peer address a device call acts on; a bad PE or an address outside
+ * the heap prints one line (PE, block, thread, call, argument) and traps,
+ * so that the launch fails instead of storing through a wild pointer. */
+static __device__ __forceinline__ char *shmemu_devrt_peer(const void *sym, size_t n, int pe,
+                                                          const char *call)
+{
+    size_t off = (size_t)((const char *)sym - shmemu_devrt_t.heap);
+    if ((unsigned)pe >= (unsigned)shmemu_devrt_t.npes || off >= shmemu_devrt_t.heap_size ||
+        n > shmemu_devrt_t.heap_size - off) {
+        printf("shmemu: PE %d/%d block (%u,%u,%u) thread (%u,%u,%u): %s: pe %d, address %p "
+               "(%llu bytes): not a PE of this job, or outside the symmetric heap\n",
+               shmemu_devrt_t.me, shmemu_devrt_t.npes, blockIdx.x, blockIdx.y, blockIdx.z,
+               threadIdx.x, threadIdx.y, threadIdx.z, call, pe, sym, (unsigned long long)n);
+        __trap();
+    }
+    return shmemu_devrt_t.base[pe] + off;
+}
+
 /* A copy by the threads [r, r + g) of a group, 8 bytes at a time where
  * both ends allow. */
 static __device__ __forceinline__ void shmemu_devrt_copy(char *dst, const char *src, size_t n,
@@ -155,26 +173,26 @@ static __device__ __forceinline__ unsigned shmemu_devrt_rank(void)
 
 static __device__ __forceinline__ void shmemu_dev_putmem(void *d, const void *s, size_t n, int pe)
 {
-    shmemu_devrt_copy((char *)shmemu_dev_ptr(d, pe), (const char *)s, n, 0, 1);
+    shmemu_devrt_copy(shmemu_devrt_peer(d, n, pe, "shmemu_dev_putmem"), (const char *)s, n, 0, 1);
 }
 static __device__ __forceinline__ void shmemu_dev_getmem(void *d, const void *s, size_t n, int pe)
 {
-    shmemu_devrt_copy((char *)d, (const char *)shmemu_dev_ptr(s, pe), n, 0, 1);
+    shmemu_devrt_copy((char *)d, shmemu_devrt_peer(s, n, pe, "shmemu_dev_getmem"), n, 0, 1);
 }
 #define shmemu_dev_putmem_nbi shmemu_dev_putmem
 #define shmemu_dev_getmem_nbi shmemu_dev_getmem
 static __device__ __forceinline__ void shmemu_dev_putmem_block(void *d, const void *s, size_t n,
                                                                int pe)
 {
-    shmemu_devrt_copy((char *)shmemu_dev_ptr(d, pe), (const char *)s, n, shmemu_devrt_rank(),
-                      blockDim.x * blockDim.y * blockDim.z);
+    shmemu_devrt_copy(shmemu_devrt_peer(d, n, pe, "shmemu_dev_putmem_block"), (const char *)s, n,
+                      shmemu_devrt_rank(), blockDim.x * blockDim.y * blockDim.z);
     __syncthreads();
 }
 static __device__ __forceinline__ void shmemu_dev_getmem_block(void *d, const void *s, size_t n,
                                                                int pe)
 {
-    shmemu_devrt_copy((char *)d, (const char *)shmemu_dev_ptr(s, pe), n, shmemu_devrt_rank(),
-                      blockDim.x * blockDim.y * blockDim.z);
+    shmemu_devrt_copy((char *)d, shmemu_devrt_peer(s, n, pe, "shmemu_dev_getmem_block"), n,
+                      shmemu_devrt_rank(), blockDim.x * blockDim.y * blockDim.z);
     __syncthreads();
 }
 #define shmemu_dev_putmem_nbi_block shmemu_dev_putmem_block
@@ -182,14 +200,14 @@ static __device__ __forceinline__ void shmemu_dev_getmem_block(void *d, const vo
 static __device__ __forceinline__ void shmemu_dev_putmem_warp(void *d, const void *s, size_t n,
                                                               int pe)
 {
-    shmemu_devrt_copy((char *)shmemu_dev_ptr(d, pe), (const char *)s, n,
+    shmemu_devrt_copy(shmemu_devrt_peer(d, n, pe, "shmemu_dev_putmem_warp"), (const char *)s, n,
                       shmemu_devrt_rank() % warpSize, warpSize);
     __syncwarp();
 }
 static __device__ __forceinline__ void shmemu_dev_getmem_warp(void *d, const void *s, size_t n,
                                                               int pe)
 {
-    shmemu_devrt_copy((char *)d, (const char *)shmemu_dev_ptr(s, pe), n,
+    shmemu_devrt_copy((char *)d, shmemu_devrt_peer(s, n, pe, "shmemu_dev_getmem_warp"), n,
                       shmemu_devrt_rank() % warpSize, warpSize);
     __syncwarp();
 }
@@ -202,7 +220,8 @@ static __device__ __forceinline__ void shmemu_dev_quiet(void) { __threadfence_sy
 static __device__ __forceinline__ void shmemu_devrt_signal(uint64_t *sig, uint64_t v, int op,
                                                            int pe)
 {
-    unsigned long long *w = (unsigned long long *)shmemu_dev_ptr(sig, pe);
+    unsigned long long *w =
+        (unsigned long long *)shmemu_devrt_peer(sig, 8, pe, "shmemu_dev_signal_op");
     if (op == SHMEMU_SIGNAL_ADD)
         atomicAdd_system(w, (unsigned long long)v);
     else
@@ -226,8 +245,8 @@ static __device__ __forceinline__ void shmemu_dev_putmem_signal_block(void *d, c
                                                                       size_t n, uint64_t *sig,
                                                                       uint64_t v, int op, int pe)
 {
-    shmemu_devrt_copy((char *)shmemu_dev_ptr(d, pe), (const char *)s, n, shmemu_devrt_rank(),
-                      blockDim.x * blockDim.y * blockDim.z);
+    shmemu_devrt_copy(shmemu_devrt_peer(d, n, pe, "shmemu_dev_putmem_signal_block"),
+                      (const char *)s, n, shmemu_devrt_rank(), blockDim.x * blockDim.y * blockDim.z);
     __threadfence_system();
     __syncthreads(); /* every slice ordered before thread 0's signal */
     if (shmemu_devrt_rank() == 0)
@@ -278,11 +297,11 @@ static __device__ __forceinline__ int shmemu_dev_uint64_test(uint64_t *ivar, int
 /* Typed single elements. */
 #define SHMEMU__DEV_PG(NAME, T)                                                 \
     static __device__ __forceinline__ void shmemu_dev_##NAME##_p(T *d, T v, int pe) \
-    { *(volatile T *)shmemu_dev_ptr(d, pe) = v; }                               \
+    { *(volatile T *)shmemu_devrt_peer(d, sizeof(T), pe, "shmemu_dev_" #NAME "_p") = v; } \
     static __device__ __forceinline__ void shmemu_dev_##NAME##_p_nbi(T *d, T v, int pe) \
-    { *(volatile T *)shmemu_dev_ptr(d, pe) = v; }                               \
+    { *(volatile T *)shmemu_devrt_peer(d, sizeof(T), pe, "shmemu_dev_" #NAME "_p_nbi") = v; } \
     static __device__ __forceinline__ T shmemu_dev_##NAME##_g(const T *s, int pe) \
-    { return *(const volatile T *)shmemu_dev_ptr(s, pe); }
+    { return *(const volatile T *)shmemu_devrt_peer(s, sizeof(T), pe, "shmemu_dev_" #NAME "_g"); }
 SHMEMU__DEV_PG(char, char)
 SHMEMU__DEV_PG(int, int)
 SHMEMU__DEV_PG(long, long)
@@ -299,7 +318,7 @@ SHMEMU__DEV_PG(size, size_t)
 /* AMOs: system-scope atomics on the peer's word. */
 #define SHMEMU__DEV_AMO(NAME, T)                                                \
     static __device__ __forceinline__ unsigned long long *shmemu_devrt_w_##NAME(const T *d, int pe) \
-    { return (unsigned long long *)shmemu_dev_ptr(d, pe); }                     \
+    { return (unsigned long long *)shmemu_devrt_peer(d, 8, pe, "shmemu_dev_" #NAME "_atomic"); } \
     static __device__ __forceinline__ T shmemu_dev_##NAME##_atomic_fetch_add(T *d, T v, int pe) \
     { return (T)atomicAdd_system(shmemu_devrt_w_##NAME(d, pe), (unsigned long long)v); } \
     static __device__ __forceinline__ void shmemu_dev_##NAME##_atomic_add(T *d, T v, int pe) \
