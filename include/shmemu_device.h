@@ -36,6 +36,21 @@
  * a PE is one GPU, so only SYSTEM orders anything for another PE. */
 enum { SHMEMU_DEV_SCOPE_BLOCK, SHMEMU_DEV_SCOPE_DEVICE, SHMEMU_DEV_SCOPE_SYSTEM };
 
+/* X(NAME, TYPE): the types of the typed single-element calls
+ * (shmemu_dev_NAME_p, _p_nbi, _g), NVSHMEM's common ones. */
+#define SHMEMU_DEV_PG_TYPES(X)                                                  \
+    X(char, char)                                                              \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(longlong, long long)                                                     \
+    X(float, float)                                                            \
+    X(double, double)                                                          \
+    X(int32, int32_t)                                                          \
+    X(int64, int64_t)                                                          \
+    X(uint32, uint32_t)                                                        \
+    X(uint64, uint64_t)                                                        \
+    X(size, size_t)
+
 /* Words of the world team's workspace (uint64_t units) the device barrier
  * uses, on the CPU and the GPU alike: a count of this PE's device
  * barriers, then one arrival counter per dissemination round (coll.h
@@ -302,17 +317,7 @@ static __device__ __forceinline__ int shmemu_dev_uint64_test(uint64_t *ivar, int
     { *(volatile T *)shmemu_devrt_peer(d, sizeof(T), pe, "shmemu_dev_" #NAME "_p_nbi") = v; } \
     static __device__ __forceinline__ T shmemu_dev_##NAME##_g(const T *s, int pe) \
     { return *(const volatile T *)shmemu_devrt_peer(s, sizeof(T), pe, "shmemu_dev_" #NAME "_g"); }
-SHMEMU__DEV_PG(char, char)
-SHMEMU__DEV_PG(int, int)
-SHMEMU__DEV_PG(long, long)
-SHMEMU__DEV_PG(longlong, long long)
-SHMEMU__DEV_PG(float, float)
-SHMEMU__DEV_PG(double, double)
-SHMEMU__DEV_PG(int32, int32_t)
-SHMEMU__DEV_PG(int64, int64_t)
-SHMEMU__DEV_PG(uint32, uint32_t)
-SHMEMU__DEV_PG(uint64, uint64_t)
-SHMEMU__DEV_PG(size, size_t)
+SHMEMU_DEV_PG_TYPES(SHMEMU__DEV_PG)
 #undef SHMEMU__DEV_PG
 
 /* AMOs: system-scope atomics on the peer's word. */
@@ -695,17 +700,7 @@ uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int
     { shmemu_devrt_putmem_nbi(dest, &value, sizeof value, pe); }                 \
     static inline T shmemu_devrt_##NAME##_g(const T *src, int pe)                \
     { T v; shmemu_devrt_getmem(&v, src, sizeof v, pe); return v; }
-SHMEMU__DEV_PG(char, char)
-SHMEMU__DEV_PG(int, int)
-SHMEMU__DEV_PG(long, long)
-SHMEMU__DEV_PG(longlong, long long)
-SHMEMU__DEV_PG(float, float)
-SHMEMU__DEV_PG(double, double)
-SHMEMU__DEV_PG(int32, int32_t)
-SHMEMU__DEV_PG(int64, int64_t)
-SHMEMU__DEV_PG(uint32, uint32_t)
-SHMEMU__DEV_PG(uint64, uint64_t)
-SHMEMU__DEV_PG(size, size_t)
+SHMEMU_DEV_PG_TYPES(SHMEMU__DEV_PG)
 #undef SHMEMU__DEV_PG
 #define shmemu_dev_char_p SHMEMU_DEVRT_AT(shmemu_devrt_char_p)
 #define shmemu_dev_int_p SHMEMU_DEVRT_AT(shmemu_devrt_int_p)
