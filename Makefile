@@ -55,7 +55,12 @@ endif
 VERSION := $(shell sed -n 's/^\#define SHMEMU_VERSION_STRING "\(.*\)"/\1/p' include/shmemu.h)
 
 LIB_SRC   := $(wildcard src/*/*.c) $(wildcard transports/*/*.c)
-LIB_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+# Kernel files of the library (the device-initiated built-ins), built as
+# C.  Without shmemu-devcc's loop hook: their threads wait only in device
+# calls, which yield, never on a plain load, and the hook on every basic
+# block of their element loops cost half their time.
+LIB_CU    := $(wildcard src/*/*.cu)
+LIB_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU))
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIB  := $(BUILD)/obj/tests/harness.o
@@ -182,6 +187,11 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_LIB)
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu | $(DEPS_LIB)
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -x c -c $< -o $@
 
 # The profiling interface (include/pshmem.h): every OpenSHMEM routine the
 # compat objects define gets its name-shifted twin (pshmem_long_put for

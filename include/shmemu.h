@@ -729,7 +729,7 @@ int shmemu_alltoall(shmemu_team_t team, void *dest, const void *src, size_t coun
                     shmemu_dtype_t dtype);
 
 /* The algorithms by name, with the generic signatures.
- * SHMEMU_ALLREDUCE_ALGO=oneshot|ring|rd|rabenseifner|tree|auto */
+ * SHMEMU_ALLREDUCE_ALGO=oneshot|ring|rd|rabenseifner|tree|dev_oneshot|dev_twoshot|auto */
 int shmemu_allreduce_oneshot(shmemu_team_t team, void *dest, const void *src, size_t count,
                              shmemu_dtype_t dtype, shmemu_op_t op);
 int shmemu_allreduce_ring(shmemu_team_t team, void *dest, const void *src, size_t count,
@@ -740,19 +740,19 @@ int shmemu_allreduce_rabenseifner(shmemu_team_t team, void *dest, const void *sr
                                   size_t count, shmemu_dtype_t dtype, shmemu_op_t op);
 int shmemu_allreduce_tree(shmemu_team_t team, void *dest, const void *src, size_t count,
                           shmemu_dtype_t dtype, shmemu_op_t op);
-/* SHMEMU_REDUCE_SCATTER_ALGO=ring|rhalving|auto */
+/* SHMEMU_REDUCE_SCATTER_ALGO=ring|rhalving|dev_ring|auto */
 int shmemu_reduce_scatter_ring(shmemu_team_t team, void *dest, const void *src,
                                size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op);
 int shmemu_reduce_scatter_rhalving(shmemu_team_t team, void *dest, const void *src,
                                    size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op);
-/* SHMEMU_ALLGATHER_ALGO=ring|bruck|rd|auto */
+/* SHMEMU_ALLGATHER_ALGO=ring|bruck|rd|dev_ring|auto */
 int shmemu_allgather_ring(shmemu_team_t team, void *dest, const void *src,
                           size_t sendcount, shmemu_dtype_t dtype);
 int shmemu_allgather_bruck(shmemu_team_t team, void *dest, const void *src,
                            size_t sendcount, shmemu_dtype_t dtype);
 int shmemu_allgather_rd(shmemu_team_t team, void *dest, const void *src, size_t sendcount,
                         shmemu_dtype_t dtype);
-/* SHMEMU_BROADCAST_ALGO=tree|chain|auto */
+/* SHMEMU_BROADCAST_ALGO=tree|chain|dev_pull|auto */
 int shmemu_broadcast_tree(shmemu_team_t team, void *dest, const void *src, size_t count,
                           shmemu_dtype_t dtype, int root);
 int shmemu_broadcast_chain(shmemu_team_t team, void *dest, const void *src, size_t count,
@@ -763,6 +763,30 @@ int shmemu_alltoall_pairwise(shmemu_team_t team, void *dest, const void *src, si
 /* SHMEMU_REDUCE_ALGO=tree|auto */
 int shmemu_reduce_tree(shmemu_team_t team, void *dest, const void *src, size_t count,
                        shmemu_dtype_t dtype, shmemu_op_t op, int root);
+
+/* Device-initiated built-ins (docs/DEVICE.md): the same signatures, run as
+ * one kernel launch on the calling PE whose device threads read peers'
+ * memory, put, signal and wait (src/coll/device_kernels.cu, written with
+ * shmemu_device.h).  They run where kernels run on the CPU: local, shm and
+ * sim; elsewhere SHMEMU_ENOTSUP with the reason.  Selected by name, e.g.
+ * SHMEMU_ALLREDUCE_ALGO=dev_oneshot. */
+/** Allreduce: every PE reads every member's src (the one-shot custom
+ *  allreduce); members get the same bits. */
+int shmemu_allreduce_dev_oneshot(shmemu_team_t team, void *dest, const void *src, size_t count,
+                                 shmemu_dtype_t dtype, shmemu_op_t op);
+/** Allreduce: each PE reduces its chunk of every src, then gathers the
+ *  others' chunks (the two-shot custom allreduce). */
+int shmemu_allreduce_dev_twoshot(shmemu_team_t team, void *dest, const void *src, size_t count,
+                                 shmemu_dtype_t dtype, shmemu_op_t op);
+/** Allgather: chunks forwarded round the ring with device puts and signals. */
+int shmemu_allgather_dev_ring(shmemu_team_t team, void *dest, const void *src,
+                              size_t sendcount, shmemu_dtype_t dtype);
+/** Reduce-scatter: partials pulled round the ring through peer pointers. */
+int shmemu_reduce_scatter_dev_ring(shmemu_team_t team, void *dest, const void *src,
+                                   size_t recvcount, shmemu_dtype_t dtype, shmemu_op_t op);
+/** Broadcast: every member reads the root's src through a peer pointer. */
+int shmemu_broadcast_dev_pull(shmemu_team_t team, void *dest, const void *src, size_t count,
+                              shmemu_dtype_t dtype, int root);
 /** A dissemination barrier on signals over team (arrival only). */
 int shmemu_barrier_dissemination(shmemu_team_t team);
 

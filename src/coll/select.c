@@ -55,8 +55,12 @@ int shmemu_allreduce(shmemu_team_t team, void *dest, const void *src, size_t cou
         return shmemu_allreduce_rabenseifner(team, dest, src, count, dtype, op);
     if (!strcmp(a, "tree"))
         return shmemu_allreduce_tree(team, dest, src, count, dtype, op);
+    if (!strcmp(a, "dev_oneshot"))
+        return shmemu_allreduce_dev_oneshot(team, dest, src, count, dtype, op);
+    if (!strcmp(a, "dev_twoshot"))
+        return shmemu_allreduce_dev_twoshot(team, dest, src, count, dtype, op);
     return unknown("shmemu_allreduce", "SHMEMU_ALLREDUCE_ALGO", a,
-                   "oneshot, ring, rd, rabenseifner, tree, auto");
+                   "oneshot, ring, rd, rabenseifner, tree, dev_oneshot, dev_twoshot, auto");
 }
 
 int shmemu_reduce(shmemu_team_t team, void *dest, const void *src, size_t count,
@@ -76,8 +80,10 @@ int shmemu_reduce_scatter(shmemu_team_t team, void *dest, const void *src,
         return shmemu_reduce_scatter_ring(team, dest, src, recvcount, dtype, op);
     if (!strcmp(a, "rhalving"))
         return shmemu_reduce_scatter_rhalving(team, dest, src, recvcount, dtype, op);
+    if (!strcmp(a, "dev_ring"))
+        return shmemu_reduce_scatter_dev_ring(team, dest, src, recvcount, dtype, op);
     return unknown("shmemu_reduce_scatter", "SHMEMU_REDUCE_SCATTER_ALGO", a,
-                   "ring, rhalving, auto");
+                   "ring, rhalving, dev_ring, auto");
 }
 
 int shmemu_allgather(shmemu_team_t team, void *dest, const void *src, size_t sendcount,
@@ -92,7 +98,10 @@ int shmemu_allgather(shmemu_team_t team, void *dest, const void *src, size_t sen
         return shmemu_allgather_bruck(team, dest, src, sendcount, dtype);
     if (!strcmp(a, "rd"))
         return shmemu_allgather_rd(team, dest, src, sendcount, dtype);
-    return unknown("shmemu_allgather", "SHMEMU_ALLGATHER_ALGO", a, "ring, bruck, rd, auto");
+    if (!strcmp(a, "dev_ring"))
+        return shmemu_allgather_dev_ring(team, dest, src, sendcount, dtype);
+    return unknown("shmemu_allgather", "SHMEMU_ALLGATHER_ALGO", a,
+                   "ring, bruck, rd, dev_ring, auto");
 }
 
 int shmemu_broadcast(shmemu_team_t team, void *dest, const void *src, size_t count,
@@ -105,7 +114,9 @@ int shmemu_broadcast(shmemu_team_t team, void *dest, const void *src, size_t cou
         return shmemu_broadcast_tree(team, dest, src, count, dtype, root);
     if (!strcmp(a, "chain"))
         return shmemu_broadcast_chain(team, dest, src, count, dtype, root);
-    return unknown("shmemu_broadcast", "SHMEMU_BROADCAST_ALGO", a, "tree, chain, auto");
+    if (!strcmp(a, "dev_pull"))
+        return shmemu_broadcast_dev_pull(team, dest, src, count, dtype, root);
+    return unknown("shmemu_broadcast", "SHMEMU_BROADCAST_ALGO", a, "tree, chain, dev_pull, auto");
 }
 
 int shmemu_alltoall(shmemu_team_t team, void *dest, const void *src, size_t count,

@@ -491,6 +491,12 @@ static const struct {
     {SHMEMU_COLL_BROADCAST, "tree", FN(shmemu_broadcast_tree)},
     {SHMEMU_COLL_BROADCAST, "chain", FN(shmemu_broadcast_chain)},
     {SHMEMU_COLL_ALLTOALL, "pairwise", FN(shmemu_alltoall_pairwise)},
+    /* device-initiated (kernels): local, shm and sim */
+    {SHMEMU_COLL_ALLREDUCE, "dev_oneshot", FN(shmemu_allreduce_dev_oneshot)},
+    {SHMEMU_COLL_ALLREDUCE, "dev_twoshot", FN(shmemu_allreduce_dev_twoshot)},
+    {SHMEMU_COLL_REDUCE_SCATTER, "dev_ring", FN(shmemu_reduce_scatter_dev_ring)},
+    {SHMEMU_COLL_ALLGATHER, "dev_ring", FN(shmemu_allgather_dev_ring)},
+    {SHMEMU_COLL_BROADCAST, "dev_pull", FN(shmemu_broadcast_dev_pull)},
 };
 
 int shmemu_verify_builtin(shmemu_coll_t coll, int i, const char **name_p, void (**fn_p)(void))

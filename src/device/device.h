@@ -88,7 +88,11 @@ struct dev_launch {
 };
 
 /* The launch running on this OS thread (a PE's), or NULL. */
-extern _Thread_local struct dev_launch *shmemu__dev_launch;
+/* initial-exec: the loop hook reads it on every basic block of a kernel
+ * file, and the default model for a shared library calls __tls_get_addr
+ * each time (three quarters of a one-shot allreduce's time). */
+extern _Thread_local struct dev_launch *shmemu__dev_launch
+    __attribute__((tls_model("initial-exec")));
 
 /* The calling device thread, or NULL with a line naming call when it is
  * not in a kernel. */

@@ -28,7 +28,7 @@
  * (shmemu_devrt_at writes only where gridDim.x is set). */
 static struct shmemu_dev_self host_self;
 _Thread_local struct shmemu_dev_self *shmemu_devrt_self = &host_self;
-_Thread_local struct dev_launch *shmemu__dev_launch;
+_Thread_local struct dev_launch *shmemu__dev_launch __attribute__((tls_model("initial-exec")));
 
 /* A thread of a launch switches back here after LOOP_BUDGET basic blocks
  * without a device call (shmemu-devcc's loop hook). */
