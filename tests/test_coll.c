@@ -53,6 +53,18 @@ static void run_algo(shmemu_coll_t coll, const char *name, void (*fn)(void),
         }
 }
 
+/* The device-initiated built-ins (dev_*) are kernels: they run where
+ * device threads run on the CPU; test_staged checks the refusal elsewhere. */
+static int runs_on(const char *name, const char *transport)
+{
+    if (strncmp(name, "dev_", 4) || !strcmp(transport, "local") || !strcmp(transport, "shm") ||
+        !strcmp(transport, "sim"))
+        return 1;
+    printf("# %s left out on %s: device-initiated built-ins run on local, shm and sim\n", name,
+           transport);
+    return 0;
+}
+
 static void test_every_algorithm(void **state)
 {
     (void)state;
@@ -61,7 +73,8 @@ static void test_every_algorithm(void **state)
             const char *name;
             void (*fn)(void);
             for (int i = 0; shmemu_verify_builtin((shmemu_coll_t)c, i, &name, &fn) == 0; i++)
-                run_algo((shmemu_coll_t)c, name, fn, th_transport(t));
+                if (runs_on(name, th_transport(t)))
+                    run_algo((shmemu_coll_t)c, name, fn, th_transport(t));
         }
 }
 
@@ -73,6 +86,8 @@ static void test_large_allreduce(void **state)
     void (*fn)(void);
     for (int i = 0; shmemu_verify_builtin(SHMEMU_COLL_ALLREDUCE, i, &name, &fn) == 0; i++)
         for (int t = 0; t < th_transport_count(); t++) {
+            if (!runs_on(name, th_transport(t)))
+                continue;
             shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .algo = name, .fn = fn,
                                      .transport = th_transport(t), .npes = 3,
                                      .count = (size_t)th_iters(300001, 10),
@@ -198,9 +213,10 @@ static int body_select(void *arg)
 static void test_select(void **state)
 {
     (void)state;
-    static const char *algos[] = {"oneshot", "ring", "rd", "rabenseifner", "tree", "auto"};
+    static const char *algos[] = {"oneshot", "ring",        "rd",         "rabenseifner",
+                                  "tree",    "dev_oneshot", "dev_twoshot", "auto"};
     th_capture_start();
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 8; i++) {
         setenv("SHMEMU_ALLREDUCE_ALGO", algos[i], 1);
         th_run(body_select, NULL, TH_NPES(1, 3, 4), 0);
     }
@@ -212,7 +228,8 @@ static void test_select(void **state)
     assert_non_null(strstr(err, "shmemu_coll_algo: coll is 6, not a collective (0..5)\n"));
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(err, "shmemu_allreduce: SHMEMU_ALLREDUCE_ALGO='bogo' is not one of "
-                                "oneshot, ring, rd, rabenseifner, tree, auto"));
+                                "oneshot, ring, rd, rabenseifner, tree, dev_oneshot, dev_twoshot, "
+                                "auto"));
     assert_non_null(strstr(err, "shmemu_allreduce_ring: op bxor (6) does not apply to float"));
     assert_non_null(strstr(err, " is not symmetric (in no block of the symmetric heap, nor in "
                                 "symmetric static data)\n"));
@@ -284,6 +301,78 @@ static void test_back_to_back(void **state)
     th_run(body_back_to_back, NULL, TH_NPES(2, 3, 8, 13), 0);
 }
 
+/* The device-initiated built-ins back to back, no sync between calls, PE
+ * 0 napping now and then: the kernels' signals and barriers take their
+ * tags from the team's sequence, shared with the host algorithms called
+ * in between, and a window boundary (2,048 elements per PE) is crossed.
+ * Exact values every call. */
+static int body_dev_back_to_back(void *arg)
+{
+    (void)arg;
+    int me = shmemu_my_pe(), n = shmemu_n_pes();
+    size_t max = 2100;
+    int64_t *src = shmemu_malloc(max * (size_t)n * sizeof(int64_t));
+    int64_t *dst = shmemu_malloc(max * (size_t)n * sizeof(int64_t));
+    PE_CHECK(src && dst);
+    long iters = th_iters(60, 10);
+    for (long it = 0; it < iters; it++) {
+        size_t count = (size_t[]){1, 2049, 7, 0, 100, 33, 2100}[it % 7];
+        int64_t base = (int64_t)it * 1000;
+        for (size_t j = 0; j < count * (size_t)n; j++)
+            src[j] = base + me + (int64_t)j;
+        if (me == 0 && it % 3 == 0)
+            nanosleep(&(struct timespec){0, 300000}, NULL);
+        int in_place = it % 2 == 1;
+        int64_t *out = in_place ? src : dst;
+        int64_t tri = (int64_t)n * (n - 1) / 2;
+        switch (it % 5) {
+        case 0:
+        case 1:
+            PE_CHECK_OK((it % 5 ? shmemu_allreduce_dev_twoshot : shmemu_allreduce_dev_oneshot)(
+                SHMEMU_TEAM_WORLD, out, src, count, SHMEMU_INT64, SHMEMU_SUM));
+            for (size_t j = 0; j < count; j++)
+                PE_CHECK_EQ(out[j], n * (base + (int64_t)j) + tri);
+            break;
+        case 2:
+            PE_CHECK_OK(shmemu_allgather_dev_ring(SHMEMU_TEAM_WORLD, dst, src, count,
+                                                  SHMEMU_INT64));
+            for (int p = 0; p < n; p++)
+                for (size_t j = 0; j < count; j++)
+                    PE_CHECK_EQ(dst[(size_t)p * count + j], base + p + (int64_t)j);
+            break;
+        case 3:
+            PE_CHECK_OK(shmemu_reduce_scatter_dev_ring(SHMEMU_TEAM_WORLD, dst, src, count,
+                                                       SHMEMU_INT64, SHMEMU_SUM));
+            for (size_t j = 0; j < count; j++)
+                PE_CHECK_EQ(dst[j], n * (base + (int64_t)((size_t)me * count + j)) + tri);
+            break;
+        default:
+            PE_CHECK_OK(shmemu_broadcast_dev_pull(SHMEMU_TEAM_WORLD, out, src, count,
+                                                  SHMEMU_INT64, (int)(it % n)));
+            for (size_t j = 0; j < count; j++)
+                PE_CHECK_EQ(out[j], base + it % n + (int64_t)j);
+        }
+        if (it % 4 == 3) /* a host algorithm on the same team, between kernels */
+            PE_CHECK_OK(shmemu_allreduce_rd(SHMEMU_TEAM_WORLD, dst, src, 1, SHMEMU_INT64,
+                                            SHMEMU_SUM));
+    }
+    shmemu_barrier_all();
+    shmemu_free(dst);
+    shmemu_free(src);
+    return 0;
+}
+
+static void test_dev_back_to_back(void **state)
+{
+    (void)state;
+    static const int npes[] = {1, 2, 3, 5};
+    for (int t = 0; t < th_transport_count(); t++)
+        for (size_t i = 0; i < sizeof(npes) / sizeof(npes[0]) && runs_on("dev_", th_transport(t));
+             i++)
+            if (th_launch(th_transport(t), npes[i], 0, body_dev_back_to_back, NULL) != 0)
+                fail_msg("%s, %d PEs: the job failed", th_transport(t), npes[i]);
+}
+
 /* 16-bit floats: conversions round to nearest even and keep specials. */
 static int body_half(void *arg)
 {
@@ -321,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_every_algorithm), cmocka_unit_test(test_large_allreduce),
         cmocka_unit_test(test_forms),           cmocka_unit_test(test_select),
         cmocka_unit_test(test_half),            cmocka_unit_test(test_back_to_back),
+        cmocka_unit_test(test_dev_back_to_back),
     };
     return cmocka_run_group_tests_name("coll", tests, NULL, NULL);
 }

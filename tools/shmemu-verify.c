@@ -653,6 +653,25 @@ static void set_axes(void)
 
 /* The algorithms under test: the user's (--lib), or the built-ins asked
  * for.  Returns how many. */
+/* The transports of the matrix a built-in runs on: the device-initiated
+ * ones (dev_*) are kernels, which run where device threads run on the CPU;
+ * each one left out of a transport says so once. */
+static unsigned runs_on(const char *name)
+{
+    unsigned mask = 0;
+    for (int t = 0; t < ntransports; t++) {
+        const char *tl = transports[t];
+        if (strncmp(name, "dev_", 4) || !strcmp(tl, "local") || !strcmp(tl, "shm") ||
+            !strcmp(tl, "sim"))
+            mask |= 1u << t;
+        else if (me == 0)
+            printf("# %s left out on %s: device-initiated built-ins run on local, shm and "
+                   "sim\n",
+                   name, tl);
+    }
+    return mask;
+}
+
 static int pick_algos(struct algo *algos)
 {
     int nalgos = 0;
@@ -675,6 +694,7 @@ static int pick_algos(struct algo *algos)
         algos[nalgos].coll = (shmemu_coll_t)lookup(coll_opt, coll_name, SHMEMU_COLL_COUNT, "collective");
         algos[nalgos].name = sym;
         memcpy(&algos[nalgos].fn, &f, sizeof(f));
+        algos[nalgos].transports = ~0u;
         nalgos++;
     } else {
         for (int c = 0; c < SHMEMU_COLL_COUNT; c++) {
@@ -687,6 +707,7 @@ static int pick_algos(struct algo *algos)
                     algos[nalgos].coll = (shmemu_coll_t)c;
                     algos[nalgos].name = name;
                     algos[nalgos].fn = fn;
+                    algos[nalgos].transports = runs_on(name);
                     nalgos++;
                 }
         }
@@ -749,6 +770,10 @@ static struct row *build_cases(const struct algo *algos, int nalgos, int *np)
         }
         if (!thorough)
             vm_add_triples(&algos[k], &pts, &npts);
+        if (!algos[k].transports && strcmp(algo_opt, "all"))
+            die("%s %s runs on local, shm and sim only (a device-initiated built-in), none of "
+                "them in --transport",
+                shmemu_coll_name(algos[k].coll), algos[k].name);
         if (!npts && (lib || strcmp(coll_opt, "all") || strcmp(algo_opt, "all")))
             die("the options select no case of %s %s (an op that no --dtype given supports, "
                 "or sizes past --max-bytes?)",

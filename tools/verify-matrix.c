@@ -11,6 +11,8 @@ int vm_valid(const struct algo *al, const point p)
                     c == SHMEMU_COLL_REDUCE_SCATTER;
     shmemu_dtype_t dt = (shmemu_dtype_t)ax[A_DTYPE].v[p[A_DTYPE]];
     shmemu_op_t op = (shmemu_op_t)ax[A_OP].v[p[A_OP]];
+    if (!(al->transports >> ax[A_TRANSPORT].v[p[A_TRANSPORT]] & 1u))
+        return 0;
     if (reduction ? !shmemu_op_valid(op, dt) : op != (shmemu_op_t)ax[A_OP].v[0])
         return 0; /* op is meaningless for data movement: keep one value */
     int inplace = (int)ax[A_INPLACE].v[p[A_INPLACE]];

@@ -29,12 +29,13 @@ struct algo {
     shmemu_coll_t coll;
     const char *name;
     void (*fn)(void);
+    unsigned transports; /* bit t: it runs on transport axis value t */
 };
 
 typedef int point[NAXES]; /* an index into each axis */
 
-/* Can algorithm al run case p (op meaningful, in-place allowed, buffers
- * within the limits)? */
+/* Can algorithm al run case p (its transport, op meaningful, in-place
+ * allowed, buffers within the limits)? */
 int vm_valid(const struct algo *al, const point p);
 /* The covering cases of al into *out (malloc'd), *nout of them. */
 int vm_covering(const struct algo *al, point **out, int *nout);

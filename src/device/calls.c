@@ -299,9 +299,13 @@ static void warp_sync(struct dev_thread *t, const char *call)
         unsigned r = WARP ? t->rank - first : t->rank;                         \
         size_t lo, len;                                                        \
         slice(nbytes, r, g, &lo, &len);                                        \
-        if (IS_PUT)                                                            \
+        /* The whole range, by every thread: an empty slice starts at its   \
+         * end, which may be the end of the heap block. */                  \
+        (void)peer_addr(t, CALL, IS_PUT ? "dest" : "src", IS_PUT ? dest : src, nbytes, pe); \
+        check_local(t, CALL, IS_PUT ? "src" : "dest", IS_PUT ? src : dest, nbytes); \
+        if (len && IS_PUT)                                                     \
             do_put(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe, NBI); \
-        else                                                                   \
+        else if (len)                                                          \
             do_get(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe); \
         if (WARP)                                                              \
             warp_sync(t, CALL);                                                \
