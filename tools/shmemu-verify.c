@@ -659,15 +659,16 @@ static void set_axes(void)
 static unsigned runs_on(const char *name)
 {
     unsigned mask = 0;
+    int device_check = check_opt && strstr(check_opt, "device");
     for (int t = 0; t < ntransports; t++) {
         const char *tl = transports[t];
-        if (strncmp(name, "dev_", 4) || !strcmp(tl, "local") || !strcmp(tl, "shm") ||
-            !strcmp(tl, "sim"))
+        if (strncmp(name, "dev_", 4) ||
+            (!device_check && (!strcmp(tl, "local") || !strcmp(tl, "shm") || !strcmp(tl, "sim"))))
             mask |= 1u << t;
         else if (me == 0)
-            printf("# %s left out on %s: device-initiated built-ins run on local, shm and "
-                   "sim\n",
-                   name, tl);
+            printf("# %s left out on %s%s: device-initiated built-ins run on local, shm and "
+                   "sim, not under --check device\n",
+                   name, tl, device_check ? " under --check device" : "");
     }
     return mask;
 }
@@ -771,8 +772,8 @@ static struct row *build_cases(const struct algo *algos, int nalgos, int *np)
         if (!thorough)
             vm_add_triples(&algos[k], &pts, &npts);
         if (!algos[k].transports && strcmp(algo_opt, "all"))
-            die("%s %s runs on local, shm and sim only (a device-initiated built-in), none of "
-                "them in --transport",
+            die("%s %s runs on local, shm and sim only, not under --check device (a "
+                "device-initiated built-in): no case left",
                 shmemu_coll_name(algos[k].coll), algos[k].name);
         if (!npts && (lib || strcmp(coll_opt, "all") || strcmp(algo_opt, "all")))
             die("the options select no case of %s %s (an op that no --dtype given supports, "

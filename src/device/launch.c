@@ -453,6 +453,12 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
                             "kernel %s: %llu threads in one launch; the CPU runs at most "
                             "1,048,576 (every block resident at once)",
                             k->name, (unsigned long long)(nb * nt));
+    if (!me->direct && me->job->check.device)
+        return shmemu__fail(me, SHMEMU_ENOTSUP, call,
+                            "kernel %s: kernels do not run under SHMEMU_CHECK=device (the heap "
+                            "plays device memory that this process cannot load; check them "
+                            "without it, or with fuzz and race)",
+                            k->name);
     if (!me->direct)
         return shmemu__fail(me, SHMEMU_ENOTSUP, call,
                             "kernel %s: transport %s has no load/store access to peers' heaps; "
