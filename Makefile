@@ -65,7 +65,8 @@ TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIB  := $(BUILD)/obj/tests/harness.o
 # Kernel files built with shmemu-devcc (test_kernels runs them).
-DEV_PROGS = $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce $(DEV_CUDA_PROGS)
+DEV_PROGS = $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce \
+            $(BUILD)/examples/libmy_device_allreduce.so $(DEV_CUDA_PROGS)
 TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 # The generic names once more as C++ (shmem.h's overloads), where there is a
 # C++ compiler; test_compat says so when there is none.
@@ -118,7 +119,8 @@ MPICC     := $(shell command -v mpicc >/dev/null 2>&1 && \
 MPI_BENCH := $(if $(MPICC),$(BUILD)/mpi-coll-bench)
 
 all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(BUILD)/device-bench $(MPI_BENCH) $(BUILD)/examples/ring \
-     $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) $(BUILD)/examples/device_allreduce
+     $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) $(BUILD)/examples/device_allreduce \
+     $(BUILD)/examples/libmy_device_allreduce.so
 lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0 $(CUDA_PLUGIN) $(UCX_PLUGIN)
 
 # Beside libshmemu, where the transport looks for it; libcudart is found
@@ -134,7 +136,9 @@ $(BUILD)/libshmemu-cuda.so: transports/cuda/plugin/plugin.cu transports/cuda/plu
 
 # The kernel files again, built by nvcc for the cuda transport (-Werror):
 # one source, two builds.  test_cuda runs them where a GPU answers.
-DEV_CUDA_PROGS := $(if $(SAN),,$(if $(NVCC),$(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda))
+DEV_CUDA_PROGS := $(if $(SAN),,$(if $(NVCC),$(BUILD)/tests/dev_spin_cuda \
+                    $(BUILD)/examples/device_allreduce_cuda \
+                    $(BUILD)/examples/libmy_device_allreduce_cuda.so $(BUILD)/obj/coll_kernels_cuda.o))
 $(BUILD)/tests/dev_spin_cuda: tests/device/spin.cu
 $(BUILD)/examples/device_allreduce_cuda: examples/device_allreduce.cu
 $(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda: include/shmemu.h \
@@ -144,6 +148,20 @@ $(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda: include/sh
 	$(Q)$(NVCC) -std=c++17 -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror,-pthread \
 	  -Iinclude $(NVCC_ARCH) -cudart shared -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ \
 	  $(filter %.cu,$^) $(BUILD)/libshmemu.a $(filter-out -pthread,$(LDLIBS_ALL)) -lpthread
+
+$(BUILD)/examples/libmy_device_allreduce_cuda.so: examples/my_device_allreduce.cu include/shmemu.h \
+                                                  include/shmemu_device.h
+	@mkdir -p $(@D)
+	$(say) NVCC $@
+	$(Q)$(NVCC) -std=c++17 -O2 -shared -Werror all-warnings -Xcompiler -fPIC,-Wall,-Wextra,-Werror \
+	  -Iinclude $(NVCC_ARCH) -cudart shared -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $<
+# The library's own kernel files under nvcc, with -Werror: they stay one
+# source for both builds.
+$(BUILD)/obj/coll_kernels_cuda.o: $(LIB_CU) src/coll/device.h include/shmemu.h include/shmemu_device.h
+	@mkdir -p $(@D)
+	$(say) NVCC $@
+	$(Q)$(NVCC) -std=c++17 -O2 -Werror all-warnings -Xcompiler -fPIC,-Wall,-Wextra,-Werror \
+	  -Iinclude $(NVCC_ARCH) -c -x cu $(LIB_CU) -o $@
 
 # -cudart shared: the program and the plugin share one CUDA runtime.
 $(BUILD)/tests/cuda_kernels: tests/cuda/kernels.cu include/shmemu.h include/shmemu_cuda.h \
@@ -441,6 +459,14 @@ $(BUILD)/examples/device_allreduce: examples/device_allreduce.cu include/shmemu_
 	$(say) DEVCC $@
 	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
 	  $< -o $@
+# A kernel behind a collective's signature, for shmemu-verify --lib
+# (docs/TUTORIAL.md, chapter 6).
+$(BUILD)/examples/libmy_device_allreduce.so: examples/my_device_allreduce.cu include/shmemu_device.h \
+                                    $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
+	@mkdir -p $(@D)
+	$(say) DEVCC $@
+	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
+	  -shared -fPIC $< -o $@
 # The C++ names of the wrapper: the same script, which picks CXX by name.
 $(BUILD)/oshcc $(BUILD)/oshc++ $(BUILD)/oshcxx: tools/oshcc
 	@mkdir -p $(@D)

@@ -89,6 +89,7 @@ int shmemu_devrt_cuda_table(struct shmemu_devrt_table *t);
  * peers' heaps; nothing in a kernel calls the host.  Each translation unit
  * has its own copy of the table, set before each of its launches. */
 #include <cuda_runtime.h>
+#include <stdio.h> /* device printf: a bad argument's line */
 
 static __constant__ struct shmemu_devrt_table shmemu_devrt_t;
 

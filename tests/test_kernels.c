@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "harness.h"
 #include "shmemu_device.h"
@@ -1046,6 +1047,47 @@ static void test_devcc_programs(void **state)
     }
 }
 
+/* A user's kernel behind a collective's signature, loaded by the verifier
+ * (the tutorial's chapter 6): the correct one passes the quick matrix on
+ * every CPU transport, plain and under fuzz and race; the one without its
+ * last barrier fails with wrong results. */
+static void test_verify_kernel_lib(void **state)
+{
+    (void)state;
+#ifdef TH_TSAN
+    th_skip("the verifier's PEs are threads of one process here, and every case of the "
+            "matrix is a job: the suite's TSan budget runs the kernels in test_rma and on");
+#endif
+    char lib[512];
+    snprintf(lib, sizeof(lib), "%s", th_tool("examples/libmy_device_allreduce.so"));
+    char *base[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                    "--dtype", "float", "--op", "sum", "--in-place", "no", "--quick",
+                    "--transport", "local,shm,sim", "--symbol", "my_device_allreduce",
+                    NULL, NULL, NULL, NULL};
+    struct th_outcome o;
+    th_run_cmd(base, NULL, &o);
+    if (o.status != 0)
+        fail_msg("plain: exit %d: %s", o.status, o.out);
+    assert_non_null(strstr(o.out, "allreduce      my_device_allreduce "));
+    assert_non_null(strstr(o.out, " passed, 0 failed"));
+    base[16] = "--fuzz";
+    base[17] = "5";
+    base[18] = "--race";
+    th_run_cmd(base, NULL, &o);
+    if (o.status != 0)
+        fail_msg("fuzz and race: exit %d: %s", o.status, o.out);
+    assert_non_null(strstr(o.out, "checker: fuzz seeds 1..5 and race"));
+    assert_non_null(strstr(o.out, " passed, 0 failed"));
+    base[15] = "my_device_allreduce_buggy";
+    base[16] = NULL;
+    base[13] = "sim"; /* the same verdict every run */
+    th_run_cmd(base, NULL, &o);
+    assert_true(WIFEXITED(o.status));
+    assert_int_equal(WEXITSTATUS(o.status), 1);
+    assert_non_null(strstr(o.out, "wrong result: dest["));
+    assert_null(strstr(o.out, " passed, 0 failed"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1060,6 +1102,7 @@ int main(void)
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_stuck),
         cmocka_unit_test(test_devcc_programs),
+        cmocka_unit_test(test_verify_kernel_lib),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
