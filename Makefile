@@ -460,7 +460,7 @@ $(BUILD)/examples/device_allreduce: examples/device_allreduce.cu include/shmemu_
 	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
 	  $< -o $@
 # A kernel behind a collective's signature, for shmemu-verify --lib
-# (docs/TUTORIAL.md, chapter 6).
+# (docs/TUTORIAL.md, chapter 5).
 $(BUILD)/examples/libmy_device_allreduce.so: examples/my_device_allreduce.cu include/shmemu_device.h \
                                     $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
 	@mkdir -p $(@D)

@@ -1,6 +1,6 @@
 /*
  * my_device_allreduce.cu - the tutorial's kernel (docs/TUTORIAL.md,
- * chapter 6): a one-shot allreduce of floats, written as a GPU author
+ * chapter 5): a one-shot allreduce of floats, written as a GPU author
  * writes it, behind a host entry with the collective's signature so that
  * shmemu-verify can load it:
  *

@@ -1048,7 +1048,7 @@ static void test_devcc_programs(void **state)
 }
 
 /* A user's kernel behind a collective's signature, loaded by the verifier
- * (the tutorial's chapter 6): the correct one passes the quick matrix on
+ * (the tutorial's chapter 5): the correct one passes the quick matrix on
  * every CPU transport, plain and under fuzz and race; the one without its
  * last barrier fails with wrong results. */
 static void test_verify_kernel_lib(void **state)

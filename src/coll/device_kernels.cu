@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "shmemu_device.h"
 #include "device.h"
@@ -22,7 +23,15 @@
 /* A launch's shape on the CPU: enough threads per block that the
  * _block forms and __syncthreads are exercised, few enough fibers that
  * sim's 16-PE cases stay quick. */
-enum { DC_BLOCKS = 2, DC_THREADS = 64, DC_WINDOW = 16 /* elements a thread holds */ };
+enum { DC_BLOCKS = 2, DC_THREADS = 64 };
+/* Elements a thread holds between a window's read and its write: a GPU
+ * thread's registers, a CPU thread's contiguous run (fewer windows, fewer
+ * barriers). */
+#ifdef __CUDACC__
+enum { DC_WINDOW = 16 };
+#else
+enum { DC_WINDOW = 512 };
+#endif
 
 /* ------------------------------------------------------------- elements */
 
@@ -318,15 +327,100 @@ SHMEMU_DEVICE struct dc_range dc_share(size_t lo, size_t hi)
     return r;
 }
 
-/* Element k (< DC_WINDOW) of this thread in the window starting at w0
- * (DC_WINDOW elements per thread): strided on a GPU, contiguous on the
- * CPU, as dc_share. */
-SHMEMU_DEVICE size_t dc_win(size_t w0, int k)
+/* This thread's elements of the window of DC_WINDOW per thread starting
+ * at w0, within [0, count): strided on a GPU, contiguous on the CPU, as
+ * dc_share. */
+SHMEMU_DEVICE struct dc_range dc_window(size_t w0, size_t count)
+{
+    size_t t = dc_tid();
+    struct dc_range r;
+#ifdef __CUDACC__
+    r.i = w0 + t;
+    r.end = w0 + dc_nthreads() * DC_WINDOW;
+    r.step = dc_nthreads();
+#else
+    r.i = w0 + t * DC_WINDOW;
+    r.end = r.i + DC_WINDOW;
+    r.step = 1;
+#endif
+    if (r.end > count)
+        r.end = count;
+    return r;
+}
+
+/* dst[i] = x[i] OP y[i] over r (y NULL: x[i], bit for bit).  On the CPU
+ * the run is contiguous and goes to the library's vectorised kernels
+ * (shmemu_reduce_local: the same per-step rounding as dc_op); dst may be
+ * x or y. */
+SHMEMU_DEVICE void dc_reduce(const struct shmemu__devcoll *a, void *dst, const void *x,
+                             const void *y, struct dc_range r)
 {
 #ifdef __CUDACC__
-    return w0 + dc_tid() + (size_t)k * dc_nthreads();
+    for (; r.i < r.end; r.i += r.step)
+        if (y)
+            dc_store(a->dtype, dst, r.i,
+                     dc_op(a->dtype, a->op, dc_load(a->dtype, x, r.i), dc_load(a->dtype, y, r.i)));
+        else
+            dc_copy(a->esize, dst, x, r.i);
 #else
-    return w0 + dc_tid() * DC_WINDOW + (size_t)k;
+    if (r.end <= r.i)
+        return;
+    size_t off = r.i * a->esize, n = r.end - r.i;
+    if (y)
+        shmemu_reduce_local((shmemu_dtype_t)a->dtype, (shmemu_op_t)a->op, (char *)dst + off,
+                            (const char *)x + off, (const char *)y + off, n);
+    else if ((char *)dst + off != (const char *)x + off)
+        memmove((char *)dst + off, (const char *)x + off, n * a->esize);
+#endif
+}
+
+/* What a thread holds of a window: its k-th element of the window's range
+ * in v[k] (a GPU's registers), or the run packed as elements (the CPU's). */
+struct dc_acc {
+    union dc_val v[DC_WINDOW];
+};
+
+/* acc = x OP y over r (y NULL: x); the window's element i at the slot the
+ * range gives it. */
+SHMEMU_DEVICE void dc_acc_set(const struct shmemu__devcoll *a, struct dc_acc *acc, const void *x,
+                              const void *y, struct dc_range r)
+{
+#ifdef __CUDACC__
+    for (int k = 0; r.i < r.end; r.i += r.step, k++) {
+        union dc_val v = dc_load(a->dtype, x, r.i);
+        acc->v[k] = y ? dc_op(a->dtype, a->op, v, dc_load(a->dtype, y, r.i)) : v;
+    }
+#else
+    /* as dc_reduce with dst the packed run: shift the operands instead */
+    struct dc_range z = {0, r.end > r.i ? r.end - r.i : 0, 1};
+    size_t off = r.i * a->esize;
+    dc_reduce(a, acc->v, (const char *)x + off, y ? (const char *)y + off : NULL, z);
+#endif
+}
+
+/* acc = acc OP y over r. */
+SHMEMU_DEVICE void dc_acc_fold(const struct shmemu__devcoll *a, struct dc_acc *acc, const void *y,
+                               struct dc_range r)
+{
+#ifdef __CUDACC__
+    for (int k = 0; r.i < r.end; r.i += r.step, k++)
+        acc->v[k] = dc_op(a->dtype, a->op, acc->v[k], dc_load(a->dtype, y, r.i));
+#else
+    struct dc_range z = {0, r.end > r.i ? r.end - r.i : 0, 1};
+    dc_reduce(a, acc->v, acc->v, (const char *)y + r.i * a->esize, z);
+#endif
+}
+
+/* dst = acc over r. */
+SHMEMU_DEVICE void dc_acc_store(const struct shmemu__devcoll *a, void *dst,
+                                const struct dc_acc *acc, struct dc_range r)
+{
+#ifdef __CUDACC__
+    for (int k = 0; r.i < r.end; r.i += r.step, k++)
+        dc_store(a->dtype, dst, r.i, acc->v[k]);
+#else
+    struct dc_range z = {0, r.end > r.i ? r.end - r.i : 0, 1};
+    dc_reduce(a, (char *)dst + r.i * a->esize, acc->v, NULL, z);
 #endif
 }
 
@@ -336,47 +430,33 @@ SHMEMU_DEVICE size_t dc_win(size_t w0, int k)
  * barrier, every PE reads every member's src and reduces in team order,
  * so that every member computes the same bits; a second barrier keeps
  * each src unchanged until everyone has read it.  In place, the result
- * may not be written while peers still read src: each window of
- * DC_WINDOW elements per thread is reduced into registers, then a
- * barrier, then written. */
+ * may not be written while peers still read src: each window is reduced
+ * into what the threads hold, then a barrier, then written. */
 SHMEMU_KERNEL(shmemu__dc_oneshot, struct shmemu__devcoll, a)
 {
     uint64_t gen = 0;
-    size_t nt = dc_nthreads();
     dc_grid(&a, &gen, dc_team_barrier()); /* every input ready, every dest free */
     if (a.dest != a.src) {
+        struct dc_range r = dc_share(0, a.count);
         for (int m = 0; m < a.n; m++) {
             const void *peer = shmemu_dev_ptr(a.src, dc_pe(&a, m));
-            for (struct dc_range r = dc_share(0, a.count); r.i < r.end; r.i += r.step) {
-                size_t i = r.i;
-                union dc_val x = dc_load(a.dtype, peer, i);
-                dc_store(a.dtype, a.dest, i,
-                         m ? dc_op(a.dtype, a.op, dc_load(a.dtype, a.dest, i), x) : x);
-            }
+            dc_reduce(&a, a.dest, m ? a.dest : peer, m ? peer : NULL, r);
         }
         dc_grid(&a, &gen, dc_team_barrier()); /* nobody reads my src any more */
         return;
     }
-    for (size_t w0 = 0; w0 < a.count; w0 += nt * DC_WINDOW) {
-        union dc_val acc[DC_WINDOW];
-        for (int k = 0; k < DC_WINDOW; k++)
-            acc[k].u = 0;
+    for (size_t w0 = 0; w0 < a.count; w0 += dc_nthreads() * DC_WINDOW) {
+        struct dc_acc acc;
+        struct dc_range r = dc_window(w0, a.count);
         for (int m = 0; m < a.n; m++) {
             const void *peer = shmemu_dev_ptr(a.src, dc_pe(&a, m));
-            for (int k = 0; k < DC_WINDOW; k++) {
-                size_t i = dc_win(w0, k);
-                if (i < a.count) {
-                    union dc_val x = dc_load(a.dtype, peer, i);
-                    acc[k] = m ? dc_op(a.dtype, a.op, acc[k], x) : x;
-                }
-            }
+            if (m)
+                dc_acc_fold(&a, &acc, peer, r);
+            else
+                dc_acc_set(&a, &acc, peer, NULL, r);
         }
         dc_grid(&a, &gen, dc_team_barrier()); /* every member read this window */
-        for (int k = 0; k < DC_WINDOW; k++) {
-            size_t i = dc_win(w0, k);
-            if (i < a.count)
-                dc_store(a.dtype, a.dest, i, acc[k]);
-        }
+        dc_acc_store(&a, a.dest, &acc, r);
     }
 }
 
@@ -387,23 +467,18 @@ SHMEMU_KERNEL(shmemu__dc_oneshot, struct shmemu__devcoll, a)
 SHMEMU_KERNEL(shmemu__dc_twoshot, struct shmemu__devcoll, a)
 {
     uint64_t gen = 0;
-    size_t lo = dc_chunk(a.count, a.n, a.me), hi = dc_chunk(a.count, a.n, a.me + 1);
+    struct dc_range mine = dc_share(dc_chunk(a.count, a.n, a.me), dc_chunk(a.count, a.n, a.me + 1));
     dc_grid(&a, &gen, dc_team_barrier());
-    for (int q = 0; q < a.n; q++) {
+    for (int q = 0; q < a.n; q++) { /* my own src first: in place, it is dest */
         const void *peer = shmemu_dev_ptr(a.src, dc_pe(&a, (a.me + q) % a.n));
-        for (struct dc_range r = dc_share(lo, hi); r.i < r.end; r.i += r.step) {
-            size_t i = r.i;
-            union dc_val x = dc_load(a.dtype, peer, i);
-            dc_store(a.dtype, a.dest, i, q ? dc_op(a.dtype, a.op, dc_load(a.dtype, a.dest, i), x) : x);
-        }
+        dc_reduce(&a, a.dest, q ? a.dest : peer, q ? peer : NULL, mine);
     }
     dc_grid(&a, &gen, dc_team_barrier()); /* every chunk reduced */
     for (int q = 1; q < a.n; q++) {
         int m = (a.me + q) % a.n;
         const void *peer = shmemu_dev_ptr(a.dest, dc_pe(&a, m));
-        struct dc_range r = dc_share(dc_chunk(a.count, a.n, m), dc_chunk(a.count, a.n, m + 1));
-        for (; r.i < r.end; r.i += r.step)
-            dc_copy(a.esize, a.dest, peer, r.i);
+        dc_reduce(&a, a.dest, peer, NULL,
+                  dc_share(dc_chunk(a.count, a.n, m), dc_chunk(a.count, a.n, m + 1)));
     }
     dc_grid(&a, &gen, dc_team_barrier()); /* nobody reads my dest any more */
 }
@@ -422,8 +497,7 @@ SHMEMU_KERNEL(shmemu__dc_ag_ring, struct shmemu__devcoll, a)
     int right = (a.me + 1) % a.n;
     char *dest = (char *)a.dest;
     dc_grid(&a, &gen, dc_team_barrier());
-    for (struct dc_range r = dc_share(0, a.count); r.i < r.end; r.i += r.step)
-        dc_copy(a.esize, dest + (size_t)a.me * bytes, a.src, r.i);
+    dc_reduce(&a, dest + (size_t)a.me * bytes, a.src, NULL, dc_share(0, a.count));
     for (int s = 0; s + 1 < a.n; s++) {
         size_t c = (size_t)((a.me - s + a.n) % a.n);
         const char *from = s == 0 ? (const char *)a.src : dest + c * bytes;
@@ -453,25 +527,14 @@ SHMEMU_KERNEL(shmemu__dc_rs_ring, struct shmemu__devcoll, a)
         const char *mine = (const char *)a.src + c * a.count * a.esize;
         for (size_t w = 0; w < nwin; w++) {
             uint64_t step = (uint64_t)s * nwin + w, prev = step - nwin;
-            union dc_val acc[DC_WINDOW];
+            struct dc_acc acc;
+            struct dc_range r = dc_window(w * win, a.count);
             if (s > 0) /* the left one's partial of this window is there */
                 dc_grid(&a, &gen, dc_signal_wait(-1, 0, 0, DC_W_PROD, prev));
-            for (int k = 0; k < DC_WINDOW; k++) {
-                size_t i = dc_win(w * win, k);
-                acc[k].u = 0;
-                if (i < a.count)
-                    acc[k] = s ? dc_op(a.dtype, a.op, dc_load(a.dtype, ldest, i),
-                                       dc_load(a.dtype, mine, i))
-                               : dc_load(a.dtype, mine, i);
-            }
+            dc_acc_set(&a, &acc, s ? ldest : mine, s ? mine : NULL, r);
             if (s > 0) /* read it: tell the left one; wait for the right one */
-                dc_grid(&a, &gen,
-                        dc_signal_wait(a.n > 1 ? left : -1, DC_W_CONS, prev, DC_W_CONS, prev));
-            for (int k = 0; k < DC_WINDOW; k++) {
-                size_t i = dc_win(w * win, k);
-                if (i < a.count)
-                    dc_store(a.dtype, a.dest, i, acc[k]);
-            }
+                dc_grid(&a, &gen, dc_signal_wait(left, DC_W_CONS, prev, DC_W_CONS, prev));
+            dc_acc_store(&a, a.dest, &acc, r);
             if (s + 1 < a.n) /* my partial of this window is there */
                 dc_grid(&a, &gen, dc_signal_wait(right, DC_W_PROD, step, -1, 0));
         }
@@ -486,8 +549,7 @@ SHMEMU_KERNEL(shmemu__dc_bcast_pull, struct shmemu__devcoll, a)
     dc_grid(&a, &gen, dc_team_barrier());
     const void *from = shmemu_dev_ptr(a.src, dc_pe(&a, a.root));
     if (a.dest != from)
-        for (struct dc_range r = dc_share(0, a.count); r.i < r.end; r.i += r.step)
-            dc_copy(a.esize, a.dest, from, r.i);
+        dc_reduce(&a, a.dest, from, NULL, dc_share(0, a.count));
     dc_grid(&a, &gen, dc_team_barrier());
 }
 

@@ -75,6 +75,7 @@ struct dev_launch {
     struct dev_block *blk;
     char *stacks;
     size_t stack_size, stacks_len;
+    size_t stride, guard; /* between stacks; the guard page below each (0: none) */
     struct shmemu_fiber root;
     struct dev_thread *cur;
     int progress;        /* something happened since the scheduler looked */

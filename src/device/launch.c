@@ -13,12 +13,17 @@
  * the first waiter watches for the job's livelock detection, which thus
  * sees kernels stuck on every PE as it sees host loops.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "ctl/livelock.h"
 #include "device.h"
@@ -231,6 +236,58 @@ void *shmemu_devrt_shared(const void *key, size_t bytes)
 
 /* ------------------------------------------------------------- launch */
 
+/* Stacks of launches that ended, kept for the next ones of this process
+ * (the PEs of the next job too): mapping, guarding, touching and
+ * unmapping them was a third of a small device collective's time.  At
+ * most STACK_POOL mappings of STACK_POOL_BYTES in all; the process's
+ * end returns them. */
+struct stack_map {
+    char *mem;
+    size_t len, stride, guard;
+};
+enum { STACK_POOL = 64 };
+#define STACK_POOL_BYTES ((size_t)256 << 20)
+static struct stack_map stack_pool[STACK_POOL];
+static int stack_pooled;
+static size_t stack_pool_bytes;
+static pthread_mutex_t stack_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Pooled stacks of at least len bytes at this stride and guard, or NULL. */
+static char *stack_take(size_t len, size_t stride, size_t guard, size_t *len_p)
+{
+    char *mem = NULL;
+    pthread_mutex_lock(&stack_lock);
+    for (int i = 0; i < stack_pooled; i++) {
+        struct stack_map *m = &stack_pool[i];
+        if (m->stride == stride && m->guard == guard && m->len >= len) {
+            mem = m->mem;
+            *len_p = m->len;
+            stack_pool_bytes -= m->len;
+            *m = stack_pool[--stack_pooled];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&stack_lock);
+#if defined(__SANITIZE_ADDRESS__)
+    if (mem) /* a fiber's frames may have left their redzones poisoned */
+        __asan_unpoison_memory_region(mem, *len_p);
+#endif
+    return mem;
+}
+
+static void stack_give(struct dev_launch *L)
+{
+    pthread_mutex_lock(&stack_lock);
+    int kept = stack_pooled < STACK_POOL && L->stacks_len <= STACK_POOL_BYTES - stack_pool_bytes;
+    if (kept) {
+        stack_pool[stack_pooled++] = (struct stack_map){L->stacks, L->stacks_len, L->stride, L->guard};
+        stack_pool_bytes += L->stacks_len;
+    }
+    pthread_mutex_unlock(&stack_lock);
+    if (!kept)
+        munmap(L->stacks, L->stacks_len);
+}
+
 static void launch_free(struct dev_launch *L)
 {
     if (L->th)
@@ -246,7 +303,7 @@ static void launch_free(struct dev_launch *L)
         for (size_t i = 0; i < L->total; i++)
             shmemu__dev_flush(&L->th[i]);
     if (L->stacks)
-        munmap(L->stacks, L->stacks_len);
+        stack_give(L);
     free(L->th);
     free(L->blk);
     free(L->arg);
@@ -274,8 +331,12 @@ static int launch_make(struct dev_launch *L, const void *arg, size_t arg_size)
     if (L->total > SIZE_MAX / stride)
         return SHMEMU_ENOMEM;
     L->stacks_len = stride * L->total;
-    L->stacks = mmap(NULL, L->stacks_len, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    L->stride = stride;
+    L->guard = guard;
+    int cached = (L->stacks = stack_take(L->stacks_len, stride, guard, &L->stacks_len)) != NULL;
+    if (!cached)
+        L->stacks = mmap(NULL, L->stacks_len, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (L->stacks == MAP_FAILED) {
         L->stacks = NULL;
         return SHMEMU_ENOMEM;
@@ -287,7 +348,7 @@ static int launch_make(struct dev_launch *L, const void *arg, size_t arg_size)
             size_t n = (size_t)b * L->per_block + i;
             struct dev_thread *t = &L->th[n];
             char *mem = L->stacks + n * stride;
-            if (guard && mprotect(mem, guard, PROT_NONE) != 0)
+            if (guard && !cached && mprotect(mem, guard, PROT_NONE) != 0)
                 return SHMEMU_ENOMEM;
             t->L = L;
             t->blk = &L->blk[b];
