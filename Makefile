@@ -125,20 +125,23 @@ lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0 $(CUDA_P
 
 # Beside libshmemu, where the transport looks for it; libcudart is found
 # through a run path to the toolkit that built it.
+# The library's kernel files go in too: on cuda, a launch of one of them
+# runs the twin nvcc built here (transports/cuda/plugin.h, kernel).
 $(BUILD)/libshmemu-cuda.so: transports/cuda/plugin/plugin.cu transports/cuda/plugin.h \
-                            transports/transport.h include/shmemu.h
+                            transports/transport.h include/shmemu.h include/shmemu_device.h \
+                            $(LIB_CU) src/coll/device.h
 	@mkdir -p $(@D)
 	$(say) NVCC $@
 	$(Q)$(NVCC) -std=c++17 -O2 -shared -Werror all-warnings \
 	  -Xcompiler -fPIC,-Wall,-Wextra,-Werror,-fvisibility=hidden \
 	  -Iinclude -Itransports $(NVCC_ARCH) -cudart shared \
-	  -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $<
+	  -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $< $(LIB_CU)
 
 # The kernel files again, built by nvcc for the cuda transport (-Werror):
 # one source, two builds.  test_cuda runs them where a GPU answers.
 DEV_CUDA_PROGS := $(if $(SAN),,$(if $(NVCC),$(BUILD)/tests/dev_spin_cuda \
                     $(BUILD)/examples/device_allreduce_cuda \
-                    $(BUILD)/examples/libmy_device_allreduce_cuda.so $(BUILD)/obj/coll_kernels_cuda.o))
+                    $(BUILD)/examples/libmy_device_allreduce_cuda.so))
 $(BUILD)/tests/dev_spin_cuda: tests/device/spin.cu
 $(BUILD)/examples/device_allreduce_cuda: examples/device_allreduce.cu
 $(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda: include/shmemu.h \
@@ -155,14 +158,6 @@ $(BUILD)/examples/libmy_device_allreduce_cuda.so: examples/my_device_allreduce.c
 	$(say) NVCC $@
 	$(Q)$(NVCC) -std=c++17 -O2 -shared -Werror all-warnings -Xcompiler -fPIC,-Wall,-Wextra,-Werror \
 	  -Iinclude $(NVCC_ARCH) -cudart shared -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $<
-# The library's own kernel files under nvcc, with -Werror: they stay one
-# source for both builds.
-$(BUILD)/obj/coll_kernels_cuda.o: $(LIB_CU) src/coll/device.h include/shmemu.h include/shmemu_device.h
-	@mkdir -p $(@D)
-	$(say) NVCC $@
-	$(Q)$(NVCC) -std=c++17 -O2 -Werror all-warnings -Xcompiler -fPIC,-Wall,-Wextra,-Werror \
-	  -Iinclude $(NVCC_ARCH) -c -x cu $(LIB_CU) -o $@
-
 # -cudart shared: the program and the plugin share one CUDA runtime.
 $(BUILD)/tests/cuda_kernels: tests/cuda/kernels.cu include/shmemu.h include/shmemu_cuda.h \
                              $(BUILD)/libshmemu.a

@@ -16,6 +16,9 @@
 #   bench   shmemu-bench -t cuda: dev (up to half of DEV_MAX), barrier
 #           2/4/8, alone on the GPU
 #   coll    allreduce bus bandwidth on COLL_NPES PEs (sizes: COLL_ARGS)
+#   device  the device-initiated built-ins on COLL_NPES PEs: dev_oneshot
+#           8 B..64 KiB, dev_twoshot 1 MiB..256 MiB (the bound: bench-dev's
+#           copy rate), and the tutorial's kernel through the verifier
 #
 # Libraries the build machine had and this one may lack (hwloc, cmocka,
 # CUDA's runtime) can be put in LIBS: searched only when the loader misses
@@ -23,7 +26,8 @@
 #
 # gpu-check.sh --pack DIR, on the machine that built (after make and
 # make build/tests/test_cuda build/tests/test_staged build/tests/cuda_kernels
-# build/tests/dev_spin_cuda build/examples/device_allreduce_cuda),
+# build/tests/dev_spin_cuda build/examples/device_allreduce_cuda
+# build/examples/libmy_device_allreduce_cuda.so),
 # copies what the checks run, and those libraries, into DIR/build and
 # DIR/libs (about 7 MiB): carry DIR, then BUILD=DIR/build LIBS=DIR/libs.
 set -u
@@ -33,7 +37,8 @@ if [ "${1:-}" = "--pack" ] && [ -n "${2:-}" ]; then
     mkdir -p "$dir/build/tests" "$dir/build/examples" "$dir/libs" || exit 1
     for f in libshmemu.so libshmemu-cuda.so shmemu-run shmemu-info shmemu-verify \
         shmemu-bench examples/hello_spmd tests/test_cuda tests/test_staged \
-        tests/cuda_kernels tests/dev_spin_cuda examples/device_allreduce_cuda; do
+        tests/cuda_kernels tests/dev_spin_cuda examples/device_allreduce_cuda \
+        examples/libmy_device_allreduce_cuda.so; do
         cp "$src/$f" "$dir/build/$f" || exit 1
         strip --strip-debug "$dir/build/$f" # symbol names stay: reports name functions
     done
@@ -78,7 +83,7 @@ step() { # NAME LIMIT COMMAND...
     return "$rc"
 }
 
-STEPS=" ${*:-env basic tests bench coll} "
+STEPS=" ${*:-env basic tests bench coll device} "
 want() { case "$STEPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 if want env; then
@@ -121,6 +126,18 @@ if [ "$go" = 1 ] && want coll; then
         step "coll-allreduce-$np" "${COLL_LIMIT:-120}" "$BUILD/shmemu-bench" coll -t cuda \
             --coll allreduce --npes "$np" ${COLL_ARGS:--b 8 -e 256M -f 8} --reps "$REPS" --no-mpi
     done
+fi
+if [ "$go" = 1 ] && want device; then
+    for np in ${COLL_NPES:-2 4 8}; do
+        step "dev-oneshot-$np" "${COLL_LIMIT:-120}" "$BUILD/shmemu-bench" coll -t cuda \
+            --coll allreduce --algo dev_oneshot --npes "$np" -b 8 -e 64K -f 8 --reps "$REPS" --no-mpi
+        step "dev-twoshot-$np" "${COLL_LIMIT:-120}" "$BUILD/shmemu-bench" coll -t cuda \
+            --coll allreduce --algo dev_twoshot --npes "$np" -b 1M -e 256M -f 16 --reps "$REPS" \
+            --no-mpi
+    done
+    step dev-user-kernel 120 "$BUILD/shmemu-verify" --lib \
+        "$BUILD/examples/libmy_device_allreduce_cuda.so" --symbol my_device_allreduce \
+        --collective allreduce --dtype float --op sum --in-place no --quick --transport cuda
 fi
 failed=""
 for f in "$LOGDIR"/*.rc; do

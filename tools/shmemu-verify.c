@@ -663,11 +663,12 @@ static unsigned runs_on(const char *name)
     for (int t = 0; t < ntransports; t++) {
         const char *tl = transports[t];
         if (strncmp(name, "dev_", 4) ||
-            (!device_check && (!strcmp(tl, "local") || !strcmp(tl, "shm") || !strcmp(tl, "sim"))))
+            (!device_check && (!strcmp(tl, "local") || !strcmp(tl, "shm") || !strcmp(tl, "sim") ||
+                               !strcmp(tl, "cuda"))))
             mask |= 1u << t;
         else if (me == 0)
-            printf("# %s left out on %s%s: device-initiated built-ins run on local, shm and "
-                   "sim, not under --check device\n",
+            printf("# %s left out on %s%s: device-initiated built-ins run on local, shm, sim "
+                   "and cuda, not under --check device\n",
                    name, tl, device_check ? " under --check device" : "");
     }
     return mask;
@@ -772,7 +773,7 @@ static struct row *build_cases(const struct algo *algos, int nalgos, int *np)
         if (!thorough)
             vm_add_triples(&algos[k], &pts, &npts);
         if (!algos[k].transports && strcmp(algo_opt, "all"))
-            die("%s %s runs on local, shm and sim only, not under --check device (a "
+            die("%s %s runs on local, shm, sim and cuda only, not under --check device (a "
                 "device-initiated built-in): no case left",
                 shmemu_coll_name(algos[k].coll), algos[k].name);
         if (!npts && (lib || strcmp(coll_opt, "all") || strcmp(algo_opt, "all")))

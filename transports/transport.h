@@ -314,7 +314,13 @@ enum shmemu_tl_stream_kind {
     SHMEMU_TL_STREAM_QUIET,  /* later work on the stream waits for every
                                 operation this PE issued before */
     SHMEMU_TL_STREAM_SYNC,   /* block until the stream's work is done */
-    SHMEMU_TL_STREAM_DEVICE  /* d->device = the device this PE runs on */
+    SHMEMU_TL_STREAM_DEVICE, /* d->device = the device this PE runs on */
+    SHMEMU_TL_STREAM_KERNEL  /* run the library's own kernel d->kernel, as the
+                                transport built it for its device, on a copy
+                                of d->arg with d->table (shmemu_device.h's
+                                struct shmemu_devrt_table); complete on
+                                return.  SHMEMU_ENOTSUP: no such kernel here
+                                (say nothing) */
 };
 
 struct shmemu_tl_stream {
@@ -322,6 +328,10 @@ struct shmemu_tl_stream {
     void *stream; /* the transport's stream (cudaStream_t); NULL: its default */
     struct shmemu_tl_rma rma;
     int device;
+    const char *kernel; /* SHMEMU_TL_STREAM_KERNEL: its name, its argument, */
+    const void *arg;
+    size_t arg_size;
+    const void *table; /* every PE's heap as the device addresses it */
 };
 
 struct shmemu_transport_ops {

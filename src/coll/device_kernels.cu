@@ -23,7 +23,9 @@
 /* A launch's shape on the CPU: enough threads per block that the
  * _block forms and __syncthreads are exercised, few enough fibers that
  * sim's 16-PE cases stay quick. */
+#ifndef __CUDACC__
 enum { DC_BLOCKS = 2, DC_THREADS = 64 };
+#endif
 /* Elements a thread holds between a window's read and its write: a GPU
  * thread's registers, a CPU thread's contiguous run (fewer windows, fewer
  * barriers). */
@@ -553,13 +555,69 @@ SHMEMU_KERNEL(shmemu__dc_bcast_pull, struct shmemu__devcoll, a)
     dc_grid(&a, &gen, dc_team_barrier());
 }
 
+#ifdef __CUDACC__
+/* On a GPU, blocks of 512 threads, one per 256 KiB of the collective's
+ * data up to 32 (a small call waits on one block's barrier only). */
+enum { DC_THREADS = 512 };
+static unsigned dc_blocks(const struct shmemu__devcoll *a)
+{
+    size_t bytes = a->count * a->esize * (a->kind == DC_AG_RING || a->kind == DC_RS_RING ? a->n : 1);
+    size_t b = bytes / (256 << 10) + 1;
+    return b > 32 ? 32u : (unsigned)b;
+}
+#else
+static unsigned dc_blocks(const struct shmemu__devcoll *a)
+{
+    (void)a;
+    return DC_BLOCKS;
+}
+#endif
+
+#ifndef __CUDACC__
 int shmemu__devcoll_launch(const struct shmemu__devcoll *a)
 {
+    unsigned nb = dc_blocks(a);
     switch (a->kind) {
-    case DC_ONESHOT: return shmemu_launch_kernel(shmemu__dc_oneshot, DC_BLOCKS, DC_THREADS, a);
-    case DC_TWOSHOT: return shmemu_launch_kernel(shmemu__dc_twoshot, DC_BLOCKS, DC_THREADS, a);
-    case DC_AG_RING: return shmemu_launch_kernel(shmemu__dc_ag_ring, DC_BLOCKS, DC_THREADS, a);
-    case DC_RS_RING: return shmemu_launch_kernel(shmemu__dc_rs_ring, DC_BLOCKS, DC_THREADS, a);
-    default: return shmemu_launch_kernel(shmemu__dc_bcast_pull, DC_BLOCKS, DC_THREADS, a);
+    case DC_ONESHOT: return shmemu_launch_kernel(shmemu__dc_oneshot, nb, DC_THREADS, a);
+    case DC_TWOSHOT: return shmemu_launch_kernel(shmemu__dc_twoshot, nb, DC_THREADS, a);
+    case DC_AG_RING: return shmemu_launch_kernel(shmemu__dc_ag_ring, nb, DC_THREADS, a);
+    case DC_RS_RING: return shmemu_launch_kernel(shmemu__dc_rs_ring, nb, DC_THREADS, a);
+    default: return shmemu_launch_kernel(shmemu__dc_bcast_pull, nb, DC_THREADS, a);
     }
 }
+#endif
+
+#ifdef __CUDACC__
+/* The cuda plugin's entry (transports/cuda/plugin.h, kernel): the C build
+ * of this file launches a kernel by name, the transport hands it to the
+ * plugin with the table of every PE's heap, and this build's twin runs on
+ * the PE's stream.  No call into the library: the plugin stands alone. */
+extern "C" int shmemu_cuda_library_kernel(const char *name, const void *arg, size_t arg_size,
+                                          const void *table, cudaStream_t stream,
+                                          cudaError_t *err);
+extern "C" int shmemu_cuda_library_kernel(const char *name, const void *arg, size_t arg_size,
+                                          const void *table, cudaStream_t stream,
+                                          cudaError_t *err)
+{
+    if (arg_size != sizeof(struct shmemu__devcoll) || strncmp(name, "shmemu__dc_", 11) != 0)
+        return SHMEMU_ENOTSUP;
+    const struct shmemu__devcoll *a = (const struct shmemu__devcoll *)arg;
+    dim3 grid(dc_blocks(a)), block(DC_THREADS);
+    cudaError_t e = cudaMemcpyToSymbolAsync(shmemu_devrt_t, table, sizeof(shmemu_devrt_t), 0,
+                                            cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess) {
+        switch (a->kind) {
+        case DC_ONESHOT: shmemu__dc_oneshot<<<grid, block, 0, stream>>>(*a); break;
+        case DC_TWOSHOT: shmemu__dc_twoshot<<<grid, block, 0, stream>>>(*a); break;
+        case DC_AG_RING: shmemu__dc_ag_ring<<<grid, block, 0, stream>>>(*a); break;
+        case DC_RS_RING: shmemu__dc_rs_ring<<<grid, block, 0, stream>>>(*a); break;
+        default: shmemu__dc_bcast_pull<<<grid, block, 0, stream>>>(*a); break;
+        }
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(stream);
+    *err = e;
+    return SHMEMU_OK;
+}
+#endif

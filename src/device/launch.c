@@ -514,6 +514,22 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
                             "kernel %s: %llu threads in one launch; the CPU runs at most "
                             "1,048,576 (every block resident at once)",
                             k->name, (unsigned long long)(nb * nt));
+    struct shmemu_tl_stream dev = {.kind = SHMEMU_TL_STREAM_DEVICE, .device = -1};
+    if (!me->direct && !me->job->check.device && shmemu__tl_stream(me, &dev) == SHMEMU_OK &&
+        dev.device >= 0) {
+        /* A transport with a device of its own (cuda) runs the library's
+         * kernels as it built them: by name, with the table a kernel built
+         * by nvcc gets. */
+        struct shmemu_devrt_table table;
+        int st = shmemu_devrt_cuda_table(&table);
+        if (st)
+            return st;
+        struct shmemu_tl_stream d = {.kind = SHMEMU_TL_STREAM_KERNEL, .kernel = k->name,
+                                     .arg = arg, .arg_size = arg_size, .table = &table};
+        st = shmemu__tl_stream(me, &d);
+        if (st != SHMEMU_ENOTSUP)
+            return st ? shmemu__tl_failed(me, st, call, "kernel %s", k->name) : shmemu__ok();
+    }
     if (!me->direct && me->job->check.device)
         return shmemu__fail(me, SHMEMU_ENOTSUP, call,
                             "kernel %s: kernels do not run under SHMEMU_CHECK=device (the heap "

@@ -391,6 +391,14 @@ static int cuda_stream_op(struct shmemu_tl_job *job, int pe, struct shmemu_tl_st
     case SHMEMU_TL_STREAM_DEVICE:
         d->device = cj->pl->device(cj->dev);
         return SHMEMU_OK;
+    case SHMEMU_TL_STREAM_KERNEL:
+        if (cj->pl->size < offsetof(struct shmemu_cuda_plugin, kernel) + sizeof(cj->pl->kernel) ||
+            !cj->pl->kernel)
+            return SHMEMU_ENOTSUP; /* an older plugin */
+        st = cj->pl->kernel(cj->dev, d->kernel, d->arg, d->arg_size, d->table, why, sizeof(why));
+        if (st == SHMEMU_ENOTSUP)
+            return st;
+        break;
     default:
         return SHMEMU_EINVAL;
     }

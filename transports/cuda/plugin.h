@@ -83,6 +83,13 @@ struct shmemu_cuda_plugin {
     int (*stream_join)(struct shmemu_cuda_pe *pe, void *stream, char *why, size_t len);
     /* Block until stream's work is done. */
     int (*stream_sync)(struct shmemu_cuda_pe *pe, void *stream, char *why, size_t len);
+    /* Run the library's kernel `name` (src/coll/device_kernels.cu, built
+     * into this plugin by nvcc) on a copy of arg, with table (every PE's
+     * heap, shmemu_device.h) in its constant memory, after this PE's
+     * earlier work, and wait for it; SHMEMU_ENOTSUP (why untouched) when
+     * no kernel has that name. */
+    int (*kernel)(struct shmemu_cuda_pe *pe, const char *name, const void *arg,
+                  size_t arg_size, const void *table, char *why, size_t len);
 };
 
 /* The plugin's one exported symbol. */

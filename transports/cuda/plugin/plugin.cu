@@ -614,6 +614,26 @@ static int p_reduce(struct shmemu_cuda_pe *pe, int dtype, int op, void *dst, con
     return SHMEMU_OK;
 }
 
+/* ---------------------------------------------------------------- kernels */
+
+/* The library's kernel files as nvcc built them into this plugin:
+ * SHMEMU_ENOTSUP for a name they do not have, else the CUDA error of the
+ * launch or of the kernel (cudaSuccess: it ran). */
+extern "C" int shmemu_cuda_library_kernel(const char *name, const void *arg, size_t arg_size,
+                                          const void *table, cudaStream_t stream,
+                                          cudaError_t *err);
+
+static int p_kernel(struct shmemu_cuda_pe *pe, const char *name, const void *arg, size_t arg_size,
+                    const void *table, char *why, size_t len)
+{
+    CK(cudaSetDevice(pe->device), "cudaSetDevice");
+    cudaError_t e = cudaSuccess;
+    if (shmemu_cuda_library_kernel(name, arg, arg_size, table, pe->stream, &e) != SHMEMU_OK)
+        return SHMEMU_ENOTSUP;
+    CK(e, name);
+    return SHMEMU_OK;
+}
+
 /* ------------------------------------------------------------------ table */
 
 static const struct shmemu_cuda_plugin plugin = {
@@ -633,6 +653,7 @@ static const struct shmemu_cuda_plugin plugin = {
     p_stream_rma,
     p_stream_join,
     p_stream_sync,
+    p_kernel,
 };
 
 extern "C" __attribute__((visibility("default"))) const struct shmemu_cuda_plugin *
