@@ -18,8 +18,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Objects of library sources that exist now (a moved file's old object
 # would count otherwise).
-for src in $(find src transports -name '*.c' | sort); do
-    obj="$build/obj/${src%.c}.o"
+for src in $(find src transports -name '*.c' -o -name '*.cu' | sort); do
+    case "$src" in
+        transports/*.cu) continue ;; # built by nvcc into a plugin, not the library
+    esac
+    obj="$build/obj/${src%.*}.o"
     [ -f "$obj" ] || continue
     dir=$(dirname "$src")
     nm "$obj" | awk -v d="$dir" '
