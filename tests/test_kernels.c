@@ -1049,8 +1049,8 @@ static void test_devcc_programs(void **state)
 
 /* A user's kernel behind a collective's signature, loaded by the verifier
  * (the tutorial's chapter 5): the correct one passes the quick matrix on
- * every CPU transport, plain and under fuzz and race; the one without its
- * last barrier fails with wrong results. */
+ * every CPU transport, plain and under fuzz and race, and sim's PCT
+ * exploration; the one without its last barrier fails with wrong results. */
 static void test_verify_kernel_lib(void **state)
 {
     (void)state;
@@ -1078,6 +1078,16 @@ static void test_verify_kernel_lib(void **state)
         fail_msg("fuzz and race: exit %d: %s", o.status, o.out);
     assert_non_null(strstr(o.out, "checker: fuzz seeds 1..5 and race"));
     assert_non_null(strstr(o.out, " passed, 0 failed"));
+    /* PCT runs the highest PE until it blocks: a PE whose device threads
+     * all wait gives way, or it starved the PEs it waited for. */
+    char *pct[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                   "--dtype", "float", "--op", "sum", "--in-place", "no", "--npes", "3",
+                   "--count", "7", "--symbol", "my_device_allreduce", "--explore", "10",
+                   "--strategy", "pct:3", "--timeout", "20", NULL};
+    th_run_cmd(pct, NULL, &o);
+    if (o.status != 0)
+        fail_msg("explore pct:3: exit %d: %s", o.status, o.out);
+    assert_non_null(strstr(o.out, "2 passed, 0 failed"));
     base[15] = "my_device_allreduce_buggy";
     base[16] = NULL;
     base[13] = "sim"; /* the same verdict every run */

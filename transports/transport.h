@@ -486,6 +486,13 @@ struct shmemu_transport_ops {
      * mode's shmemu_ptr then gives NULL for peers. */
     int (*map_view)(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len,
                     int writable);
+
+    /* ---- scheduling, continued --------------------------------------- */
+    /* A COOPERATIVE transport's scheduling point where the running PE can
+     * do nothing until another PE acts (every device thread of its kernel
+     * waits): a scheduler by priorities (PCT) puts it below every other,
+     * else as sched_point.  NULL: sched_point. */
+    void (*sched_spin)(struct shmemu_tl_job *job, int pe);
 };
 
 /* Does ops have this member set (and, built against an older table,

@@ -398,10 +398,14 @@ static const char call_name[] = "shmemu_launch_kernel";
 
 /* The other PEs' turn (sim: they run now, on this OS thread, so this
  * thread's device state is put aside meanwhile), or the CPU to them. */
-static void host_turn(struct dev_launch *L, int nap)
+/* The other PEs' turn (coop) or the CPU's; stuck: every thread waits, so
+ * nothing here moves before another PE acts. */
+static void host_turn(struct dev_launch *L, int nap, int stuck)
 {
     shmemu__dev_launch = NULL;
-    if (nap)
+    if (L->coop && stuck)
+        shmemu__coop_spin(L->me);
+    else if (nap)
         shmemu__nap(20000);
     else
         shmemu__relax();
@@ -441,7 +445,7 @@ static void schedule(struct dev_launch *L)
              * a word only another PE's turn changes (the loop hook counts
              * a spin as work, since it cannot tell it from computing). */
             if (L->coop)
-                host_turn(L, 0);
+                host_turn(L, 0, 0);
             continue;
         }
         /* Every thread waits: for another PE.  A poll for the job's
@@ -456,7 +460,7 @@ static void schedule(struct dev_launch *L)
             shmemu__polled(me, w->waits, NULL, w->wait_pe, w->wait_off, 8, w->wait_val);
         else
             shmemu__polled(me, call_name, NULL, me->pe, 0, 0, 0);
-        host_turn(L, !L->coop && ++idle >= 64);
+        host_turn(L, !L->coop && ++idle >= 64, 1);
     }
 }
 
@@ -471,7 +475,7 @@ static void launch_end(struct dev_launch *L)
         for (struct dev_put *p = L->th[i].held; p; p = p->next)
             overtaken |= p->overtaken;
     for (int r = 0; overtaken && r < 64 && !shmemu__aborted(L->me); r++)
-        host_turn(L, r >= 8);
+        host_turn(L, r >= 8, 0);
     for (size_t i = 0; i < L->total && !L->failed; i++) {
         shmemu__dev_deliver(&L->th[i], -1);
         shmemu__dev_quiet_sources(&L->th[i]);

@@ -327,6 +327,9 @@ int shmemu__format_object(const void *addr, char *buf, size_t len) SHMEMU__HIDDE
 /* PEs that take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE): a public
  * call is a scheduling point. */
 void shmemu__coop_point(shmemu__pe *me) SHMEMU__HIDDEN;
+/* The same where me can do nothing until another PE acts (a scheduler by
+ * priorities then runs the others first). */
+void shmemu__coop_spin(shmemu__pe *me) SHMEMU__HIDDEN;
 /* Time as the job's decisions see it: virtual on a transport with a
  * schedule of its own (sim), so that they replay; else monotonic. */
 int64_t shmemu__time(void) SHMEMU__HIDDEN;

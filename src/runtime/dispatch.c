@@ -218,6 +218,15 @@ void shmemu__coop_point(shmemu__pe *me)
         t->sched_point(me->tlj, me->pe);
 }
 
+void shmemu__coop_spin(shmemu__pe *me)
+{
+    const struct shmemu_transport_ops *t = me->job->transport;
+    if (SHMEMU_TL_HAS(t, sched_spin))
+        t->sched_spin(me->tlj, me->pe);
+    else
+        shmemu__coop_point(me);
+}
+
 int shmemu__tl_sched_draw(struct shmemu__job *job, uint64_t n, uint64_t *out)
 {
     if (!SHMEMU_TL_HAS(job->transport, sched_draw) || n == 0)

@@ -260,6 +260,21 @@ static void sim_sched_point(struct shmemu_tl_job *job, int pe)
         point(s);
 }
 
+/* PCT assumes threads that block: one that spins keeps the highest
+ * priority and starves the PE it waits for.  A spinning PE goes below
+ * every other (the priorities never rise again: what it loses is only
+ * PCT's bias, not a schedule). */
+static void sim_sched_spin(struct shmemu_tl_job *job, int pe)
+{
+    (void)pe;
+    struct sim *s = sim_of(job);
+    if (!s->cur)
+        return;
+    if (s->o.strategy == STRAT_PCT)
+        s->cur->prio = 0;
+    point(s);
+}
+
 static uint64_t sim_sched_draw(struct shmemu_tl_job *job, uint64_t n)
 {
     struct sim *s = sim_of(job);
@@ -392,5 +407,6 @@ const struct shmemu_transport_ops shmemu_sim_ops = {
     .ctl_wake = sim_ctl_wake,
     .sched_point = sim_sched_point,
     .sched_draw = sim_sched_draw,
+    .sched_spin = sim_sched_spin,
     .clock_ns = sim_clock_ns,
 };
