@@ -55,7 +55,6 @@ struct coll {
     shmemu_dtype_t dtype;
     size_t esize;
     shmemu_op_t op;
-    int host; /* heaps are host-addressable: shmemu_ptr gives loadable peers */
 };
 
 /* Every team is an arithmetic progression of world PEs (split_strided and

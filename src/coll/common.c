@@ -46,7 +46,6 @@ int shmemu__coll_begin(struct coll *c, const char *call, shmemu_team_t team, shm
     c->me = shmemu_team_my_pe(team);
     if (c->n < 1 || c->me < 0)
         return shmemu_error(SHMEMU_EINVAL, call, "team %d is not a team of this PE", team);
-    c->host = shmemu_heap_host_accessible();
     /* Every byte count below derives from count * esize, times n for the
      * per-member buffers: check it once, here, so that no algorithm sees
      * a wrapped size. */
@@ -145,8 +144,9 @@ int shmemu__coll_pull(struct coll *c, void *dst, const void *sym, size_t nelems,
     size_t bytes = nelems * c->esize;
     if (!bytes)
         return SHMEMU_OK;
-    /* shmemu_ptr may give a device address: loadable only on host heaps */
-    const void *peer = c->host ? shmemu_ptr(sym, coll_pe(c, member)) : NULL;
+    /* shmemu_ptr may give a device address (cuda): shmemu_copy_local copies
+     * between any two addresses of the heaps, with the copy engine there. */
+    const void *peer = shmemu_ptr(sym, coll_pe(c, member));
     if (peer)
         return shmemu_copy_local(dst, peer, bytes);
     return shmemu_getmem(dst, sym, bytes, coll_pe(c, member));
@@ -157,8 +157,10 @@ int shmemu__coll_pull_reduce(struct coll *c, void *dst, const void *mine, const 
 {
     if (!nelems)
         return SHMEMU_OK;
-    const void *peer = c->host ? shmemu_ptr(sym, coll_pe(c, member)) : NULL;
-    if (peer) /* straight out of the peer's memory: no copy */
+    /* Straight out of the peer's memory, no copy: on cuda a kernel of this
+     * PE's device reads the peer's heap through its IPC mapping. */
+    const void *peer = shmemu_ptr(sym, coll_pe(c, member));
+    if (peer)
         return coll_reduce(c, dst, peer, mine, nelems);
     /* No direct access: stage through private memory, a block at a time. */
     char buf[16384];
