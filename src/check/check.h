@@ -67,6 +67,10 @@ int shmemu__check_pe_end(struct shmemu__job *job) SHMEMU__HIDDEN;
  * (pointers.c); for me, its own heap.  NULL where the transport maps no
  * views (map_view) or the machine is not x86-64. */
 void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
+/* What me stored through its views of peers' heaps lands now (a device
+ * thread's system-scope fence: only that orders such stores for other
+ * GPUs; a no-op where nothing is held). */
+void shmemu__check_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
 /* The PE leaves: its views go (from shmemu__check_pe_fini). */
 void shmemu__check_ptr_fini(shmemu__pe *me) SHMEMU__HIDDEN;
 

@@ -488,6 +488,12 @@ void shmemu__chk_land_views(shmemu__pe *me)
     land_while(me, -1, is_view, 0, 0);
 }
 
+void shmemu__check_land_views(shmemu__pe *me)
+{
+    if (me->chk && me->chk->fuzz)
+        shmemu__chk_land_views(me);
+}
+
 void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi)
 {
     land_while(me, pe, writes_into, lo, hi);

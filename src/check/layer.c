@@ -123,6 +123,32 @@ static int chk_amo_held(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
 /* An atomic instruction through a checked pointer (pointers.c), told as
  * chk_amo_held tells a non-fetching AMO at issue; the instruction itself
  * then runs on the heap. */
+/* A device thread's atomic on pe while its PE's stores through peer
+ * pointers to pe are held: on a GPU it may land first.  The note names the
+ * fix (it is printed only if the job then fails). */
+static void kernel_overtake_note(shmemu__pe *me, int pe)
+{
+    struct shmemu__chk *k = me->chk;
+    const struct held *y = NULL;
+    for (size_t i = 0; i < k->n; i++)
+        if (k->q[i].view && k->q[i].kind == H_PUT && k->q[i].rma.pe == pe &&
+            (!y || k->q[i].seq < y->seq))
+            y = &k->q[i];
+    if (!y || !me->kernel_where)
+        return;
+    char where[256], ysite[CHK_SITE];
+    me->kernel_where(me, where, sizeof(where));
+    shmemu__strlcpy(ysite, shmemu__chk_site_name(k, y->site), sizeof(ysite));
+    shmemu__check_note(me->job,
+                       "%s: an atomic on PE %d may land there before this PE's stores through a "
+                       "peer pointer to PE %d (the first at %s): CUDA's atomics are relaxed, and "
+                       "a GPU's stores reach another GPU in order only after a system-scope "
+                       "fence; __threadfence() orders them within PE %d's GPU only: put "
+                       "__threadfence_system() (or shmemu_dev_fence()) between the stores and "
+                       "the flag",
+                       where, pe, pe, ysite, me->pe);
+}
+
 void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
 {
     struct shmemu__chk *k = me->chk;
@@ -137,11 +163,18 @@ void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
         /* A lock-prefixed instruction is a full barrier on x86, and the
          * program's atomic may be a release (C11 cannot be told from the
          * instruction): the stores through pointers before it land first.
-         * The puts of the library's own it may overtake, as an AMO may. */
-        shmemu__chk_land_views(me);
+         * Not a device thread's: CUDA's atomics are relaxed, and its stores
+         * to another GPU land at a system-scope fence (src/device), so a
+         * flag raised after a __threadfence() of device scope may be seen
+         * before the data.  The puts of the library's own it may overtake,
+         * as an AMO may. */
+        if (!me->in_kernel)
+            shmemu__chk_land_views(me);
         shmemu__chk_deliver_fenced(me, pe);
         h.seq = k->seq + 1; /* newer than everything held */
         h.epoch = shmemu__chk_fence_epoch(k, h.ctx);
+        if (me->in_kernel)
+            kernel_overtake_note(me, pe);
         if (shmemu__chk_record_overtake(me, &h))
             shmemu__chk_pause_for(me, pe, 0);
     }

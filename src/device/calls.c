@@ -113,6 +113,10 @@ void shmemu__dev_quiet_sources(struct dev_thread *t)
 
 void shmemu__dev_deliver(struct dev_thread *t, int pe)
 {
+    /* Everything this thread put, and (coarser than the GPU: the PE's, not
+     * the thread's) its stores through peer pointers' views (shm). */
+    if (pe < 0)
+        shmemu__check_land_views(t->L->me);
     struct dev_put **pp = &t->held;
     while (*pp) {
         struct dev_put *p = *pp;

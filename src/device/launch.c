@@ -25,6 +25,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
+#include "check/check.h"
 #include "ctl/livelock.h"
 #include "device.h"
 #include "runtime/dispatch.h"
@@ -378,6 +379,21 @@ static struct dev_thread *first_waiter(struct dev_launch *L)
     return NULL;
 }
 
+/* For the checker's notes: where the running device thread is. */
+static void kernel_where(shmemu__pe *me, char *buf, size_t len)
+{
+    const struct dev_launch *L = shmemu__dev_launch;
+    const struct dev_thread *t = L ? L->cur : NULL;
+    if (!t) {
+        snprintf(buf, len, "PE %d/%d", me->pe, me->npes);
+        return;
+    }
+    const struct shmemu_dev_self *s = &t->self;
+    snprintf(buf, len, "PE %d/%d block (%u,%u,%u) thread (%u,%u,%u) of kernel %s at %s:%d", me->pe,
+             me->npes, s->block_idx.x, s->block_idx.y, s->block_idx.z, s->thread_idx.x,
+             s->thread_idx.y, s->thread_idx.z, L->k->name, s->file ? s->file : "?", s->line);
+}
+
 static void run_one(struct dev_launch *L, struct dev_thread *t)
 {
     /* Where PEs take turns (sim), a turn starts only from here, on the
@@ -386,11 +402,14 @@ static void run_one(struct dev_launch *L, struct dev_thread *t)
      * device thread's stack, so the PE does not take turns meanwhile. */
     unsigned char coop = L->me->coop;
     L->me->coop = 0;
+    L->me->in_kernel = 1;
+    L->me->kernel_where = kernel_where;
     L->cur = t;
     shmemu_devrt_self = &t->self;
     shmemu_fiber_switch(&L->root, &t->fib);
     shmemu_devrt_self = &host_self;
     L->cur = NULL;
+    L->me->in_kernel = 0;
     L->me->coop = coop;
 }
 
@@ -431,11 +450,16 @@ static void schedule(struct dev_launch *L)
             struct dev_thread *t = &L->th[j];
             if (t->state == DT_READY)
                 run_one(L, t);
-            /* Fuzz: now and then a held put of some thread arrives. */
+            /* Fuzz: now and then a held put of some thread arrives, and
+             * now and then the stores through peer pointers (a GPU's land
+             * in the end, fence or not: a thread spinning after a plain
+             * flag store must not wait forever). */
             if (L->checked && !L->failed && shmemu__dev_draw(L, 64) == 0) {
                 struct dev_thread *h = &L->th[shmemu__dev_draw(L, L->total)];
                 if (h->held)
                     shmemu__dev_deliver_oldest(h);
+                else if (shmemu__dev_draw(L, 8) == 0)
+                    shmemu__check_land_views(me);
             }
         }
         if (L->progress) {
@@ -451,10 +475,12 @@ static void schedule(struct dev_launch *L)
         /* Every thread waits: for another PE.  A poll for the job's
          * livelock detection (which ends the job when every PE waits so),
          * and the CPU to the others. */
-        if (L->checked) /* holding never deadlocks */
+        if (L->checked) { /* holding never deadlocks */
             for (size_t i = 0; i < L->total && !L->failed; i++)
                 if (L->th[i].held)
                     shmemu__dev_deliver(&L->th[i], -1);
+            shmemu__check_land_views(me);
+        }
         struct dev_thread *w = first_waiter(L);
         if (w)
             shmemu__polled(me, w->waits, NULL, w->wait_pe, w->wait_off, 8, w->wait_val);

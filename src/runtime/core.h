@@ -182,6 +182,12 @@ typedef struct shmemu__pe {
         int n, lost;
         struct { const long *lock; unsigned long thread; } held[16];
     } osh_locks;
+    /* A device thread of this PE's kernel runs (src/device): its atomics
+     * are CUDA's, relaxed, where a host atomic may be a release. */
+    unsigned char in_kernel;
+    /* Meanwhile: where that thread is ("PE 0/2 block (0,0,0) thread
+     * (3,0,0) of kernel k at k.cu:41"), for the checker's notes. */
+    void (*kernel_where)(shmemu__pe *me, char *buf, size_t len);
 } shmemu__pe;
 _Static_assert(offsetof(shmemu__pe, poll_tl_cpu_ns) <= 128,
                "the fields read on every call fill the first 128 bytes of a PE");
