@@ -989,6 +989,26 @@ SHMEMU_KERNEL(k_bad_shared, struct bad_arg, a)
     s[0] = 1;
 }
 
+/* The _block and _warp rule: every thread of the group, the same
+ * arguments.  Case 0: each thread passes its own size; 1: half the block
+ * calls; 2: a warp's threads name different destinations; 3: half the
+ * block calls a block barrier. */
+SHMEMU_KERNEL(k_bad_group, struct bad_arg, a)
+{
+    switch (a.what) {
+    case 0: shmemu_dev_putmem_block(a.buf, a.buf + 4, 4 + 4 * (threadIdx.x % 2), 0); break;
+    case 1:
+        if (threadIdx.x < 2)
+            shmemu_dev_getmem_block(a.buf, a.buf + 4, 16, 0);
+        break;
+    case 2: shmemu_dev_putmem_warp(a.buf + (threadIdx.x % 2), a.buf + 4, 8, 0); break;
+    case 3:
+        if (threadIdx.x < 2)
+            shmemu_dev_barrier_all_block();
+        break;
+    }
+}
+
 /* Each case: its status and the words its line must hold. */
 static const struct {
     int status;
@@ -1022,6 +1042,9 @@ static int body_bad(void *arg)
         PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 2, 4, &a), bad_cases[w].status);
     }
     PE_CHECK_EQ(shmemu_launch_kernel(k_bad_shared, 1, 2, &a), SHMEMU_EINVAL);
+    for (a.what = 0; a.what < 4; a.what++)
+        PE_CHECK_EQ(shmemu_launch_kernel(k_bad_group, 1, 4, &a), SHMEMU_EINVAL);
+    a.what = 0;
     /* Shapes CUDA refuses, and a call outside any kernel. */
     PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 0, 4, &a), SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 1, 1025, &a), SHMEMU_EINVAL);
@@ -1072,6 +1095,16 @@ static void test_misuse(void **state)
         must_hold(err, "SHMEMU_SHARED: declared with ");
         must_hold(err, " bytes by another thread of the block");
         must_hold(err, "shmemu_dev_quiet: called outside a kernel");
+        /* Which thread of the group enters first is the schedule's choice. */
+        must_hold(err, "shmemu_dev_putmem_block: the size differs from thread ");
+        must_hold(err, "'s, which called shmemu_dev_putmem_block(0x");
+        must_hold(err, "every thread of the block calls a _block routine with the same "
+                       "arguments");
+        must_hold(err, "shmemu_dev_getmem_block: only 2 of the 4 threads of its block called "
+                       "it: every thread of the block calls a _block routine");
+        must_hold(err, "shmemu_dev_barrier_all_block: only 2 of the 4 threads of its block");
+        must_hold(err, "shmemu_dev_putmem_warp: the first address differs from thread ");
+        must_hold(err, "every thread of the warp calls a _warp routine with the same arguments");
         free(err);
     }
 }

@@ -295,12 +295,61 @@ static void warp_sync(struct dev_thread *t, const char *call)
     }
 }
 
+/* Thread t enters a _block (warp 0) or _warp call: the group's first
+ * thread there records the arguments, the others must pass the same
+ * (every thread of the group calls with the same arguments: NVSHMEM's
+ * rule; a thread that passes others, or a different call, copies the wrong
+ * slice).  Returns the group's record and t's call number in it. */
+static struct dev_group *group_enter(struct dev_thread *t, int warp, const char *call,
+                                     const void *a, const void *b, size_t n, int pe,
+                                     unsigned *seq_p)
+{
+    struct dev_group *g = warp ? &t->blk->warps[t->rank / 32] : &t->blk->group;
+    unsigned seq = warp ? t->warp_calls + 1 : ++t->block_calls;
+    *seq_p = seq;
+    if (g->seq != seq) {
+        unsigned prev = g->arrived;
+        *g = (struct dev_group){seq, t->rank, 1, prev, call, a, b, n, pe};
+        return g;
+    }
+    g->arrived++;
+    const char *what = strcmp(g->call, call) ? "the routine"
+                       : g->a != a           ? "the first address"
+                       : g->b != b           ? "the second address"
+                       : g->n != n           ? "the size"
+                       : g->pe != pe         ? "the PE"
+                                             : NULL;
+    if (what)
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call,
+                         "%s differs from thread %u's, which called %s(%p, %p, %zu, pe %d) at "
+                         "this point (here: %p, %p, %zu, pe %d): every thread of the %s calls "
+                         "a %s routine with the same arguments",
+                         what, g->rank, g->call, g->a, g->b, g->n, g->pe, a, b, n, pe,
+                         warp ? "warp" : "block", warp ? "_warp" : "_block");
+    return g;
+}
+
+/* After the group met: every one of its threads must have entered the
+ * call (a thread that ended, or skipped it, leaves its slice undone). */
+static void group_check(struct dev_thread *t, const struct dev_group *g, unsigned seq,
+                        unsigned size, int warp, const char *call)
+{
+    unsigned arrived = g->seq == seq ? g->arrived : g->prev_arrived;
+    const char *grp = warp ? "warp" : "block";
+    if (arrived < size)
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call,
+                         "only %u of the %u threads of its %s called it: every thread of the "
+                         "%s calls a _%s routine",
+                         arrived, size, grp, grp, grp);
+}
+
 #define GROUP_COPY(NAME, CALL, IS_PUT, NBI, WARP)                              \
     void shmemu_devrt_##NAME(void *dest, const void *src, size_t nbytes, int pe) \
     {                                                                          \
         ME(CALL);                                                              \
         unsigned first = 0, g = WARP ? warp_of(t, &first) : t->L->per_block;    \
-        unsigned r = WARP ? t->rank - first : t->rank;                         \
+        unsigned r = WARP ? t->rank - first : t->rank, seq;                    \
+        struct dev_group *grp = group_enter(t, WARP, CALL, dest, src, nbytes, pe, &seq); \
         size_t lo, len;                                                        \
         slice(nbytes, r, g, &lo, &len);                                        \
         /* The whole range, by every thread: an empty slice starts at its   \
@@ -315,6 +364,7 @@ static void warp_sync(struct dev_thread *t, const char *call)
             warp_sync(t, CALL);                                                \
         else                                                                   \
             shmemu_devrt_syncthreads();                                        \
+        group_check(t, grp, seq, g, WARP, CALL);                               \
     }
 
 void shmemu_devrt_putmem(void *dest, const void *src, size_t nbytes, int pe)
@@ -428,6 +478,8 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
                              uint64_t *sig, uint64_t signal, int sig_op, int pe)
 {
     ME(call);
+    unsigned seq;
+    struct dev_group *grp = group_enter(t, 0, call, dest, src, nbytes, pe, &seq);
     size_t lo, len;
     slice(nbytes, t->rank, t->L->per_block, &lo, &len);
     char *dst = peer_addr(t, call, "dest", dest, nbytes, pe);
@@ -436,6 +488,7 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
     if (len)
         memmove(dst + lo, (const char *)src + lo, len);
     shmemu_devrt_syncthreads();
+    group_check(t, grp, seq, t->L->per_block, 0, call);
     if (t->rank == 0)
         signal_apply(t, call, w, signal, sig_op);
     shmemu_devrt_syncthreads();
@@ -632,11 +685,14 @@ void shmemu_devrt_barrier_all(void)
 static void block_barrier(const char *call, int quiet)
 {
     ME(call);
+    unsigned seq;
+    struct dev_group *grp = group_enter(t, 0, call, NULL, NULL, 0, -1, &seq);
     if (quiet) {
         shmemu__dev_deliver(t, -1);
         shmemu__dev_quiet_sources(t);
     }
     shmemu_devrt_syncthreads();
+    group_check(t, grp, seq, t->L->per_block, 0, call);
     if (t->rank == 0)
         dev_sync_all(t, call);
     shmemu_devrt_syncthreads();

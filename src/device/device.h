@@ -49,6 +49,18 @@ struct dev_thread {
     struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
     struct dev_put *watch; /* delivered nbi puts whose sources a quiet frees */
     unsigned warp_calls;  /* _warp calls it has made (their meeting point) */
+    unsigned block_calls; /* _block calls it has made */
+};
+
+/* A group's (a block's, a warp's) current _block or _warp call: what its
+ * first thread passed, which the others must pass too (NVSHMEM's rule),
+ * and how many have entered it. */
+struct dev_group {
+    unsigned seq, rank, arrived, prev_arrived;
+    const char *call;
+    const void *a, *b;
+    size_t n;
+    int pe;
 };
 
 struct dev_shared {
@@ -59,6 +71,8 @@ struct dev_shared {
 
 struct dev_block {
     unsigned nthreads, arrived; /* live threads; those in __syncthreads */
+    struct dev_group group;     /* its _block calls */
+    struct dev_group *warps;    /* its warps' _warp calls */
     /* Block-shared memory (SHMEMU_SHARED), by the key of its declaration. */
     struct dev_shared *shared;
     unsigned nshared, cap;

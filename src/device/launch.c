@@ -299,6 +299,7 @@ static void launch_free(struct dev_launch *L)
             for (unsigned j = 0; j < L->blk[i].nshared; j++)
                 free(L->blk[i].shared[j].mem);
             free(L->blk[i].shared);
+            free(L->blk[i].warps);
         }
     if (L->th)
         for (size_t i = 0; i < L->total; i++)
@@ -345,6 +346,8 @@ static int launch_make(struct dev_launch *L, const void *arg, size_t arg_size)
     shmemu_fiber_root(&L->root);
     for (unsigned b = 0; b < L->nblocks; b++) {
         L->blk[b].nthreads = L->per_block;
+        if (!(L->blk[b].warps = calloc((L->per_block + 31) / 32, sizeof(struct dev_group))))
+            return SHMEMU_ENOMEM;
         for (unsigned i = 0; i < L->per_block; i++) {
             size_t n = (size_t)b * L->per_block + i;
             struct dev_thread *t = &L->th[n];
