@@ -253,105 +253,15 @@ static void do_get(struct dev_thread *t, const char *call, void *dest, const voi
         memmove(dest, from, n);
 }
 
-/* The slice of [0, n) that thread r of a group of g copies: cut at
- * 16-byte multiples so that no two threads share an element. */
-static void slice(size_t n, unsigned r, unsigned g, size_t *lo, size_t *len)
-{
-    size_t units = (n + 15) / 16, per = (units + g - 1) / g;
-    size_t a = (size_t)r * per * 16, b = a + per * 16;
-    if (a > n)
-        a = n;
-    if (b > n)
-        b = n;
-    *lo = a;
-    *len = b - a;
-}
-
-/* The warp of t: its first rank and its size. */
-static unsigned warp_of(const struct dev_thread *t, unsigned *first)
-{
-    unsigned w0 = t->rank / 32 * 32, per = t->L->per_block;
-    *first = w0;
-    return per - w0 < 32 ? per - w0 : 32;
-}
-
-/* Every thread of t's warp has arrived here (a group call's end). */
-static void warp_sync(struct dev_thread *t, const char *call)
-{
-    unsigned first, g = warp_of(t, &first);
-    struct dev_launch *L = t->L;
-    size_t base = (size_t)(t->blk - L->blk) * L->per_block + first;
-    unsigned seq = ++t->warp_calls;
-    for (;;) {
-        unsigned behind = 0;
-        for (unsigned i = 0; i < g; i++) {
-            const struct dev_thread *o = &L->th[base + i];
-            if (o->state != DT_DONE && o->warp_calls < seq)
-                behind++;
-        }
-        if (!behind)
-            break;
-        shmemu__dev_yield(t, call);
-    }
-}
-
-/* Thread t enters a _block (warp 0) or _warp call: the group's first
- * thread there records the arguments, the others must pass the same
- * (every thread of the group calls with the same arguments: NVSHMEM's
- * rule; a thread that passes others, or a different call, copies the wrong
- * slice).  Returns the group's record and t's call number in it. */
-static struct dev_group *group_enter(struct dev_thread *t, int warp, const char *call,
-                                     const void *a, const void *b, size_t n, int pe,
-                                     unsigned *seq_p)
-{
-    struct dev_group *g = warp ? &t->blk->warps[t->rank / 32] : &t->blk->group;
-    unsigned seq = warp ? t->warp_calls + 1 : ++t->block_calls;
-    *seq_p = seq;
-    if (g->seq != seq) {
-        unsigned prev = g->arrived;
-        *g = (struct dev_group){seq, t->rank, 1, prev, call, a, b, n, pe};
-        return g;
-    }
-    g->arrived++;
-    const char *what = strcmp(g->call, call) ? "the routine"
-                       : g->a != a           ? "the first address"
-                       : g->b != b           ? "the second address"
-                       : g->n != n           ? "the size"
-                       : g->pe != pe         ? "the PE"
-                                             : NULL;
-    if (what)
-        shmemu__dev_fail(t, SHMEMU_EINVAL, call,
-                         "%s differs from thread %u's, which called %s(%p, %p, %zu, pe %d) at "
-                         "this point (here: %p, %p, %zu, pe %d): every thread of the %s calls "
-                         "a %s routine with the same arguments",
-                         what, g->rank, g->call, g->a, g->b, g->n, g->pe, a, b, n, pe,
-                         warp ? "warp" : "block", warp ? "_warp" : "_block");
-    return g;
-}
-
-/* After the group met: every one of its threads must have entered the
- * call (a thread that ended, or skipped it, leaves its slice undone). */
-static void group_check(struct dev_thread *t, const struct dev_group *g, unsigned seq,
-                        unsigned size, int warp, const char *call)
-{
-    unsigned arrived = g->seq == seq ? g->arrived : g->prev_arrived;
-    const char *grp = warp ? "warp" : "block";
-    if (arrived < size)
-        shmemu__dev_fail(t, SHMEMU_EINVAL, call,
-                         "only %u of the %u threads of its %s called it: every thread of the "
-                         "%s calls a _%s routine",
-                         arrived, size, grp, grp, grp);
-}
-
 #define GROUP_COPY(NAME, CALL, IS_PUT, NBI, WARP)                              \
     void shmemu_devrt_##NAME(void *dest, const void *src, size_t nbytes, int pe) \
     {                                                                          \
         ME(CALL);                                                              \
-        unsigned first = 0, g = WARP ? warp_of(t, &first) : t->L->per_block;    \
+        unsigned first = 0, g = WARP ? shmemu__dev_warp_of(t, &first) : t->L->per_block;    \
         unsigned r = WARP ? t->rank - first : t->rank, seq;                    \
-        struct dev_group *grp = group_enter(t, WARP, CALL, dest, src, nbytes, pe, &seq); \
+        struct dev_group *grp = shmemu__dev_group_enter(t, WARP, CALL, dest, src, nbytes, pe, &seq); \
         size_t lo, len;                                                        \
-        slice(nbytes, r, g, &lo, &len);                                        \
+        shmemu__dev_slice(nbytes, r, g, &lo, &len);                                        \
         /* The whole range, by every thread: an empty slice starts at its   \
          * end, which may be the end of the heap block. */                  \
         (void)peer_addr(t, CALL, IS_PUT ? "dest" : "src", IS_PUT ? dest : src, nbytes, pe); \
@@ -361,10 +271,10 @@ static void group_check(struct dev_thread *t, const struct dev_group *g, unsigne
         else if (len)                                                          \
             do_get(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe); \
         if (WARP)                                                              \
-            warp_sync(t, CALL);                                                \
+            shmemu__dev_warp_sync(t, CALL);                                                \
         else                                                                   \
             shmemu_devrt_syncthreads();                                        \
-        group_check(t, grp, seq, g, WARP, CALL);                               \
+        shmemu__dev_group_check(t, grp, seq, g, WARP, CALL);                               \
     }
 
 void shmemu_devrt_putmem(void *dest, const void *src, size_t nbytes, int pe)
@@ -479,16 +389,16 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
 {
     ME(call);
     unsigned seq;
-    struct dev_group *grp = group_enter(t, 0, call, dest, src, nbytes, pe, &seq);
+    struct dev_group *grp = shmemu__dev_group_enter(t, 0, call, dest, src, nbytes, pe, &seq);
     size_t lo, len;
-    slice(nbytes, t->rank, t->L->per_block, &lo, &len);
+    shmemu__dev_slice(nbytes, t->rank, t->L->per_block, &lo, &len);
     char *dst = peer_addr(t, call, "dest", dest, nbytes, pe);
     check_local(t, call, "src", src, nbytes);
     uint64_t *w = signal_word(t, call, sig, pe);
     if (len)
         memmove(dst + lo, (const char *)src + lo, len);
     shmemu_devrt_syncthreads();
-    group_check(t, grp, seq, t->L->per_block, 0, call);
+    shmemu__dev_group_check(t, grp, seq, t->L->per_block, 0, call);
     if (t->rank == 0)
         signal_apply(t, call, w, signal, sig_op);
     shmemu_devrt_syncthreads();
@@ -686,13 +596,13 @@ static void block_barrier(const char *call, int quiet)
 {
     ME(call);
     unsigned seq;
-    struct dev_group *grp = group_enter(t, 0, call, NULL, NULL, 0, -1, &seq);
+    struct dev_group *grp = shmemu__dev_group_enter(t, 0, call, NULL, NULL, 0, -1, &seq);
     if (quiet) {
         shmemu__dev_deliver(t, -1);
         shmemu__dev_quiet_sources(t);
     }
     shmemu_devrt_syncthreads();
-    group_check(t, grp, seq, t->L->per_block, 0, call);
+    shmemu__dev_group_check(t, grp, seq, t->L->per_block, 0, call);
     if (t->rank == 0)
         dev_sync_all(t, call);
     shmemu_devrt_syncthreads();

@@ -119,6 +119,19 @@ void shmemu__dev_yield(struct dev_thread *t, const char *waiting);
 void shmemu__dev_where(const struct dev_thread *t, char *buf, size_t len);
 /* End the launch with status and a line naming the thread and its call;
  * the thread runs no more. */
+/* group.c: the slice [*lo, *lo + *len) of n bytes that thread r of a
+ * group of g copies; t's warp (its first rank, its size); the point where
+ * every thread of t's warp has arrived; a group call's entry (the
+ * arguments agree) and, once the group met, its check (all came). */
+void shmemu__dev_slice(size_t n, unsigned r, unsigned g, size_t *lo, size_t *len) SHMEMU__HIDDEN;
+unsigned shmemu__dev_warp_of(const struct dev_thread *t, unsigned *first) SHMEMU__HIDDEN;
+void shmemu__dev_warp_sync(struct dev_thread *t, const char *call) SHMEMU__HIDDEN;
+struct dev_group *shmemu__dev_group_enter(struct dev_thread *t, int warp, const char *call,
+                                          const void *a, const void *b, size_t n, int pe,
+                                          unsigned *seq_p) SHMEMU__HIDDEN;
+void shmemu__dev_group_check(struct dev_thread *t, const struct dev_group *g, unsigned seq,
+                             unsigned size, int warp, const char *call) SHMEMU__HIDDEN;
+
 _Noreturn void shmemu__dev_fail(struct dev_thread *t, int status, const char *call,
                                 const char *fmt, ...) SHMEMU__PRINTF(4, 5);
 /* The same, for a thread that goes on (or has ended): the scheduler
