@@ -30,6 +30,9 @@
 #ifndef SHMEMU_DEVICE_H
 #define SHMEMU_DEVICE_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "shmemu.h"
 
 /* Scopes of fences and atomics (the PTX memory model's .cta, .gpu, .sys):
@@ -783,5 +786,74 @@ static inline int64_t shmemu_devrt_int64_atomic_swap(int64_t *d, int64_t v, int 
 #pragma GCC visibility pop
 #endif
 #endif /* !__CUDACC__ */
+
+/* ---- 16-bit floats, the same code on the device and the CPU ----------- */
+/* (memcpy for the bit casts: defined in C, C++ and CUDA device code.) */
+
+/** IEEE binary16 bits as a float (exact). */
+SHMEMU_DEVICE float shmemu_dev_half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    uint32_t bits = sign;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13); /* inf, nan */
+    } else if (exp) {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else if (man) { /* subnormal: normalise */
+        int e = -1;
+        do {
+            man <<= 1;
+            e++;
+        } while (!(man & 0x400));
+        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/** A float to binary16, rounding to nearest even (a NaN stays a quiet NaN). */
+SHMEMU_DEVICE uint16_t shmemu_dev_float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, abs = x & 0x7fffffff;
+    if (abs >= 0x7f800000u)
+        return (uint16_t)(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 | ((abs >> 13) & 0x3ff) : 0));
+    if (abs >= 0x477ff000u) /* rounds to more than 65504 */
+        return (uint16_t)(sign | 0x7c00);
+    if (abs < 0x38800000u) { /* below the smallest normal: subnormal or 0 */
+        if (abs < 0x33000000u)
+            return (uint16_t)sign;
+        uint32_t man = (abs & 0x7fffff) | 0x800000;
+        int shift = 126 - (int)(abs >> 23);
+        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        half += rem > mid || (rem == mid && (half & 1));
+        return (uint16_t)(sign | half);
+    }
+    uint32_t half = (abs - 0x38000000u) >> 13, rem = abs & 0x1fff;
+    half += rem > 0x1000 || (rem == 0x1000 && (half & 1));
+    return (uint16_t)(sign | half);
+}
+
+/** bfloat16 bits as a float (exact). */
+SHMEMU_DEVICE float shmemu_dev_bf16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/** A float to bfloat16, rounding to nearest even (a NaN stays a quiet NaN). */
+SHMEMU_DEVICE uint16_t shmemu_dev_float_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffff) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40);
+    x += 0x7fff + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}
 
 #endif /* SHMEMU_DEVICE_H */

@@ -857,6 +857,37 @@ static void test_planted_bugs(void **state)
     }
 }
 
+/* The 16-bit float conversions shmemu_device.h gives both sides (the
+ * device built-ins and the cuda plugin's kernels use them): every value
+ * round-trips, and the boundaries round to nearest even. */
+static void test_half_conversions(void **state)
+{
+    (void)state;
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        int nan = (h & 0x7c00) == 0x7c00 && (h & 0x3ff);
+        uint16_t back = shmemu_dev_float_to_half(shmemu_dev_half_to_float((uint16_t)h));
+        if (nan ? (back & 0x7e00) != 0x7e00 : back != h)
+            fail_msg("half %#x came back as %#x", h, back);
+        int bnan = (h & 0x7f80) == 0x7f80 && (h & 0x7f);
+        back = shmemu_dev_float_to_bf16(shmemu_dev_bf16_to_float((uint16_t)h));
+        if (bnan ? (back & 0x7fc0) != 0x7fc0 : back != h)
+            fail_msg("bfloat16 %#x came back as %#x", h, back);
+    }
+    assert_int_equal(shmemu_dev_float_to_half(1.0f), 0x3c00);
+    assert_int_equal(shmemu_dev_float_to_half(65504.0f), 0x7bff);
+    assert_int_equal(shmemu_dev_float_to_half(65520.0f), 0x7c00);     /* rounds past the top */
+    assert_int_equal(shmemu_dev_float_to_half(0x1p-24f), 0x0001);     /* smallest subnormal */
+    assert_int_equal(shmemu_dev_float_to_half(0x1p-25f), 0x0000);     /* a tie: to even, 0 */
+    assert_int_equal(shmemu_dev_float_to_half(1.0f + 0x1p-11f), 0x3c00); /* a tie: to even */
+    assert_int_equal(shmemu_dev_float_to_half(1.0f + 3 * 0x1p-11f), 0x3c02);
+    assert_int_equal(shmemu_dev_float_to_half(-2.0f), 0xc000);
+    assert_true(shmemu_dev_half_to_float(0x0001) == 0x1p-24f);
+    assert_int_equal(shmemu_dev_float_to_bf16(1.0f), 0x3f80);
+    assert_int_equal(shmemu_dev_float_to_bf16(1.0f + 0x1p-8f), 0x3f80); /* a tie: to even */
+    assert_int_equal(shmemu_dev_float_to_bf16(1.0f + 3 * 0x1p-8f), 0x3f82);
+    assert_true(shmemu_dev_bf16_to_float(0x4049) == 3.140625f);
+}
+
 /* ------------------------------------------------------------- scopes */
 
 /* The bug of vLLM's custom allreduce (issue 2760): PE 0's thread stores
@@ -1243,6 +1274,7 @@ int main(void)
         cmocka_unit_test(test_sim_replay),
         cmocka_unit_test(test_planted_bugs),
         cmocka_unit_test(test_scope_threadfence_device),
+        cmocka_unit_test(test_half_conversions),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_stuck),
         cmocka_unit_test(test_devcc_programs),

@@ -46,64 +46,6 @@ union dc_val {
     double d;
 };
 
-SHMEMU_DEVICE float dc_bits_float(uint32_t b)
-{
-    union { uint32_t u; float f; } v;
-    v.u = b;
-    return v.f;
-}
-
-SHMEMU_DEVICE uint32_t dc_float_bits(float f)
-{
-    union { uint32_t u; float f; } v;
-    v.f = f;
-    return v.u;
-}
-
-/* IEEE half <-> float, rounding to nearest even (the library's ops.c does
- * the same on the host; the reference is the verifier's own). */
-SHMEMU_DEVICE float dc_half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    if (exp == 0x1f)
-        return dc_bits_float(sign | 0x7f800000u | (man << 13));
-    if (exp)
-        return dc_bits_float(sign | ((exp + 112) << 23) | (man << 13));
-    float f = (float)man * 5.9604644775390625e-8f; /* man * 2^-24: exact */
-    return sign ? -f : f;
-}
-
-SHMEMU_DEVICE uint16_t dc_float_to_half(float f)
-{
-    uint32_t x = dc_float_bits(f);
-    uint32_t sign = (x >> 16) & 0x8000, abs = x & 0x7fffffff;
-    if (abs >= 0x7f800000u)
-        return (uint16_t)(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 | ((abs >> 13) & 0x3ff) : 0));
-    if (abs >= 0x477ff000u)
-        return (uint16_t)(sign | 0x7c00);
-    if (abs < 0x38800000u) {
-        if (abs < 0x33000000u)
-            return (uint16_t)sign;
-        uint32_t man = (abs & 0x7fffff) | 0x800000;
-        int shift = 126 - (int)(abs >> 23);
-        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        half += rem > mid || (rem == mid && (half & 1));
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = (abs - 0x38000000u) >> 13, rem = abs & 0x1fff;
-    half += rem > 0x1000 || (rem == 0x1000 && (half & 1));
-    return (uint16_t)(sign | half);
-}
-
-SHMEMU_DEVICE uint16_t dc_float_to_bf16(float f)
-{
-    uint32_t x = dc_float_bits(f);
-    if ((x & 0x7fffffff) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40);
-    x += 0x7fff + ((x >> 16) & 1);
-    return (uint16_t)(x >> 16);
-}
-
 SHMEMU_DEVICE union dc_val dc_load(int dt, const void *p, size_t i)
 {
     union dc_val v;
@@ -119,8 +61,8 @@ SHMEMU_DEVICE union dc_val dc_load(int dt, const void *p, size_t i)
     case SHMEMU_UINT64: v.u = ((const uint64_t *)p)[i]; break;
     case SHMEMU_FLOAT: v.d = ((const float *)p)[i]; break;
     case SHMEMU_DOUBLE: v.d = ((const double *)p)[i]; break;
-    case SHMEMU_FLOAT16: v.d = dc_half_to_float(((const uint16_t *)p)[i]); break;
-    case SHMEMU_BFLOAT16: v.d = dc_bits_float((uint32_t)((const uint16_t *)p)[i] << 16); break;
+    case SHMEMU_FLOAT16: v.d = shmemu_dev_half_to_float(((const uint16_t *)p)[i]); break;
+    case SHMEMU_BFLOAT16: v.d = shmemu_dev_bf16_to_float(((const uint16_t *)p)[i]); break;
     default: break;
     }
     return v;
@@ -136,8 +78,8 @@ SHMEMU_DEVICE void dc_store(int dt, void *p, size_t i, union dc_val v)
     case SHMEMU_INT64: case SHMEMU_UINT64: ((uint64_t *)p)[i] = v.u; break;
     case SHMEMU_FLOAT: ((float *)p)[i] = (float)v.d; break;
     case SHMEMU_DOUBLE: ((double *)p)[i] = v.d; break;
-    case SHMEMU_FLOAT16: ((uint16_t *)p)[i] = dc_float_to_half((float)v.d); break;
-    case SHMEMU_BFLOAT16: ((uint16_t *)p)[i] = dc_float_to_bf16((float)v.d); break;
+    case SHMEMU_FLOAT16: ((uint16_t *)p)[i] = shmemu_dev_float_to_half((float)v.d); break;
+    case SHMEMU_BFLOAT16: ((uint16_t *)p)[i] = shmemu_dev_float_to_bf16((float)v.d); break;
     default: break;
     }
 }
@@ -180,9 +122,9 @@ SHMEMU_DEVICE union dc_val dc_op(int dt, int op, union dc_val a, union dc_val b)
         if (dt == SHMEMU_FLOAT)
             r.d = (float)r.d;
         else if (dt == SHMEMU_FLOAT16)
-            r.d = dc_half_to_float(dc_float_to_half((float)r.d));
+            r.d = shmemu_dev_half_to_float(shmemu_dev_float_to_half((float)r.d));
         else if (dt == SHMEMU_BFLOAT16)
-            r.d = dc_bits_float((uint32_t)dc_float_to_bf16((float)r.d) << 16);
+            r.d = shmemu_dev_bf16_to_float(shmemu_dev_float_to_bf16((float)r.d));
         return r;
     }
     int is_signed = dt == SHMEMU_INT8 || dt == SHMEMU_INT16 || dt == SHMEMU_INT32 ||

@@ -22,6 +22,7 @@
 
 #include "../plugin.h"
 #include "shmemu.h"
+#include "shmemu_device.h" /* the 16-bit float conversions */
 
 #define HEAP_ALIGN ((size_t)2 << 20) /* heap bases: what cudaMalloc may not give */
 #define STAGE_BYTES ((size_t)8 << 20) /* per operand, for host operands of reduce */
@@ -383,59 +384,6 @@ template <typename F> __device__ F fmaximum(F a, F b, F nan)
     return isnan(a) || isnan(b) ? nan : a > b ? a : b > a ? b : signbit(a) ? b : a;
 }
 
-__device__ float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    uint32_t bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (man << 13);
-    } else if (exp) {
-        bits = sign | ((exp + 112) << 23) | (man << 13);
-    } else if (man) {
-        int e = -1;
-        do {
-            man <<= 1;
-            e++;
-        } while (!(man & 0x400));
-        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
-    } else {
-        bits = sign;
-    }
-    return __uint_as_float(bits);
-}
-
-__device__ uint16_t float_to_half(float f)
-{
-    uint32_t x = __float_as_uint(f);
-    uint32_t sign = (x >> 16) & 0x8000, abs = x & 0x7fffffff;
-    if (abs >= 0x7f800000u)
-        return (uint16_t)(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 | ((abs >> 13) & 0x3ff) : 0));
-    if (abs >= 0x477ff000u)
-        return (uint16_t)(sign | 0x7c00);
-    if (abs < 0x38800000u) {
-        if (abs < 0x33000000u)
-            return (uint16_t)sign;
-        uint32_t man = (abs & 0x7fffff) | 0x800000;
-        int shift = 126 - (int)(abs >> 23);
-        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        half += rem > mid || (rem == mid && (half & 1));
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = ((abs - 0x38000000u) >> 13), rem = abs & 0x1fff;
-    half += rem > 0x1000 || (rem == 0x1000 && (half & 1));
-    return (uint16_t)(sign | half);
-}
-
-__device__ float bf16_to_float(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }
-
-__device__ uint16_t float_to_bf16(float f)
-{
-    uint32_t x = __float_as_uint(f);
-    if ((x & 0x7fffffff) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40);
-    x += 0x7fff + ((x >> 16) & 1);
-    return (uint16_t)(x >> 16);
-}
 
 /* One element of every integer op; U is the unsigned type sums wrap in. */
 template <typename T, typename U> __device__ T int_op(int op, T a, T b)
@@ -514,9 +462,11 @@ __global__ void h16_kernel(int op, int bf, uint16_t *d, const uint16_t *x, const
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         if (bf)
-            d[i] = float_to_bf16(flt_op(op, bf16_to_float(x[i]), bf16_to_float(y[i])));
+            d[i] = shmemu_dev_float_to_bf16(
+                flt_op(op, shmemu_dev_bf16_to_float(x[i]), shmemu_dev_bf16_to_float(y[i])));
         else
-            d[i] = float_to_half(flt_op(op, half_to_float(x[i]), half_to_float(y[i])));
+            d[i] = shmemu_dev_float_to_half(
+                flt_op(op, shmemu_dev_half_to_float(x[i]), shmemu_dev_half_to_float(y[i])));
     }
 }
 
