@@ -4,7 +4,10 @@
  * shmemu_dev_ptr, push with device puts, and raise and wait on signals, as
  * NVSHMEM's and the custom-allreduce kernels do.  The library builds this
  * file as C for the CPU transports (each device thread a fiber of its PE);
- * it builds with nvcc as well (make checks it with -Werror).
+ * the cuda plugin holds its nvcc build, which a launch on cuda runs by the
+ * kernel's name (shmemu_cuda_library_kernel, at the end).  Where the two
+ * builds must differ -- how a thread's elements are laid out, how a
+ * launch is made -- small helpers say so; the kernels' bodies are one.
  *
  * Every kernel synchronises its blocks and the team through dc_grid: the
  * blocks of a PE meet at an arrival counter, and the last one does the
