@@ -174,6 +174,18 @@ static int body_select(void *arg)
     PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EINVAL);
     int *v = shmemu_malloc(4 * sizeof(int)), *w = shmemu_malloc(4 * sizeof(int));
     v[0] = 2;
+    /* A kernel runs where this PE loads and stores every peer's heap (ucx
+     * on one node too); elsewhere it is refused (test_staged says how). */
+    int loadable = 1;
+    for (int p = 0; p < np; p++)
+        loadable &= shmemu_ptr(v, p) != NULL;
+    if (set && !strncmp(set, "dev_", 4) && !loadable) {
+        PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_WORLD, w, v, 1, SHMEMU_INT32, SHMEMU_SUM),
+                    SHMEMU_ENOTSUP);
+        shmemu_free(w);
+        shmemu_free(v);
+        return 0;
+    }
     PE_CHECK_OK(shmemu_allreduce(SHMEMU_TEAM_WORLD, w, v, 1, SHMEMU_INT32, SHMEMU_SUM));
     PE_CHECK_EQ(w[0], 2 * np);
     PE_CHECK_EQ(shmemu_allreduce(SHMEMU_TEAM_WORLD, w, v, 1, SHMEMU_FLOAT, SHMEMU_BXOR),
