@@ -574,6 +574,15 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
                             "kernel %s: transport %s has no load/store access to peers' heaps; "
                             "device code runs on local, shm and sim (and cuda under nvcc)",
                             k->name, shmemu__tl_name(me->job));
+    /* Device threads load and store every peer's heap (their puts too):
+     * ucx maps a peer's only within a node. */
+    for (int p = 0; p < me->npes; p++)
+        if (!shmemu__tl_ptr_direct(me->job, p, 0))
+            return shmemu__fail(me, SHMEMU_ENOTSUP, call,
+                                "kernel %s: PE %d's heap is not mapped in this process "
+                                "(transport %s): device code needs load/store access to every "
+                                "PE's heap",
+                                k->name, p, shmemu__tl_name(me->job));
     struct dev_launch *L = calloc(1, sizeof(*L));
     if (!L)
         return shmemu__fail(me, SHMEMU_ENOMEM, call, "out of memory");
