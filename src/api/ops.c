@@ -10,73 +10,16 @@
 #include <string.h>
 
 #include "ops.h"
+#include "shmemu_device.h" /* last: it defines device spellings */
 
 /* ------------------------------------------------------- 16-bit floats */
 
-float shmemu__half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    uint32_t bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (man << 13); /* inf, nan */
-    } else if (exp) {
-        bits = sign | ((exp + 112) << 23) | (man << 13);
-    } else if (man) { /* subnormal: normalise */
-        int e = -1;
-        do {
-            man <<= 1;
-            e++;
-        } while (!(man & 0x400));
-        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
-    } else {
-        bits = sign;
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-uint16_t shmemu__float_to_half(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000, abs = x & 0x7fffffff;
-    if (abs >= 0x7f800000u) /* inf or nan (keep a quiet nan) */
-        return (uint16_t)(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 | ((abs >> 13) & 0x3ff) : 0));
-    if (abs >= 0x477ff000u) /* rounds to more than 65504 */
-        return (uint16_t)(sign | 0x7c00);
-    if (abs < 0x38800000u) { /* below the smallest normal: subnormal or 0 */
-        if (abs < 0x33000000u)
-            return (uint16_t)sign;
-        uint32_t man = (abs & 0x7fffff) | 0x800000;
-        int shift = 126 - (int)(abs >> 23); /* 14..24 */
-        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1),
-                 mid = 1u << (shift - 1);
-        half += rem > mid || (rem == mid && (half & 1));
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = ((abs - 0x38000000u) >> 13), rem = abs & 0x1fff;
-    half += rem > 0x1000 || (rem == 0x1000 && (half & 1)); /* to nearest even */
-    return (uint16_t)(sign | half);
-}
-
-float shmemu__bf16_to_float(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-uint16_t shmemu__float_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffff) > 0x7f800000u) /* nan: stay a quiet nan */
-        return (uint16_t)((x >> 16) | 0x40);
-    x += 0x7fff + ((x >> 16) & 1); /* to nearest even */
-    return (uint16_t)(x >> 16);
-}
+/* The device side's conversions (shmemu_device.h), one code for the
+ * library's kernels, the device built-ins and the cuda plugin. */
+float shmemu__half_to_float(uint16_t h) { return shmemu_dev_half_to_float(h); }
+uint16_t shmemu__float_to_half(float f) { return shmemu_dev_float_to_half(f); }
+float shmemu__bf16_to_float(uint16_t h) { return shmemu_dev_bf16_to_float(h); }
+uint16_t shmemu__float_to_bf16(float f) { return shmemu_dev_float_to_bf16(f); }
 
 /* --------------------------------------------------------------- kernels */
 

@@ -49,6 +49,9 @@ union dc_val {
     double d;
 };
 
+/* A GPU thread's element loop; the CPU build hands its contiguous runs to
+ * the library's vectorised kernels instead (dc_reduce). */
+#ifdef __CUDACC__
 SHMEMU_DEVICE union dc_val dc_load(int dt, const void *p, size_t i)
 {
     union dc_val v;
@@ -143,6 +146,7 @@ SHMEMU_DEVICE union dc_val dc_op(int dt, int op, union dc_val a, union dc_val b)
     }
     return r;
 }
+#endif
 
 /* --------------------------------------------------------- synchronisation */
 
