@@ -511,6 +511,23 @@ static void launch_end(struct dev_launch *L)
     }
 }
 
+/* An abort unwound the PE out of its kernel (a device thread's call failed
+ * in abort mode): the launch goes, as it would have on its return. */
+static void launch_abandon(shmemu__pe *me)
+{
+    struct dev_launch *L = me->kernel_live;
+    me->kernel_abandon = NULL;
+    me->kernel_live = NULL;
+    me->in_kernel = 0;
+    if (shmemu__dev_launch == L)
+        shmemu__dev_launch = NULL;
+    shmemu_devrt_self = &host_self;
+    if (L) {
+        me->coop = L->coop; /* run_one lent it away */
+        launch_free(L);
+    }
+}
+
 int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 block,
                         const void *arg, size_t arg_size, void *stream)
 {
@@ -599,8 +616,12 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
     }
     L->ws = shmemu_team_workspace(SHMEMU_TEAM_WORLD);
     shmemu__dev_launch = L;
+    me->kernel_live = L;
+    me->kernel_abandon = launch_abandon;
     schedule(L);
     launch_end(L);
+    me->kernel_abandon = NULL;
+    me->kernel_live = NULL;
     shmemu__dev_launch = NULL;
     st = L->failed;
     char why[sizeof(L->why)];

@@ -272,6 +272,8 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
         }
     } else { /* an error in ABORT mode unwound the PE */
         rc = shmemu__last_status;
+        if (me->kernel_abandon) /* out of a kernel's device thread */
+            me->kernel_abandon(me);
         shmemu__depart(me, SHMEMU__LIFE_FAILED, rc);
     }
     shmemu__self = NULL;

@@ -188,6 +188,10 @@ typedef struct shmemu__pe {
     /* Meanwhile: where that thread is ("PE 0/2 block (0,0,0) thread
      * (3,0,0) of kernel k at k.cu:41"), for the checker's notes. */
     void (*kernel_where)(shmemu__pe *me, char *buf, size_t len);
+    /* Set while a kernel of this PE runs: an abort that unwinds the PE out
+     * of it (a device thread's call failed in abort mode) frees it. */
+    void (*kernel_abandon)(shmemu__pe *me);
+    void *kernel_live;
 } shmemu__pe;
 _Static_assert(offsetof(shmemu__pe, poll_tl_cpu_ns) <= 128,
                "the fields read on every call fill the first 128 bytes of a PE");
