@@ -391,7 +391,8 @@ static void test_allocator(void **state)
     (void)state;
     struct shmemu__heap h;
     const size_t size = (size_t)8 << 20;
-    assert_int_equal(shmemu__heap_init(&h, size, 0), 0);
+    size_t high = 0, want_high = 0; /* the end of every block handed out */
+    assert_int_equal(shmemu__heap_init(&h, size, 0, &high), 0);
     enum { SLOTS = 64 };
     size_t off[SLOTS], align[SLOTS];
     int live[SLOTS] = {0};
@@ -412,8 +413,11 @@ static void test_allocator(void **state)
                 assert_int_equal(b->off, off[s]);
                 assert_int_equal(b->req, n);
                 live[s] = 1;
+                if (b->off + b->len > want_high)
+                    want_high = b->off + b->len;
             }
         }
+        assert_int_equal(high, want_high);
         if (step % 97 == 0)
             check_table(&h);
     }
@@ -423,6 +427,22 @@ static void test_allocator(void **state)
     check_table(&h);
     assert_int_equal(h.n, 1); /* everything merged back into one block */
     assert_null(shmemu__heap_find(&h, size));
+    shmemu__heap_fini(&h);
+
+    /* growing a block in place raises the mark; shrinking and freeing do
+     * not lower it; the reserved top is not counted */
+    size_t o;
+    high = 0;
+    assert_int_equal(shmemu__heap_init(&h, size, (size_t)1 << 20, &high), 0);
+    assert_int_equal(high, 0);
+    assert_int_equal(shmemu__heap_alloc(&h, 100, 64, &o), 0);
+    assert_int_equal(o, 0);
+    assert_int_equal(high, 128);
+    assert_int_equal(shmemu__heap_resize(&h, o, 1000), 0);
+    assert_int_equal(high, 1024);
+    assert_int_equal(shmemu__heap_resize(&h, o, 10), 0);
+    assert_int_equal(shmemu__heap_free(&h, o), 0);
+    assert_int_equal(high, 1024);
     shmemu__heap_fini(&h);
 }
 

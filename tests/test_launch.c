@@ -96,6 +96,91 @@ static void test_heap_sizes(void **state)
     unsetenv("SHMEMU_HEAP_SIZE");
 }
 
+/* A job after jobs that wrote all over their heaps: every byte it can
+ * allocate reads zero, whatever the earlier jobs' sizes and PE counts (a
+ * transport that keeps heaps from job to job zeroes only what a job could
+ * have written: its blocks, the workspaces at the top, and what a larger
+ * heap had in reach). */
+struct scribble {
+    size_t bytes;
+    int write; /* 1: fill with 0xa5; 0: check for zeros */
+};
+
+static int body_scribble(void *arg)
+{
+    const struct scribble *s = arg;
+    unsigned char *all = shmemu_malloc(s->bytes);
+    PE_CHECK(all != NULL);
+    size_t chunk = (size_t)1 << 20;
+    unsigned char *buf = malloc(chunk);
+    PE_CHECK(buf != NULL);
+    for (size_t at = 0; at < s->bytes; at += chunk) {
+        size_t n = s->bytes - at < chunk ? s->bytes - at : chunk;
+        if (s->write) {
+            memset(buf, 0xa5, n);
+            PE_CHECK_OK(shmemu_putmem(all + at, buf, n, shmemu_my_pe()));
+            continue;
+        }
+        PE_CHECK_OK(shmemu_getmem(buf, all + at, n, shmemu_my_pe()));
+        for (size_t i = 0; i < n; i++)
+            if (buf[i])
+                th_pe_fail(__FILE__, __LINE__, "byte %zu of a fresh %zu-byte block is 0x%02x",
+                           at + i, s->bytes, buf[i]);
+    }
+    /* the world's workspace (at the top of the heap): its user half */
+    unsigned char *ws = (unsigned char *)shmemu_team_workspace(SHMEMU_TEAM_WORLD) +
+                        SHMEMU_TEAM_WORKSPACE_BYTES / 2;
+    size_t half = SHMEMU_TEAM_WORKSPACE_BYTES / 2;
+    if (s->write) {
+        memset(buf, 0x5a, half);
+        PE_CHECK_OK(shmemu_putmem(ws, buf, half, shmemu_my_pe()));
+    } else {
+        PE_CHECK_OK(shmemu_getmem(buf, ws, half, shmemu_my_pe()));
+        for (size_t i = 0; i < half; i++)
+            if (buf[i])
+                th_pe_fail(__FILE__, __LINE__, "byte %zu of the world's workspace is 0x%02x",
+                           half + i, buf[i]);
+    }
+    PE_CHECK_OK(shmemu_quiet());
+    /* the collectives' workspaces at the top of the heap are written too */
+    int *x = shmemu_calloc(1, sizeof(int));
+    PE_CHECK(x != NULL);
+    *x = shmemu_my_pe() + 1;
+    PE_CHECK_OK(shmemu_int_sum_reduce(SHMEMU_TEAM_WORLD, x, x, 1));
+    PE_CHECK_EQ(*x, shmemu_n_pes() * (shmemu_n_pes() + 1) / 2);
+    shmemu_free(x);
+    free(buf);
+    shmemu_free(all);
+    return 0;
+}
+
+static void test_fresh_heap(void **state)
+{
+    (void)state;
+    static const struct {
+        int npes;
+        size_t heap_mib, block_mib; /* the heap asked for, the block written or read */
+        int write;
+    } steps[] = {
+        {4, 12, 12, 1}, {2, 4, 4, 0}, /* smaller, fewer PEs: the rest out of reach */
+        {2, 4, 4, 1},   {4, 12, 12, 0}, /* back to the large one: PEs 2, 3 and the top */
+        {3, 16, 1, 1},  {3, 16, 16, 0}, /* only the top written, far above the block */
+        {3, 6, 6, 1},   {3, 6, 6, 0},   {5, 8, 8, 0}, /* the same size; more PEs than ever */
+    };
+    for (int t = 0; t < th_transport_count(); t++)
+        for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+            size_t heap = steps[i].heap_mib << 20;
+            struct scribble s = {steps[i].block_mib << 20, steps[i].write};
+            shmemu_opts o = {.npes = steps[i].npes, .transport = th_transport(t),
+                             .heap_size = heap};
+            int rc = th_launch_opts(&o, body_scribble, &s);
+            if (rc)
+                fail_msg("%s, step %zu (%d PEs, %zu MiB, %s): rc %d", th_transport(t), i,
+                         steps[i].npes, steps[i].heap_mib, steps[i].write ? "write" : "check",
+                         rc);
+        }
+}
+
 /* SPMD use from the main thread: a 1-PE local job, twice over.  Under
  * mpirun -np N the same calls join the mpirun job instead: PE = the
  * process's rank, N PEs, on ucx; each PE puts to the next. */
@@ -201,6 +286,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_repeat), cmocka_unit_test(test_heap_sizes),
+        cmocka_unit_test(test_fresh_heap),
         cmocka_unit_test(test_spmd),   cmocka_unit_test(test_spmd_fork), cmocka_unit_test(test_nested),
         cmocka_unit_test(test_transport_info),
     };

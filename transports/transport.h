@@ -100,6 +100,11 @@ struct shmemu_tl_job {
      * A transport may back the first part, not the rest, with huge pages. */
     size_t ctl_hot_size;
     void *priv;       /* ops->job_priv_size zeroed bytes, owned by the core */
+    /* Of each heap, only [0, heap_low) and the last heap_top bytes are
+     * ever handed to the program (heap_low grows as it allocates; final
+     * when job_destroy runs): the rest still holds what creation gave it.
+     * A transport that keeps heaps for its next job zeroes only these. */
+    size_t heap_low, heap_top;
     void *core;       /* opaque to the transport; passed back in callbacks */
     const struct shmemu_tl_core *calls; /* the core's callbacks (below) */
 

@@ -198,8 +198,7 @@ static int pe_setup(struct pe_run *r)
         size_t nref = sh->nref, lo = r->job->whole_ref ? 0 : nref * (size_t)r->me / (size_t)r->n,
                hi = r->job->whole_ref ? nref : nref * (size_t)(r->me + 1) / (size_t)r->n;
         for (int k = 0; k < VERIFY_CALLS; k++)
-            for (size_t i = lo; i < hi; i++)
-                sh->want[(size_t)k * nref + i] = shmemu__verify_want(vc, k, r->n, i);
+            shmemu__verify_want_range(vc, k, r->n, lo, hi, &sh->want[(size_t)k * nref + lo]);
         shmemu__verify_fill(vc, 0, r->me, r->set[0].src, r->in);
     }
     return 0;

@@ -250,6 +250,56 @@ static double in_float(const shmemu_verify_case *vc, int call, int pe, size_t i)
     }
 }
 
+/* Exact inputs take few values (17 for sums, 4 or 6 for products, 511 for
+ * min and max): each type's stored bits for each are tabled once per
+ * process, so filling and checking an element is a hash and a load, not a
+ * conversion (the 16-bit ones were a fifth of make run's time). */
+#define EXACT_MAX 511
+enum { EX_SUM, EX_PROD, EX_MINMAX, EX_CLASSES };
+static uint64_t exact_bits[4][EX_CLASSES][EXACT_MAX];
+static pthread_once_t exact_once = PTHREAD_ONCE_INIT;
+
+static int exact_class(shmemu_op_t op)
+{
+    return op == SHMEMU_SUM ? EX_SUM : op == SHMEMU_PROD ? EX_PROD : EX_MINMAX;
+}
+
+/* How many values exact inputs of this type and op take, the value of the
+ * k-th, in ascending order for min and max (so the least k is the least
+ * value). */
+static unsigned exact_count(shmemu_dtype_t d, int cls)
+{
+    return cls == EX_SUM ? 17 : cls == EX_PROD ? (d == SHMEMU_FLOAT16 ? 4 : 6) : EXACT_MAX;
+}
+
+static double exact_value(shmemu_dtype_t d, int cls, unsigned k)
+{
+    static const double fp16[] = {1, -1, 0.5, -0.5};
+    static const double other[] = {1, -1, 2, -2, 0.5, -0.5};
+    if (cls == EX_SUM)
+        return (double)((int)k - 8);
+    if (cls == EX_PROD)
+        return d == SHMEMU_FLOAT16 ? fp16[k] : other[k];
+    return (double)((int)k - 255) / 16.0;
+}
+
+static void build_exact(void)
+{
+    for (int t = 0; t < 4; t++)
+        for (int c = 0; c < EX_CLASSES; c++) {
+            shmemu_dtype_t d = (shmemu_dtype_t)(SHMEMU_FLOAT + t);
+            for (unsigned k = 0; k < exact_count(d, c); k++)
+                store(d, &exact_bits[t][c][k], exact_value(d, c, k), 0);
+        }
+}
+
+/* The table of a float type's exact inputs for op. */
+static const uint64_t *exact_table(shmemu_dtype_t d, shmemu_op_t op)
+{
+    pthread_once(&exact_once, build_exact);
+    return exact_bits[d - SHMEMU_FLOAT][exact_class(op)];
+}
+
 void shmemu__verify_input(const shmemu_verify_case *vc, int call, int pe, size_t i, void *out)
 {
     int fl = shmemu__verify_is_float(vc->dtype);
@@ -261,16 +311,40 @@ void shmemu__verify_fill_range(const shmemu_verify_case *vc, int call, int pe, s
                                void *buf, size_t n)
 {
     size_t es = esize(vc->dtype);
-    if (!shmemu__verify_is_float(vc->dtype)) { /* the common case, kept tight */
-        for (size_t i = 0; i < n; i++) {
-            uint64_t h = h4(vc->seed, call, pe, first + i);
-            memcpy((char *)buf + i * es, &h, es == 8 ? 8 : es == 4 ? 4 : es == 2 ? 2 : 1);
-        }
-        return;
+    char *out = buf;
+    /* A loop per element size and table length, so that each store is one
+     * typed move and each remainder a multiplication (a memcpy of a
+     * variable size and a division per element were half the matrix's
+     * value generation). */
+#define FILL(T, VALUE)                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                        \
+        uint64_t h = h4(vc->seed, call, pe, first + i);                                     \
+        T v_ = (T)(VALUE);                                                                  \
+        memcpy(out + i * sizeof(T), &v_, sizeof(T));                                        \
+    }                                                                                       \
+    return;
+#define FILL_SIZES(VALUE)                                                                    \
+    switch (es) {                                                                            \
+    case 1: FILL(uint8_t, VALUE)                                                             \
+    case 2: FILL(uint16_t, VALUE)                                                            \
+    case 4: FILL(uint32_t, VALUE)                                                            \
+    default: FILL(uint64_t, VALUE)                                                           \
     }
+    if (!shmemu__verify_is_float(vc->dtype)) /* integers: the hash's low bytes */
+        FILL_SIZES(h)
+    if (vc->inputs == SHMEMU_VERIFY_EXACT) {
+        const uint64_t *tab = exact_table(vc->dtype, vc->op);
+        switch (exact_count(vc->dtype, exact_class(vc->op))) {
+        case 4: FILL_SIZES(tab[h % 4])
+        case 6: FILL_SIZES(tab[h % 6])
+        case 17: FILL_SIZES(tab[h % 17])
+        default: FILL_SIZES(tab[h % EXACT_MAX])
+        }
+    }
+#undef FILL_SIZES
+#undef FILL
     /* a loop per type: a store's switch per element was a tenth of the
      * default matrix's time */
-    char *out = buf;
     switch (vc->dtype) {
     case SHMEMU_FLOAT:
         for (size_t i = 0; i < n; i++) {
@@ -377,6 +451,86 @@ uint64_t shmemu__verify_want(const shmemu_verify_case *vc, int call, int n, size
     shmemu__verify_reference(vc, call, n, i, &r);
     store(vc->dtype, &want, r.f, r.bits);
     return want;
+}
+
+/* The reduction over team PEs [0, n) of elements [lo, hi), one pass per
+ * element with the op chosen once; exact floats go by their table index
+ * (sums add indices, min and max compare them). */
+#define REDUCE_INTS(OP)                                                                      \
+    for (size_t i = lo; i < hi; i++) {                                                      \
+        uint64_t acc = h4(seed, call, 0, i);                                                \
+        for (int p = 1; p < n; p++) {                                                       \
+            uint64_t x = h4(seed, call, p, i);                                              \
+            OP;                                                                             \
+        }                                                                                   \
+        out[i - lo] = acc & m;                                                              \
+    }
+
+static int want_range_fast(const shmemu_verify_case *vc, int call, int n, size_t lo, size_t hi,
+                           uint64_t *out)
+{
+    shmemu_dtype_t d = vc->dtype;
+    uint64_t seed = vc->seed, m = mask(d);
+    int shift = 64 - 8 * (int)esize(d);
+    if (n < 1 || vc->inputs != SHMEMU_VERIFY_EXACT)
+        return 0;
+    if (!shmemu__verify_is_float(d)) {
+        switch (vc->op) {
+        case SHMEMU_SUM: REDUCE_INTS(acc += x) return 1;
+        case SHMEMU_PROD: REDUCE_INTS(acc *= x) return 1;
+        case SHMEMU_BAND: REDUCE_INTS(acc &= x) return 1;
+        case SHMEMU_BOR: REDUCE_INTS(acc |= x) return 1;
+        case SHMEMU_BXOR: REDUCE_INTS(acc ^= x) return 1;
+        case SHMEMU_MIN:
+        case SHMEMU_MAX: {
+            int sgn = is_signed_int(d), mx = vc->op == SHMEMU_MAX;
+            /* compare as the type's values: sign-extended, or masked */
+#define KEY(v) (sgn ? (uint64_t)((int64_t)((v) << shift) >> shift) ^ (1ull << 63) : (v) & m)
+            REDUCE_INTS(if (mx ? KEY(x) > KEY(acc) : KEY(x) < KEY(acc)) acc = x)
+#undef KEY
+            return 1;
+        }
+        default: return 0;
+        }
+    }
+    const uint64_t *tab = exact_table(d, vc->op);
+    int cls = exact_class(vc->op);
+    unsigned k = exact_count(d, cls);
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t want = 0;
+        if (cls == EX_SUM) { /* small integers: every order gives this sum */
+            uint64_t s = 0;
+            for (int p = 0; p < n; p++)
+                s += h4(seed, call, p, i) % 17;
+            store(d, &want, (double)((int64_t)s - 8 * (int64_t)n), 0);
+        } else if (cls == EX_PROD) { /* powers of two: exact in a double */
+            double f = 1;
+            for (int p = 0; p < n; p++)
+                f *= exact_value(d, cls, (unsigned)(h4(seed, call, p, i) % k));
+            store(d, &want, f, 0);
+        } else { /* ascending values: the least index is the least value */
+            uint64_t best = h4(seed, call, 0, i) % EXACT_MAX;
+            for (int p = 1; p < n; p++) {
+                uint64_t x = h4(seed, call, p, i) % EXACT_MAX;
+                if (vc->op == SHMEMU_MAX ? x > best : x < best)
+                    best = x;
+            }
+            want = tab[best] & m;
+        }
+        out[i - lo] = want;
+    }
+    return 1;
+}
+
+#undef REDUCE_INTS
+
+void shmemu__verify_want_range(const shmemu_verify_case *vc, int call, int n, size_t lo,
+                               size_t hi, uint64_t *out)
+{
+    if (want_range_fast(vc, call, n, lo, hi, out))
+        return;
+    for (size_t i = lo; i < hi; i++)
+        out[i - lo] = shmemu__verify_want(vc, call, n, i);
 }
 
 static int same_value(double g, double w)

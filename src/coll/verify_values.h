@@ -50,6 +50,9 @@ void shmemu__verify_reference(const shmemu_verify_case *vc, int call, int n, siz
  * the low bytes): a result with these bits is right, whatever the inputs. */
 uint64_t shmemu__verify_want(const shmemu_verify_case *vc, int call, int n, size_t i)
     SHMEMU__HID;
+/* shmemu__verify_want of elements [lo, hi), into out[0 .. hi - lo). */
+void shmemu__verify_want_range(const shmemu_verify_case *vc, int call, int n, size_t lo,
+                               size_t hi, uint64_t *out) SHMEMU__HID;
 /* Does got hold the reduction of element i (want: its bits)?  If not, the
  * expected and got values as text. */
 int shmemu__verify_ref_ok(const shmemu_verify_case *vc, int call, int n, size_t i,

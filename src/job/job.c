@@ -153,6 +153,7 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     /* The team workspaces come on top of what the user asked for. */
     job->tl.heap_size =
         exact ? heap : SHMEMU__ROUND_UP(heap + SHMEMU__WORKSPACE_TOTAL, SHMEMU_TL_HEAP_ALIGN);
+    job->tl.heap_top = SHMEMU__WORKSPACE_TOTAL;
     job->tl.ctl_size = job->tl.ctl_hot_size = shmemu__plane_size(npes);
     shmemu__check_layer(job);
     size_t check_bytes = shmemu__check_ctl_size(job);

@@ -160,7 +160,8 @@ static shmemu__pe *pe_new(struct shmemu__job *job, int pe)
     if (!me)
         return NULL;
     me->job = job;
-    if (shmemu__heap_init(&me->alloc, job->tl.heap_size, SHMEMU__WORKSPACE_TOTAL) != 0) {
+    if (shmemu__heap_init(&me->alloc, job->tl.heap_size, SHMEMU__WORKSPACE_TOTAL,
+                          &job->tl.heap_low) != 0) {
         pe_release(me);
         return NULL;
     }

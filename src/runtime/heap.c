@@ -5,9 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-int shmemu__heap_init(struct shmemu__heap *h, size_t size, size_t reserved)
+/* Raise *h->high_water to the end of a block. */
+static void reach(struct shmemu__heap *h, size_t end)
+{
+    if (!h->high_water)
+        return;
+    size_t cur = __atomic_load_n(h->high_water, __ATOMIC_RELAXED);
+    while (cur < end && !__atomic_compare_exchange_n(h->high_water, &cur, end, 1,
+                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+int shmemu__heap_init(struct shmemu__heap *h, size_t size, size_t reserved, size_t *high_water)
 {
     memset(h, 0, sizeof(*h));
+    h->high_water = high_water;
     h->cap = 16;
     h->v = malloc(h->cap * sizeof(*h->v));
     if (!h->v)
@@ -109,6 +121,7 @@ int shmemu__heap_alloc(struct shmemu__heap *h, size_t size, size_t align,
     }
     if (tail)
         insert_at(h, i + 1, (struct shmemu__blk){.off = start + len, .len = tail});
+    reach(h, start + len);
     *off_p = start;
     return 0;
 }
@@ -148,6 +161,7 @@ int shmemu__heap_resize(struct shmemu__heap *h, size_t off, size_t size)
         if (i + 1 == h->n || h->v[i + 1].used || h->v[i + 1].len < need)
             return -1;
         b->len = len;
+        reach(h, off + len);
         h->v[i + 1].off += need;
         h->v[i + 1].len -= need;
         if (h->v[i + 1].len == 0)

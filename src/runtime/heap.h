@@ -29,12 +29,17 @@ struct shmemu__heap {
     size_t n;
     size_t cap;
     size_t size;
+    /* where the end of every block handed out so far is raised to (an
+     * atomic maximum; may be NULL): how much of the heap a job can have
+     * written, which is all a heap kept for the next job must zero */
+    size_t *high_water;
 };
 
 /* 0, or -1 when out of (private) memory.  The last `reserved` bytes form a
- * block that is always in use (the team workspaces). */
-int shmemu__heap_init(struct shmemu__heap *h, size_t size, size_t reserved)
-    SHMEMU__HIDDEN;
+ * block that is always in use (the team workspaces).  high_water: see the
+ * struct (the whole job's PEs may share one). */
+int shmemu__heap_init(struct shmemu__heap *h, size_t size, size_t reserved,
+                      size_t *high_water) SHMEMU__HIDDEN;
 void shmemu__heap_fini(struct shmemu__heap *h) SHMEMU__HIDDEN;
 
 /* Best fit.  align: a power of two.  Returns 0 and sets *off_p, or -1 when no

@@ -8,6 +8,7 @@
 #define SHMEMU_TL_HOSTMEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../transport.h"
 
@@ -15,6 +16,9 @@ struct shmemu_tl_hostmem {
     char *heaps; /* npes * stride bytes of address space */
     size_t stride, heap_len; /* heap_len: each heap's accessible bytes */
     int reserved;            /* heaps in the reservation (npes or more) */
+    size_t touched;          /* the most bytes of a heap any job had in reach */
+    uint64_t *dirty;         /* per heap, a bit per 2 MiB: may hold a job's data */
+    size_t dirty_words;      /* words of dirty per heap */
     void *ctl;
     size_t ctl_len;
 };
@@ -26,7 +30,8 @@ struct shmemu_tl_hostmem {
 int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap_size,
                              size_t ctl_size, size_t ctl_hot, char **bases);
 /* Unmap what create mapped (idempotent).  The heaps may be kept for the
- * process's next create, which gets them back zeroed. */
-void shmemu_tl_hostmem_destroy(struct shmemu_tl_hostmem *hm, int npes);
+ * process's next create, which gets them back zeroed (what job's
+ * heap_low and heap_top say it may have written). */
+void shmemu_tl_hostmem_destroy(struct shmemu_tl_hostmem *hm, const struct shmemu_tl_job *job);
 
 #endif /* SHMEMU_TL_HOSTMEM_H */

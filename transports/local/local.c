@@ -13,7 +13,7 @@
 
 static void local_job_destroy(struct shmemu_tl_job *job)
 {
-    shmemu_tl_hostmem_destroy(job->priv, job->npes);
+    shmemu_tl_hostmem_destroy(job->priv, job);
 }
 
 static int local_job_create(struct shmemu_tl_job *job)

@@ -334,7 +334,7 @@ static void sim_ctl_wake(struct shmemu_tl_job *job, uint32_t *word, int nwake)
 static void sim_job_destroy(struct shmemu_tl_job *job)
 {
     struct sim *s = sim_of(job);
-    shmemu_tl_hostmem_destroy(&s->hm, job->npes);
+    shmemu_tl_hostmem_destroy(&s->hm, job);
 }
 
 static int sim_job_create(struct shmemu_tl_job *job)

@@ -82,7 +82,7 @@ static void staged_job_destroy(struct shmemu_tl_job *job)
     free(sj->store_base);
     if (sj->addr)
         munmap(sj->addr, sj->addr_len);
-    shmemu_tl_hostmem_destroy(&sj->store, job->npes);
+    shmemu_tl_hostmem_destroy(&sj->store, job);
     memset(sj, 0, sizeof(*sj));
 }
 
