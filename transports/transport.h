@@ -36,19 +36,38 @@ static inline size_t shmemu_tl_heap_stride(size_t heap_size)
 }
 
 enum shmemu_tl_cap {
+    /* ---- the heap memory ------------------------------------------- */
     /* Peer heaps are mapped in this process: ptr() returns loadable addresses
      * and the core may evaluate wait conditions by plain loads. */
     SHMEMU_TL_CAP_LOAD_STORE = 1u << 0,
-    /* PEs are processes: control words are process-shared. */
-    SHMEMU_TL_CAP_PROCESSES = 1u << 1,
-    /* A program started by shmemu-run can join a job (job_attach). */
-    SHMEMU_TL_CAP_SPMD = 1u << 2,
     /* With LOAD_STORE: heap words are coherent CPU memory, so an AMO is
      * exactly shmemu_tl_cpu_amo() on heap_base[pe] + off.  The core then
      * applies AMOs itself (inlined, no call) unless a checking layer is
      * interposed. */
     SHMEMU_TL_CAP_CPU_ATOMICS = 1u << 3,
-    /* ---- added with the second edition ---- */
+    /* Heap words may change with nobody telling the core (a kernel stores
+     * through shmemu_ptr, stream-ordered work completes later): a PE asleep
+     * in a wait looks at its word again at least every millisecond. */
+    SHMEMU_TL_CAP_DEVICE_WRITES = 1u << 7,
+    /* A PE's heap is memory of its own process and goes with it: a PE that
+     * leaves the job (finalize, or returning from main) waits there until
+     * every PE has left or the job ended -- OpenSHMEM's finalize is
+     * collective -- so that no peer ever reaches a heap that is gone. */
+    SHMEMU_TL_CAP_OWN_HEAPS = 1u << 9,
+
+    /* ---- how PEs run ------------------------------------------------ */
+    /* PEs are processes: control words are process-shared. */
+    SHMEMU_TL_CAP_PROCESSES = 1u << 1,
+    /* A program started by shmemu-run can join a job (job_attach). */
+    SHMEMU_TL_CAP_SPMD = 1u << 2,
+    /* PEs are user-level contexts of one OS thread that switch only inside
+     * transport calls: a PE that waits must never spin or yield the CPU
+     * (nothing else would run); the core goes straight to ctl_wait, calls
+     * sched_point wherever it would otherwise spin or poll, and keeps its
+     * per-thread state per PE through job->pe_ctx. */
+    SHMEMU_TL_CAP_COOPERATIVE = 1u << 8,
+
+    /* ---- control and completion ------------------------------------- */
     /* Every PE can do atomics on one shared control area (ctl): the core's
      * control plane (syncs, notify words, agreement, abort, deadlock
      * detection) runs on it.  Without it a transport must bring its own
@@ -60,24 +79,6 @@ enum shmemu_tl_cap {
     /* Operations advance only when the issuing PE calls progress (a network
      * without a progress thread): the core calls it while the PE waits. */
     SHMEMU_TL_CAP_PROGRESS = 1u << 6,
-    /* ---- added with the cuda transport ---- */
-    /* Heap words may change with nobody telling the core (a kernel stores
-     * through shmemu_ptr, stream-ordered work completes later): a PE asleep
-     * in a wait looks at its word again at least every millisecond. */
-    SHMEMU_TL_CAP_DEVICE_WRITES = 1u << 7,
-    /* ---- added with the sim transport ---- */
-    /* PEs are user-level contexts of one OS thread that switch only inside
-     * transport calls: a PE that waits must never spin or yield the CPU
-     * (nothing else would run); the core goes straight to ctl_wait, calls
-     * sched_point wherever it would otherwise spin or poll, and keeps its
-     * per-thread state per PE through job->pe_ctx. */
-    SHMEMU_TL_CAP_COOPERATIVE = 1u << 8,
-    /* ---- added with the ucx transport ---- */
-    /* A PE's heap is memory of its own process and goes with it: a PE that
-     * leaves the job (finalize, or returning from main) waits there until
-     * every PE has left or the job ended -- OpenSHMEM's finalize is
-     * collective -- so that no peer ever reaches a heap that is gone. */
-    SHMEMU_TL_CAP_OWN_HEAPS = 1u << 9,
 };
 
 /* How a PE ended, as a process transport saw it (pe_exited callback). */
@@ -91,7 +92,7 @@ enum shmemu_tl_exit {
 struct shmemu_tl_core;
 
 struct shmemu_tl_job {
-    /* Set by the core before job_create / job_attach. */
+    /* ---- the job's shape: set by the core before job_create / job_attach */
     int npes;
     size_t heap_size; /* per PE; a multiple of SHMEMU_TL_HEAP_ALIGN */
     size_t ctl_size;  /* bytes of shared control area the core needs */
@@ -100,15 +101,25 @@ struct shmemu_tl_job {
      * A transport may back the first part, not the rest, with huge pages. */
     size_t ctl_hot_size;
     void *priv;       /* ops->job_priv_size zeroed bytes, owned by the core */
+    void *core;       /* opaque to the transport; passed back in callbacks */
+    const struct shmemu_tl_core *calls; /* the core's callbacks (below) */
+    /* For a COOPERATIVE transport: the core's per-thread state (the calling
+     * PE, its last status) belongs to the PE, not to the thread.  On every
+     * switch the transport saves the outgoing PE's (save = 1) into
+     * pe_ctx_size bytes of its own and loads the incoming one's (save = 0,
+     * calls->pe_ctx); zeroed bytes are a PE that has not started. */
+    size_t pe_ctx_size;
+    /* The job's seed (checker mode's fuzz:SEED; 0: none): a transport that
+     * makes random choices of its own derives them from it unless told
+     * otherwise, so that one seed replays the whole run. */
+    uint64_t seed;
     /* Of each heap, only [0, heap_low) and the last heap_top bytes are
      * ever handed to the program (heap_low grows as it allocates; final
      * when job_destroy runs): the rest still holds what creation gave it.
      * A transport that keeps heaps for its next job zeroes only these. */
     size_t heap_low, heap_top;
-    void *core;       /* opaque to the transport; passed back in callbacks */
-    const struct shmemu_tl_core *calls; /* the core's callbacks (below) */
 
-    /* Set by the transport. */
+    /* ---- the memory: set by the transport ---- */
     void *ctl;        /* ctl_size bytes, zero-filled at creation, shared by
                          every PE of the job */
     char **heap_base; /* [npes], allocated by the core: PE pe's heap as this
@@ -120,19 +131,7 @@ struct shmemu_tl_job {
      * failed, with the numbers (the core prints it in its report). */
     char why[256];
 
-    /* ---- added with the sim transport (set by the core) ---- */
-    /* For a COOPERATIVE transport: the core's per-thread state (the calling
-     * PE, its last status) belongs to the PE, not to the thread.  On every
-     * switch the transport saves the outgoing PE's (save = 1) into
-     * pe_ctx_size bytes of its own and loads the incoming one's (save = 0,
-     * calls->pe_ctx); zeroed bytes are a PE that has not started. */
-    size_t pe_ctx_size;
-    /* The job's seed (checker mode's fuzz:SEED; 0: none): a transport that
-     * makes random choices of its own derives them from it unless told
-     * otherwise, so that one seed replays the whole run. */
-    uint64_t seed;
-
-    /* ---- added with the ucx transport (set by the core) ---- */
+    /* ---- the control plane over the network (job_join) ---- */
     /* Set by job_join where the job's processes share no memory (PEs on
      * several nodes): ctl is then this process's own copy of the control
      * area, kept at byte ctl_off of every PE's heap registration (beyond
@@ -195,7 +194,6 @@ struct shmemu_tl_rma {
     int sig_op;    /* shmemu_tl_sig_op */
     size_t sig_off;
     uint64_t sig_value;
-    /* ---- added with the ucx transport ---- */
     /* A blocking put (nbi = 0, no signal) whose caller also accepts
      * delivery at the next quiet, as OpenSHMEM's blocking put allows: it
      * needs only the local buffer reusable on return.  A transport for
@@ -231,13 +229,11 @@ struct shmemu_tl_amo {
     uint64_t value;
     uint64_t cond;
     uint64_t *result; /* NULL: the old value is not wanted */
-    /* ---- added with the ucx transport ---- */
     /* With result NULL: the caller accepts completion at the next quiet
      * (OpenSHMEM orders a non-fetching AMO like a put), so a transport may
      * leave it outstanding and answer SHMEMU_TL_DEFERRED, as for a lazy
      * put. */
     int lazy;
-    /* ---- added with the network plane's dissemination barrier ---- */
     /* With lazy (and no result): control traffic whose target observes its
      * arrival for itself (a barrier's "I arrived").  The transport may
      * leave it outstanding without making quiet wait for it (a PE's quiet
