@@ -563,6 +563,20 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
     uint64_t *ws = t->L->ws;
     if (!ws)
         shmemu__dev_fail(t, SHMEMU_EINVAL, call, "the world team has no workspace");
+    /* One set of words per PE: a second barrier of the same PE running at
+     * once (a thread of every block calling it) counts its arrivals into
+     * the first, which may then pass before every PE arrived.  Reported
+     * only where the two calls do overlap, which is what the rule forbids. */
+    if (t->L->in_barrier) {
+        char other[256];
+        shmemu__dev_where(t->L->in_barrier, other, sizeof(other));
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call,
+                         "entered the device barrier while %s is in it: a PE's barrier runs "
+                         "on one thread at a time (NVSHMEM's rule); call it from one thread, "
+                         "or one block's (_block)",
+                         other);
+    }
+    t->L->in_barrier = t;
     uint64_t seq = __atomic_add_fetch(&ws[SHMEMU_DEVRT_W_SEQ], 1, __ATOMIC_RELAXED);
     int n = me->npes;
     for (int r = 0, d = 1; d < n && r < SHMEMU_DEVRT_ROUNDS; r++, d <<= 1) {
@@ -573,6 +587,7 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
         (void)wait_word(t, call, mine, SHMEMU_CMP_GE, seq);
     }
     shmemu__dev_yield(t, NULL);
+    t->L->in_barrier = NULL; /* returning: a barrier entered now is the next one */
 }
 
 void shmemu_devrt_sync_all(void)

@@ -100,6 +100,7 @@ struct dev_launch {
     unsigned char coop;  /* the PE takes turns with others (me->coop) */
     uint64_t rng;
     uint64_t *ws;        /* the world team's workspace (the device barrier) */
+    struct dev_thread *in_barrier; /* the thread inside the device barrier, or NULL */
 };
 
 /* The launch running on this OS thread (a PE's), or NULL. */
