@@ -107,10 +107,11 @@ CUDA_TESTS  := $(if $(SAN),,$(if $(NVCC),$(BUILD)/tests/cuda_kernels))
 # libshmemu itself never links UCX.
 HAVE_UCX   := $(shell pkg-config --exists ucx 2>/dev/null && echo yes)
 UCX_PLUGIN := $(if $(HAVE_UCX),$(BUILD)/libshmemu-ucx.so)
-# With PMIx (Debian's libpmix-dev) the plugin also joins jobs that mpirun
-# started.
-UCX_PKGS   := ucx $(if $(shell pkg-config --exists pmix 2>/dev/null && echo yes),pmix)
-UCX_DEFS   := $(if $(filter pmix,$(UCX_PKGS)),-DSHMEMU_HAVE_PMIX)
+# The PMIx bootstrap's plugin (src/job/boot_pmix.h): built where pkg-config
+# finds PMIx (Debian's libpmix-dev); with it, processes that mpirun started
+# join its job.
+HAVE_PMIX   := $(shell pkg-config --exists pmix 2>/dev/null && echo yes)
+PMIX_PLUGIN := $(if $(HAVE_PMIX),$(BUILD)/libshmemu-pmix.so)
 
 # shmemu-bench coll runs Open MPI's collectives beside ours where mpicc is.
 # (mpicc alone is not enough: Debian's openmpi-bin has it without mpi.h.)
@@ -121,7 +122,8 @@ MPI_BENCH := $(if $(MPICC),$(BUILD)/mpi-coll-bench)
 all: lib $(TOOLS) $(BUILD)/shmemu-bench $(BUILD)/fiber-switch $(BUILD)/device-bench $(MPI_BENCH) $(BUILD)/examples/ring \
      $(BUILD)/examples/hello_spmd $(EXAMPLE_LIBS) $(BUILD)/examples/device_allreduce \
      $(BUILD)/examples/libmy_device_allreduce.so
-lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0 $(CUDA_PLUGIN) $(UCX_PLUGIN)
+lib: $(BUILD)/libshmemu.a $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0 $(CUDA_PLUGIN) $(UCX_PLUGIN) \
+     $(PMIX_PLUGIN)
 
 # Beside libshmemu, where the transport looks for it; libcudart is found
 # through a run path to the toolkit that built it.
@@ -167,25 +169,25 @@ $(BUILD)/tests/cuda_kernels: tests/cuda/kernels.cu include/shmemu.h include/shme
 	  -Iinclude $(NVCC_ARCH) -cudart shared -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $< \
 	  $(BUILD)/libshmemu.a $(filter-out -pthread,$(LDLIBS_ALL)) -lpthread
 
-# The packages it was built with, rewritten only when they change: a plugin
-# built before libpmix-dev came is rebuilt with PMIx once it is there.
-$(BUILD)/ucx-pkgs: FORCE
-	@mkdir -p $(@D)
-	@echo '$(UCX_PKGS)' | cmp -s - $@ || echo '$(UCX_PKGS)' > $@
-.PHONY: FORCE
-FORCE:
-
 UCX_PLUGIN_SRC := $(wildcard transports/ucx/plugin/*.c)
 $(BUILD)/libshmemu-ucx.so: $(UCX_PLUGIN_SRC) transports/ucx/plugin/internal.h transports/ucx/plugin.h \
-                           transports/transport.h include/shmemu.h $(BUILD)/ucx-pkgs | $(DEPS_LIB)
+                           transports/transport.h include/shmemu.h | $(DEPS_LIB)
 	@mkdir -p $(@D)
 	$(say) CC $@
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden $(UCX_DEFS) \
-	  $(shell pkg-config --cflags $(UCX_PKGS)) -shared $(LDFLAGS) -o $@ $(UCX_PLUGIN_SRC) \
-	  $(shell pkg-config --libs $(UCX_PKGS))
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden \
+	  $(shell pkg-config --cflags ucx) -shared $(LDFLAGS) -o $@ $(UCX_PLUGIN_SRC) \
+	  $(shell pkg-config --libs ucx)
+
+$(BUILD)/libshmemu-pmix.so: src/job/pmix/pmix.c src/job/boot_pmix.h transports/common/plugin.h \
+                            include/shmemu.h | $(DEPS_LIB)
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden \
+	  $(shell pkg-config --cflags pmix) -shared $(LDFLAGS) -o $@ src/job/pmix/pmix.c \
+	  $(shell pkg-config --libs pmix)
 
 # After `make test` installed UCX, a fresh make sees it.
-ucx-plugin: $(UCX_PLUGIN)
+ucx-plugin: $(UCX_PLUGIN) $(PMIX_PLUGIN)
 
 $(DEPS_LIB):
 	@mkdir -p $(@D)
@@ -481,6 +483,7 @@ install: lib $(TOOLS)
 	install -m 644 include/mpp/shmem.h include/mpp/shmemx.h $(DESTDIR)$(PREFIX)/include/mpp/
 	$(if $(CUDA_PLUGIN),install -m 755 $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
 	$(if $(UCX_PLUGIN),install -m 755 $(UCX_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
+	$(if $(PMIX_PLUGIN),install -m 755 $(PMIX_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
 	install -m 644 $(BUILD)/libshmemu.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libshmemu.so $(DESTDIR)$(PREFIX)/lib/libshmemu.so.$(VERSION)
 	ln -sf libshmemu.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmemu.so.0

@@ -32,6 +32,7 @@ esac
 A=$NS_A B=$NS_B HA=$HOST_A HB=$HOST_B
 
 PLUGIN=$(cd "$BUILD" && pwd)/libshmemu-ucx.so
+PMIX_PLUGIN=$(cd "$BUILD" && pwd)/libshmemu-pmix.so
 fails=0 runs=0
 # run NAME HOSTS NP WANT PROG ARGS...: WANT is "ok" (exit 0 and, if set,
 # $EXPECT in the output) or "ends" (a nonzero exit well before the limit).
@@ -44,7 +45,7 @@ run() {
     # --bind-to none: as ns_mpirun (scripts/netns-pair.sh) says why
     timeout -s KILL $LIMIT ip netns exec "$A" ${LAUNCHER:-mpirun} --allow-run-as-root \
         --mca plm_rsh_agent "$NS_AGENT" --bind-to none --host "$hosts" -np "$np" --oversubscribe \
-        -x UCX_TLS=tcp -x SHMEMU_UCX_PLUGIN="$PLUGIN" "$@" >"$TMP/out" 2>&1
+        -x UCX_TLS=tcp -x SHMEMU_UCX_PLUGIN="$PLUGIN" -x SHMEMU_PMIX_PLUGIN="$PMIX_PLUGIN" "$@" >"$TMP/out" 2>&1
     rc=$? secs=$(($(date +%s) - start))
     ok=1
     case $want in

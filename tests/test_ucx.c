@@ -88,17 +88,18 @@ static void run_mpi_argv(int n, const char *const env[], const char *prog,
     argv[k] = NULL;
     /* Programs linked with libshmemu.a look for the plugin beside
      * themselves, and tests/progs is not beside it. */
-    char plugin[PATH_MAX + 32], lsan[PATH_MAX + 64];
+    char plugin[PATH_MAX + 32], pmix[PATH_MAX + 32], lsan[PATH_MAX + 64];
     snprintf(plugin, sizeof(plugin), "SHMEMU_UCX_PLUGIN=%s", th_tool("libshmemu-ucx.so"));
+    snprintf(pmix, sizeof(pmix), "SHMEMU_PMIX_PLUGIN=%s", th_tool("libshmemu-pmix.so"));
     /* Under ASan: what libpmix keeps to the end is not ours. */
     snprintf(lsan, sizeof(lsan), "LSAN_OPTIONS=suppressions=%s/../tests/lsan.supp",
              th_build_dir());
-    const char *all[8] = {plugin, lsan};
+    const char *all[9] = {plugin, pmix, lsan};
     for (int i = 0; env && env[i] && i < 5; i++)
-        all[i + 2] = env[i];
+        all[i + 3] = env[i];
     th_run_cmd(argv, all, o);
     if (strstr(o->out, "built without PMIx")) {
-        printf("# skipped: %s", strstr(o->out, "the UCX plugin"));
+        printf("# skipped: %s", strstr(o->out, "shmemu was built without PMIx"));
         skip();
     }
 }
@@ -577,6 +578,7 @@ static void test_launcher_killed(void **state)
         dup2(fd, 1);
         dup2(fd, 2);
         setenv("SHMEMU_UCX_PLUGIN", plugin, 1);
+        setenv("SHMEMU_PMIX_PLUGIN", th_tool("libshmemu-pmix.so"), 1);
         char *argv[] = {mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root", prog,
                         "none", "compute", NULL};
         if (getuid() != 0)
@@ -613,7 +615,7 @@ static void test_launcher_killed(void **state)
     close(fd);
     unlink(out);
     if (n != 2 && strstr(text, "built without PMIx")) {
-        printf("# skipped: %s", strstr(text, "the UCX plugin"));
+        printf("# skipped: %s", strstr(text, "shmemu was built without PMIx"));
         skip();
     }
     if (n != 2)

@@ -131,7 +131,10 @@ struct shmemu_tl_job {
      * failed, with the numbers (the core prints it in its report). */
     char why[256];
 
-    /* ---- the control plane over the network (job_join) ---- */
+    /* ---- a job of a launcher's (job_join) ---- */
+    /* Set by the core before job_join: the nodes the job's processes run
+     * on, as the launcher says. */
+    int nnodes;
     /* Set by job_join where the job's processes share no memory (PEs on
      * several nodes): ctl is then this process's own copy of the control
      * area, kept at byte ctl_off of every PE's heap registration (beyond
@@ -175,6 +178,14 @@ struct shmemu_tl_core {
      * should be in the cache already).  Loads nothing else, changes
      * nothing: calling it for the wrong PE only costs memory traffic. */
     void (*pe_ctx_prefetch)(struct shmemu_tl_job *job, const void *ctx);
+    /* In job_join: every process's len bytes, in PE order, into all
+     * (npes * len bytes), and a barrier of every process: the bootstrap's,
+     * collective over the job's processes (every one calls them in the
+     * same order, failed or not, so that a failure ends the job through
+     * the launcher instead of hanging it).  Status, with why filled. */
+    int (*boot_allgather)(struct shmemu_tl_job *job, const void *mine, void *all, size_t len,
+                          char *why, size_t wlen);
+    int (*boot_barrier)(struct shmemu_tl_job *job, char *why, size_t wlen);
 };
 
 enum shmemu_tl_rma_op { SHMEMU_TL_PUT, SHMEMU_TL_GET };
@@ -356,13 +367,8 @@ struct shmemu_transport_ops {
                    int (*entry)(struct shmemu_tl_job *job, int pe));
     /* Release what job_create made (or job_attach mapped).  Never fails. */
     void (*job_destroy)(struct shmemu_tl_job *job);
-    /* A PE ends the whole job on purpose: ask the launcher of the
-     * transport's own (job_launched) to end every process of the job with
-     * status, msg saying why.  Returns 0 once asked, else nonzero.  NULL:
-     * no such launcher (the core's abort, which every PE sees, does it). */
-    int (*job_exit)(struct shmemu_tl_job *job, int status, const char *msg);
 
-    /* ---- joining: PEs started by shmemu-run (SPMD) or a launcher of its own --- */
+    /* ---- joining: PEs started by shmemu-run (SPMD) or another launcher --- */
     /* In a PE process forked by job_run that is about to exec a program
      * which will call job_attach: make what job_attach needs survive exec
      * (descriptors, environment variables).  NULL: no SPMD support. */
@@ -371,14 +377,13 @@ struct shmemu_transport_ops {
      * handed over (npes, heap_size and ctl_size are set by the core from
      * the environment).  NULL: no SPMD support (see SHMEMU_TL_CAP_SPMD). */
     int (*job_attach)(struct shmemu_tl_job *job, int pe);
-    /* Was this process started by a launcher of the transport's own (mpirun
-     * through PMIx), with no shmemu process above it?  0: no; 1: yes, with
-     * the job's PE count and this process's PE; else a status, why filled
-     * (started so, but it cannot join).  NULL: no such launcher. */
-    int (*job_launched)(int *npes_p, int *pe_p, char *why, size_t len);
-    /* Join that job: make the control area with the job's other processes
-     * (the one that makes it calls job->ctl_init before the others map it)
-     * and map it.  Then the PE starts as under job_attach. */
+    /* In a process that a launcher (mpirun) started, with no shmemu
+     * process above it (the core's bootstrap found it: src/job/boot.h):
+     * make the control area with the job's other processes (the one that
+     * makes it calls calls->ctl_init before the others map it) and map it,
+     * exchanging what that takes through calls->boot_allgather and
+     * boot_barrier, never a launcher's own calls.  Then the PE starts as
+     * under job_attach.  NULL: such jobs do not run on this transport. */
     int (*job_join)(struct shmemu_tl_job *job, int pe);
     /* Called on the PE's own thread before it runs user code (binding,
      * first touch of its heap).  NULL: nothing to do. */

@@ -16,6 +16,7 @@
 #include "runtime/config.h"
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
+#include "job/job.h"
 
 /* ----------------------------------------------------- start and end */
 
@@ -136,7 +137,7 @@ void shmem_global_exit(int status)
                  "with status %d\n", me->pe, me->npes, status);
         /* A launcher of the transport's own (mpirun) ends every process
          * with the status, before any of them ends without a word to it. */
-        (void)shmemu__tl_job_exit(me->job, status, msg);
+        (void)shmemu__job_launcher_abort(me->job, status, msg);
         shmemu__abort_job(me->job, SHMEMU__GLOBAL_EXIT, me->pe, status, msg,
                           status ? line : "");
     }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "boot.h"
 #include "job.h"
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
@@ -16,7 +17,6 @@
 #include "ctl/wait.h"
 
 /* More PEs than this is surely a typo, and would exhaust threads anyway. */
-#define SHMEMU__NPES_MAX 65536
 
 /* ------------------------------------------------------------------- jobs */
 
@@ -77,7 +77,30 @@ static int tl_aborted(struct shmemu_tl_job *tl)
 
 static void ctl_init(struct shmemu_tl_job *tl);
 
-/* What transports call back (transport.h); ctl_init only job_join calls. */
+/* The bootstrap's exchange and barrier, for a transport joining a job. */
+static int tl_boot_allgather(struct shmemu_tl_job *tl, const void *mine, void *all, size_t len,
+                             char *why, size_t wlen)
+{
+    const struct shmemu__boot *b = ((struct shmemu__job *)tl->core)->boot;
+    if (!b || !b->allgather) {
+        snprintf(why, wlen, "the %s bootstrap exchanges nothing", b ? b->name : "job's");
+        return SHMEMU_ENOTSUP;
+    }
+    return b->allgather(b, mine, all, len, why, wlen);
+}
+
+static int tl_boot_barrier(struct shmemu_tl_job *tl, char *why, size_t wlen)
+{
+    const struct shmemu__boot *b = ((struct shmemu__job *)tl->core)->boot;
+    if (!b || !b->barrier) {
+        snprintf(why, wlen, "the %s bootstrap has no barrier", b ? b->name : "job's");
+        return SHMEMU_ENOTSUP;
+    }
+    return b->barrier(b, why, wlen);
+}
+
+/* What transports call back (transport.h); ctl_init and the bootstrap's
+ * calls only job_join calls. */
 static const struct shmemu_tl_core core_calls = {
     .pe_exited = shmemu__pe_exited,
     .tick = shmemu__tick,
@@ -85,7 +108,15 @@ static const struct shmemu_tl_core core_calls = {
     .aborted = tl_aborted,
     .ctl_init = ctl_init,
     .pe_ctx_prefetch = shmemu__pe_ctx_prefetch,
+    .boot_allgather = tl_boot_allgather,
+    .boot_barrier = tl_boot_barrier,
 };
+
+int shmemu__job_launcher_abort(struct shmemu__job *job, int status, const char *msg)
+{
+    const struct shmemu__boot *b = job->boot;
+    return b && b->abort ? b->abort(b, status, msg) : SHMEMU_ENOTSUP;
+}
 
 /* What creating and joining a job share: parameters, transport, sizes and
  * the process-local job object, with nothing created or mapped yet. */
@@ -224,32 +255,15 @@ int shmemu__job_create(const shmemu_opts *opts, const char *call,
     return SHMEMU_OK;
 }
 
-/* A SHMEMU_RUN_* variable as an integer in [lo, hi]. */
-static int run_env_int(const char *call, const char *var, long lo, long hi, long *out)
-{
-    const char *v = getenv(var);
-    char *end;
-    long n = v ? strtol(v, &end, 10) : 0;
-    if (!v || !*v || *end || n < lo || n > hi)
-        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
-                            "%s='%s' is malformed (must be %ld..%ld): this program was "
-                            "started by shmemu-run with a damaged environment",
-                            var, v ? v : "", lo, hi);
-    *out = n;
-    return SHMEMU_OK;
-}
-
 /* Join the job that shmemu-run started this process for. */
-int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_p)
+int shmemu__job_attach_env(const char *call, const struct shmemu__boot *boot,
+                           struct shmemu__job **job_p, int *pe_p)
 {
     shmemu__set_fail_policy(&shmemu__plane_fail_policy);
-    long npes, pe;
+    int npes = boot->size, pe = boot->rank;
     size_t heap;
     const char *transport = getenv("SHMEMU_RUN_TRANSPORT"), *hs = getenv("SHMEMU_RUN_HEAP_SIZE");
     int st;
-    if ((st = run_env_int(call, "SHMEMU_RUN_NPES", 1, SHMEMU__NPES_MAX, &npes)) ||
-        (st = run_env_int(call, "SHMEMU_RUN_PE", 0, npes - 1, &pe)))
-        return st;
     if (!hs || shmemu__parse_size(hs, &heap) != 0 || heap == 0 ||
         heap % SHMEMU_TL_HEAP_ALIGN)
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
@@ -260,9 +274,10 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
     if (!transport || !*transport)
         return shmemu__fail(NULL, SHMEMU_EINVAL, call, "SHMEMU_RUN_TRANSPORT is not set");
     struct shmemu__job *job;
-    if ((st = job_prepare(transport, (int)npes, heap, 1, NULL, call, &job)))
+    if ((st = job_prepare(transport, npes, heap, 1, NULL, call, &job)))
         return st;
-    if ((st = shmemu__tl_job_attach(job, (int)pe)) == SHMEMU_ENOTSUP) {
+    job->boot = boot;
+    if ((st = shmemu__tl_job_attach(job, pe)) == SHMEMU_ENOTSUP) {
         shmemu__job_free(job);
         return shmemu__fail(NULL, SHMEMU_EINVAL, call,
                             "transport '%s' cannot start processes with shmemu-run",
@@ -273,7 +288,7 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
         shmemu__strlcpy(why, job->tl.why, sizeof(why));
         job->tl.ctl = NULL;
         shmemu__job_free(job);
-        return shmemu__fail(NULL, st, call, "PE %ld could not join the job: %s", pe, why);
+        return shmemu__fail(NULL, st, call, "PE %d could not join the job: %s", pe, why);
     }
     shmemu__plane_choose(job);
     if (!shmemu__plane_matches(job)) {
@@ -285,7 +300,7 @@ int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe
     job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
     job->exec_pes = 1;
     *job_p = job;
-    *pe_p = (int)pe;
+    *pe_p = pe;
     return SHMEMU_OK;
 }
 
@@ -419,63 +434,82 @@ static void ctl_init(struct shmemu_tl_job *tl)
     shmemu__check_ctl_init(job);
 }
 
-int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int *pe_p)
+/* The transport for a job of a launcher's: SHMEMU_TRANSPORT's, or the first
+ * that can join one. */
+static const struct shmemu_transport_ops *join_transport(const char *call, const char **name_p)
 {
-    shmemu__set_fail_policy(&shmemu__plane_fail_policy);
+    const char *want = getenv("SHMEMU_TRANSPORT");
     for (int i = 0; shmemu__transports[i]; i++) {
         const struct shmemu_transport_ops *ops = shmemu__transports[i];
-        char why[256] = "";
-        int npes = 0, pe = 0, r;
-        if ((r = shmemu__tl_job_launched(ops, &npes, &pe, why, sizeof(why))) == 0)
-            continue;
         const char *name = shmemu__tl_table_name(ops);
-        if (r != 1)
-            return shmemu__fail(NULL, r, call,
-                                "this process was started by the %s transport's launcher "
-                                "but cannot join its job: %s",
-                                name, why);
-        if (npes < 1 || npes > SHMEMU__NPES_MAX || pe < 0 || pe >= npes)
-            return shmemu__fail(NULL, SHMEMU_EINVAL, call,
-                                "the launcher says this is process %d of %d (at most %d)", pe,
-                                npes, SHMEMU__NPES_MAX);
-        struct shmemu__job *job;
-        int st = job_prepare(name, npes, 0, 0, NULL, call, &job);
-        if (st)
-            return st;
-        if ((st = shmemu__tl_job_join(job, pe)) != SHMEMU_OK) {
-            char jwhy[sizeof(job->tl.why)];
-            shmemu__strlcpy(jwhy, job->tl.why, sizeof(jwhy));
-            job->tl.ctl = NULL;
-            shmemu__job_free(job);
-            return shmemu__fail(NULL, st, call, "PE %d could not join the %s job: %s", pe, name,
-                                jwhy);
+        if (want && *want && strcmp(want, name))
+            continue;
+        if (!shmemu__tl_can_join(ops)) {
+            if (want && *want)
+                break;
+            continue;
         }
-        shmemu__plane_choose(job);
-        pick_wait_policy(job); /* again, now that the plane is known */
-        if (job->tl.ctl_remote && job->check_ctl_off) {
-            shmemu__job_free(job);
-            return shmemu__fail(NULL, SHMEMU_ENOTSUP, call,
-                                "checker mode needs a control area every PE shares, and "
-                                "this %s job's processes share no memory (several nodes, "
-                                "or SHMEMU_UCX_CONTROL=network)",
-                                name);
-        }
-        if (!shmemu__plane_matches(job)) {
-            shmemu__job_free(job);
-            return shmemu__fail(NULL, SHMEMU_EINVAL, call,
-                                "the job's control area does not match this process's "
-                                "(PEs built with different shmemu versions, or given "
-                                "different SHMEMU_HEAP_SIZE?)");
-        }
-        job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
-        job->exec_pes = 1;
-        job->check_told_by_pe = 1;
-        launcher_watch_start(job, pe);
-        *job_p = job;
-        *pe_p = pe;
-        return 1;
+        *name_p = name;
+        return ops;
     }
-    return 0;
+    if (want && *want)
+        shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                     "SHMEMU_TRANSPORT=%s cannot run a job that a launcher (mpirun) started: "
+                     "its processes share nothing to start from (ucx can)",
+                     want);
+    else
+        shmemu__fail(NULL, SHMEMU_ENODEV, call,
+                     "no transport built here joins a job that a launcher (mpirun) started "
+                     "(ucx does: build it where Debian's libucx-dev is)");
+    return NULL;
+}
+
+int shmemu__job_join_launched(const char *call, const struct shmemu__boot *boot,
+                              struct shmemu__job **job_p, int *pe_p)
+{
+    shmemu__set_fail_policy(&shmemu__plane_fail_policy);
+    const char *name = NULL;
+    int npes = boot->size, pe = boot->rank;
+    if (!join_transport(call, &name))
+        return shmemu_last_status();
+    struct shmemu__job *job;
+    int st = job_prepare(name, npes, 0, 0, NULL, call, &job);
+    if (st)
+        return st;
+    job->boot = boot;
+    job->tl.nnodes = boot->nnodes;
+    if ((st = shmemu__tl_job_join(job, pe)) != SHMEMU_OK) {
+        char jwhy[sizeof(job->tl.why)];
+        shmemu__strlcpy(jwhy, job->tl.why, sizeof(jwhy));
+        job->tl.ctl = NULL;
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, st, call, "PE %d could not join the %s job: %s", pe, name,
+                            jwhy);
+    }
+    shmemu__plane_choose(job);
+    pick_wait_policy(job); /* again, now that the plane is known */
+    if (job->tl.ctl_remote && job->check_ctl_off) {
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, SHMEMU_ENOTSUP, call,
+                            "checker mode needs a control area every PE shares, and "
+                            "this %s job's processes share no memory (several nodes, "
+                            "or SHMEMU_UCX_CONTROL=network)",
+                            name);
+    }
+    if (!shmemu__plane_matches(job)) {
+        shmemu__job_free(job);
+        return shmemu__fail(NULL, SHMEMU_EINVAL, call,
+                            "the job's control area does not match this process's "
+                            "(PEs built with different shmemu versions, or given "
+                            "different SHMEMU_HEAP_SIZE?)");
+    }
+    job->notify_global = (shmemu__tl_caps(job) & SHMEMU_TL_CAP_PROCESSES) != 0;
+    job->exec_pes = 1;
+    job->check_told_by_pe = 1;
+    launcher_watch_start(job, pe);
+    *job_p = job;
+    *pe_p = pe;
+    return 1;
 }
 
 /* ---------------------------------------------------------------- watchdog */

@@ -27,14 +27,19 @@ int shmemu__tick(struct shmemu_tl_job *tl) SHMEMU__HIDDEN;
  * SHMEMU_ETIMEDOUT. */
 void shmemu__timeout_report(struct shmemu__job *job) SHMEMU__HIDDEN;
 
-/* SPMD: create this process's view of the job shmemu-run started, from the
- * SHMEMU_RUN_* environment. */
-int shmemu__job_attach_env(const char *call, struct shmemu__job **job_p, int *pe_p)
-    SHMEMU__HIDDEN;
-/* SPMD under a transport's own launcher (mpirun through PMIx): 1 with the
- * job joined, 0 when no launcher started this process, else a status
- * (reported). */
-int shmemu__job_join_launched(const char *call, struct shmemu__job **job_p, int *pe_p)
+/* SPMD: create this process's view of the job shmemu-run started (boot:
+ * its environment's bootstrap). */
+struct shmemu__boot;
+
+int shmemu__job_attach_env(const char *call, const struct shmemu__boot *boot,
+                           struct shmemu__job **job_p, int *pe_p) SHMEMU__HIDDEN;
+/* SPMD under another launcher (mpirun: boot is PMIx's): 1 with the job
+ * joined, else a status (reported). */
+int shmemu__job_join_launched(const char *call, const struct shmemu__boot *boot,
+                              struct shmemu__job **job_p, int *pe_p) SHMEMU__HIDDEN;
+/* Ask the launcher that started the job to end every process of it with
+ * status (SHMEMU_ENOTSUP: it has no such call; the core's abort does it). */
+int shmemu__job_launcher_abort(struct shmemu__job *job, int status, const char *msg)
     SHMEMU__HIDDEN;
 
 /* The core's per-thread state as one PE's (job->tl.pe_ctx). */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "boot.h"
 #include "job.h"
 #include "runtime/core.h"
 #include "runtime/dispatch.h"
@@ -322,13 +323,17 @@ int shmemu_init(void)
         return shmemu__ok();
     }
     struct shmemu__job *job;
-    int pe = 0, st;
-    if (getenv("SHMEMU_RUN_NPES")) { /* started by shmemu-run */
-        st = shmemu__job_attach_env(call, &job, &pe);
+    const struct shmemu__boot *boot;
+    int pe = 0, st = shmemu__boot_detect(call, &boot);
+    if (st < 0)
+        return st;
+    if (st && !strcmp(boot->name, "shmemu-run")) {
+        st = shmemu__job_attach_env(call, boot, &job, &pe);
         if (st == SHMEMU_OK)
             job->bind = 1;
-    } else if ((st = shmemu__job_join_launched(call, &job, &pe)) != 0) {
-        if (st == 1) /* mpirun's job (it binds processes itself) */
+    } else if (st) { /* mpirun's job (it binds processes itself) */
+        st = shmemu__job_join_launched(call, boot, &job, &pe);
+        if (st == 1)
             st = SHMEMU_OK;
     } else { /* alone: a job of one PE */
         shmemu_opts opts = {.npes = 1};

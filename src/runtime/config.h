@@ -63,6 +63,9 @@
     X(UCX_PLUGIN, STRING, "",                                                  \
       "ucx transport: the plugin's file; unset: libshmemu-ucx.so beside "      \
       "libshmemu")                                                             \
+    X(PMIX_PLUGIN, STRING, "",                                                 \
+      "mpirun's jobs: the PMIx bootstrap's plugin; unset: libshmemu-pmix.so "  \
+      "beside libshmemu")                                                      \
     X(UCX_CONTROL, STRING, "auto",                                             \
       "ucx under mpirun: where the control plane runs: shared (one node), "   \
       "network (over UCX, as across nodes), auto (network when the job "      \
@@ -117,7 +120,8 @@ struct shmemu__params {
     /* Read by their parts (the sim, cuda and ucx transports, the
      * collectives' selection); listed here so that one table holds every
      * setting and shmemu-info shows them all. */
-    const char *SIM, *CUDA_DEVICE, *CUDA_PLUGIN, *UCX_PLUGIN, *UCX_CONTROL, *UCX_COMBINE;
+    const char *SIM, *CUDA_DEVICE, *CUDA_PLUGIN, *UCX_PLUGIN, *PMIX_PLUGIN, *UCX_CONTROL,
+        *UCX_COMBINE;
     const char *ALLREDUCE_ALGO, *REDUCE_ALGO, *REDUCE_SCATTER_ALGO, *ALLGATHER_ALGO,
         *BROADCAST_ALGO, *ALLTOALL_ALGO;
 };

@@ -26,7 +26,12 @@
 #include "transport.h"
 #include "check/hooks.h"
 
+struct shmemu__boot;
+
 struct shmemu__job {
+    /* How this process found its place in the job (src/job/boot.h): NULL
+     * for a job it launched itself. */
+    const struct shmemu__boot *boot;
     /* The table the job runs on (dispatch.h): the transport's, or a layer's
      * that wraps it (checker mode), kept in `layer`. */
     const struct shmemu_transport_ops *ops;

@@ -29,24 +29,14 @@ int shmemu__tl_job_attach(struct shmemu__job *job, int pe)
     return ops->job_attach(&job->tl, pe);
 }
 
-int shmemu__tl_job_launched(const struct shmemu_transport_ops *ops, int *npes_p, int *pe_p,
-                            char *why, size_t len)
+int shmemu__tl_can_join(const struct shmemu_transport_ops *ops)
 {
-    if (!SHMEMU_TL_HAS(ops, job_launched) || !SHMEMU_TL_HAS(ops, job_join))
-        return 0;
-    return ops->job_launched(npes_p, pe_p, why, len);
+    return SHMEMU_TL_HAS(ops, job_join);
 }
 
 int shmemu__tl_job_join(struct shmemu__job *job, int pe)
 {
     return job->ops->job_join(&job->tl, pe);
-}
-
-int shmemu__tl_job_exit(struct shmemu__job *job, int status, const char *msg)
-{
-    if (!SHMEMU_TL_HAS(job->ops, job_exit))
-        return SHMEMU_ENOTSUP;
-    return job->ops->job_exit(&job->tl, status, msg);
 }
 
 int shmemu__tl_job_run(struct shmemu__job *job, int (*entry)(struct shmemu_tl_job *, int))

@@ -28,15 +28,10 @@ int shmemu__tl_job_create(struct shmemu__job *job) SHMEMU__HIDDEN;
 int shmemu__tl_job_attach(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
 int shmemu__tl_job_run(struct shmemu__job *job, int (*entry)(struct shmemu_tl_job *, int))
     SHMEMU__HIDDEN;
-/* Was this process started by ops's own launcher (mpirun)?  0: no (or the
- * transport has none); 1: yes, npes and pe set; else a status, why filled. */
-int shmemu__tl_job_launched(const struct shmemu_transport_ops *ops, int *npes_p, int *pe_p,
-                            char *why, size_t len) SHMEMU__HIDDEN;
-/* Join that job (job_launched said 1). */
+/* Can ops join a job that a launcher started (job_join)? */
+int shmemu__tl_can_join(const struct shmemu_transport_ops *ops) SHMEMU__HIDDEN;
+/* Join it, as PE pe (the bootstrap said where this process is). */
 int shmemu__tl_job_join(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
-/* Ask the transport's launcher to end the job with status (nonzero: it
- * has none, or could not). */
-int shmemu__tl_job_exit(struct shmemu__job *job, int status, const char *msg) SHMEMU__HIDDEN;
 void shmemu__tl_job_destroy(struct shmemu__job *job) SHMEMU__HIDDEN;
 int shmemu__tl_pe_enter(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
 /* SHMEMU_ENOTSUP when the transport cannot hand a PE to an exec'd program. */

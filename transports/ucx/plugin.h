@@ -18,17 +18,10 @@
 
 #include "../transport.h"
 
-#define SHMEMU_UCX_PLUGIN_ABI 2
+#define SHMEMU_UCX_PLUGIN_ABI 3
 #define SHMEMU_UCX_PLUGIN_SYMBOL "shmemu_ucx_plugin"
 #define SHMEMU_UCX_PLUGIN_FILE "libshmemu-ucx.so"
 
-/* A process a PMIx launcher (mpirun, prterun, srun) started, as PMIx
- * describes it. */
-struct shmemu_ucx_launch {
-    int rank, size;   /* in the job */
-    int local_size;   /* processes of the job on this node */
-    int nnodes;       /* nodes the job spans */
-};
 
 /* One PE's UCX state in its own process (opaque to the transport). */
 struct shmemu_ucx_pe;
@@ -80,16 +73,6 @@ struct shmemu_ucx_plugin {
      * (the PE's own, a same-node peer over shared memory), else NULL. */
     void *(*peer_ptr)(struct shmemu_ucx_pe *pe, int peer, size_t off);
 
-    /* ---- the launcher: PMIx (SHMEMU_ENODEV when built without it) ---- */
-    /* Connect to the launcher's PMIx server and describe the job. */
-    int (*pmix_init)(struct shmemu_ucx_launch *l, char *why, size_t len);
-    /* Publish value under key (NULL: nothing), then wait until every process
-     * of the job has (a fence that collects what all published). */
-    int (*pmix_fence)(const char *key, const char *value, char *why, size_t len);
-    /* What process rank published under key, in at most cap bytes. */
-    int (*pmix_get)(int rank, const char *key, char *out, size_t cap, char *why, size_t len);
-    void (*pmix_fini)(void);
-
     /* Map [off, off + len) of the heap at addr as well (the transport
      * table's alias: the program's global variables become heap bytes). */
     int (*alias)(struct shmemu_ucx_pe *pe, size_t off, void *addr, size_t len, char *why,
@@ -101,8 +84,6 @@ struct shmemu_ucx_plugin {
     /* The PE's thread stops driving the worker (it is about to sleep): the
      * serving thread, which keeps off while the PE drives, takes over. */
     void (*idle)(struct shmemu_ucx_pe *pe);
-    /* Ask the launcher to end every process of the job with status. */
-    int (*pmix_abort)(int status, const char *msg);
     /* Complete every operation this PE issued, unacked atomics included
      * (quiet leaves those out). */
     int (*flush)(struct shmemu_ucx_pe *pe, char *why, size_t len);

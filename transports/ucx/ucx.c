@@ -42,7 +42,6 @@ struct ucx_job {
     const struct shmemu_ucx_plugin *pl; /* in a PE's process, after pe_enter */
     struct shmemu_ucx_pe *self;         /* this process's PE */
     int pe;
-    int pmix; /* joined through PMIx (a job of the launcher's): ucx_job_join */
 };
 
 static const struct shmemu_ucx_plugin *load_plugin(char *why, size_t len)
@@ -80,75 +79,25 @@ static int ucx_job_attach(struct shmemu_tl_job *job, int pe)
     return shmemu_shm_seg_attach(job, &uj->seg, pe);
 }
 
-/* ----------------------------------------------------- mpirun (PMIx) */
-
-/* This process as its PMIx launcher described it (job_launched).  It stays
- * a PMIx client until it exits, whatever number of jobs it joins in turn
- * (init, finalize, init again, as a test harness does): a finalize and
- * re-init of PMIx between two jobs raced with the peers' fence of the next
- * job, which the server then failed with PARTIAL SUCCESS.  Each job's
- * keys carry its number in this process's sequence of joins, the same in
- * every process, so that no job reads the values of the one before. */
-static struct shmemu_ucx_launch launch;
-static int launched;
-static unsigned joins;
-static pid_t pmix_pid; /* the process that is the client: a forked child is not */
-
-static void pmix_at_exit(void)
-{
-    char why[64];
-    if (getpid() == pmix_pid)
-        load_plugin(why, sizeof(why))->pmix_fini();
-}
-
-static int ucx_job_launched(int *npes_p, int *pe_p, char *why, size_t len)
-{
-    if (!getenv("PMIX_RANK") || !getenv("PMIX_NAMESPACE"))
-        return 0;
-    if (launched && getpid() != pmix_pid) {
-        /* A fork shares its parent's connection to the PMIx server: the
-         * server would take it for the parent, and the job's fences would
-         * wait for a process that never comes (a hang, not an error). */
-        snprintf(why, len,
-                 "this process (pid %d) is a fork of pid %d, rank %d of the launcher's job, "
-                 "and not itself a rank of it: only the processes the launcher started join "
-                 "(exec a program to start anew, or unset PMIX_RANK for a job of its own)",
-                 (int)getpid(), (int)pmix_pid, launch.rank);
-        return SHMEMU_ENOTSUP;
-    }
-    const struct shmemu_ucx_plugin *pl = load_plugin(why, len);
-    if (!pl)
-        return SHMEMU_ENODEV;
-    int st = launched ? SHMEMU_OK : pl->pmix_init(&launch, why, len);
-    if (st != SHMEMU_OK)
-        return st;
-    if (!launched) {
-        pmix_pid = getpid();
-        atexit(pmix_at_exit);
-    }
-    launched = 1;
-    *npes_p = launch.size;
-    *pe_p = launch.rank;
-    return 1;
-}
+/* ------------------------------------------- a job of a launcher's (mpirun) */
 
 /* Where the control plane runs: in a segment every process of the job maps
  * (one node), or over UCX on each process's own copy (several nodes; also
  * on one when SHMEMU_UCX_CONTROL=network, which is how the network plane is
  * tested without a second host). */
-static int network_control(char *why, size_t len)
+static int network_control(const struct shmemu_tl_job *job, char *why, size_t len)
 {
     const char *v = getenv("SHMEMU_UCX_CONTROL");
     if (!v || !*v || !strcmp(v, "auto"))
-        return launch.nnodes > 1;
+        return job->nnodes > 1;
     if (!strcmp(v, "network"))
         return 1;
     if (!strcmp(v, "shared")) {
-        if (launch.nnodes > 1) {
+        if (job->nnodes > 1) {
             snprintf(why, len,
                      "SHMEMU_UCX_CONTROL=shared, but the job spans %d nodes, which share "
                      "no memory",
-                     launch.nnodes);
+                     job->nnodes);
             return -1;
         }
         return 0;
@@ -163,48 +112,22 @@ static int job_gone(void *arg)
     return job->calls->aborted && job->calls->aborted(job);
 }
 
-/* Blobs travel through PMIx as hex strings, trailing zero bytes left out. */
-#define WIRE_KEY "shmemu.wire.%u"
-static void hex_encode(const unsigned char *b, size_t n, char *out)
-{
-    while (n > 0 && b[n - 1] == 0)
-        n--;
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", b[i]);
-    out[2 * n] = '\0';
-}
-
-static int hex_decode(const char *s, unsigned char *b, size_t cap)
-{
-    size_t n = strlen(s);
-    if (n % 2 || n / 2 > cap)
-        return -1;
-    memset(b, 0, cap);
-    for (size_t i = 0; i < n / 2; i++) {
-        unsigned v;
-        if (sscanf(s + 2 * i, "%2x", &v) != 1)
-            return -1;
-        b[i] = (unsigned char)v;
-    }
-    return 0;
-}
-
 /* A job over several nodes: each process opens its PE here (UCX context,
  * worker, heap) with room after the heap for its copy of the control area,
  * lays the copy out, and connects to every peer from the blobs all
- * published through PMIx; the core then runs its control plane over UCX
- * (src/ctl/net.c).  Every fence is passed by every process, failed or not,
- * so that a failure ends the job through mpirun instead of hanging it. */
-static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_plugin *pl,
-                    unsigned seq)
+ * exchanged through the bootstrap; the core then runs its control plane
+ * over UCX (src/ctl/net.c).  Every exchange and barrier is passed by every
+ * process, failed or not (a failed one publishes zeros), so that a failure
+ * ends the job through the launcher instead of hanging it. */
+static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_plugin *pl)
 {
     struct ucx_job *uj = job->priv;
     size_t ctl_bytes = (job->ctl_size + 4095) & ~(size_t)4095;
-    unsigned char *blob = calloc(2, BLOB_BYTES);
-    char *hex = malloc(2 * BLOB_BYTES + 1), why[200] = "", key[48];
-    snprintf(key, sizeof(key), WIRE_KEY, seq);
+    unsigned char *blob = calloc(1, BLOB_BYTES), *all = calloc((size_t)job->npes, BLOB_BYTES);
+    char why[200] = "";
     void *heap = NULL;
-    int st = blob && hex ? SHMEMU_OK : SHMEMU_ENOMEM, fst;
+    int st = blob && all ? SHMEMU_OK : SHMEMU_ENOMEM, fst;
+    static const unsigned char none[BLOB_BYTES];
     uj->net = 1;
     uj->pe = pe;
     uj->pl = pl;
@@ -219,25 +142,25 @@ static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_p
         job->calls->ctl_init(job);
         st = pl->publish(uj->self, blob, BLOB_BYTES, why, sizeof(why));
     }
-    if (hex)
-        hex_encode(blob ? blob : (const unsigned char *)"", st == SHMEMU_OK ? BLOB_BYTES : 0,
-                   hex);
-    fst = pl->pmix_fence(key, hex ? hex : "", why, sizeof(why));
+    if (blob && st != SHMEMU_OK)
+        memset(blob, 0, BLOB_BYTES);
+    fst = all ? job->calls->boot_allgather(job, blob ? blob : none, all, BLOB_BYTES, why,
+                                           sizeof(why))
+              : job->calls->boot_barrier(job, why, sizeof(why));
     for (int p = 0; p < job->npes && st == SHMEMU_OK && fst == SHMEMU_OK; p++) {
-        if ((fst = pl->pmix_get(p, key, hex, 2 * BLOB_BYTES + 1, why, sizeof(why))))
-            break;
-        if (!hex[0] || hex_decode(hex, blob + BLOB_BYTES, BLOB_BYTES)) {
+        const unsigned char *b = all + (size_t)p * BLOB_BYTES;
+        if (!memcmp(b, none, BLOB_BYTES)) {
             snprintf(why, sizeof(why), "PE %d published no ucx address", p);
             st = SHMEMU_EABORTED;
         } else {
-            st = pl->connect(uj->self, p, blob + BLOB_BYTES, BLOB_BYTES, why, sizeof(why));
+            st = pl->connect(uj->self, p, b, BLOB_BYTES, why, sizeof(why));
         }
     }
     if (st == SHMEMU_OK && fst == SHMEMU_OK)
         st = pl->start(uj->self, why, sizeof(why));
     /* Every PE serves its heap before anyone reaches it. */
     if (fst == SHMEMU_OK)
-        fst = pl->pmix_fence(NULL, NULL, why, sizeof(why));
+        fst = job->calls->boot_barrier(job, why, sizeof(why));
     if (st == SHMEMU_OK)
         st = fst;
     if (st != SHMEMU_OK) {
@@ -248,50 +171,53 @@ static int net_join(struct shmemu_tl_job *job, int pe, const struct shmemu_ucx_p
         job->ctl = NULL;
     }
     free(blob);
-    free(hex);
+    free(all);
     return st;
 }
 
-/* PE 0 makes the control segment and hands its name over PMIx; the others
- * open it; once all have, PE 0 unlinks the name.  Both fences are passed by
- * every process, failed or not, so that no one waits for a PE that gave
- * up: the failure then ends the job through mpirun. */
-#define CTL_KEY "shmemu.ctl.%u"
+/* PE 0 makes the control segment and hands its name to the others through
+ * the bootstrap; they open it; once all have, PE 0 unlinks the name.  The
+ * exchange and the barrier are passed by every process, failed or not, so
+ * that no one waits for a PE that gave up: the failure then ends the job
+ * through the launcher. */
+#define NAME_BYTES 128
 static int ucx_job_join(struct shmemu_tl_job *job, int pe)
 {
     struct ucx_job *uj = job->priv;
     const struct shmemu_ucx_plugin *pl = load_plugin(job->why, sizeof(job->why));
-    char name[128] = "", why[200] = "", key[48];
-    int st = SHMEMU_OK, fst;
-    unsigned seq = joins++;
-    uj->pmix = 1;
-    snprintf(key, sizeof(key), CTL_KEY, seq);
-    int net = network_control(why, sizeof(why));
+    char name[NAME_BYTES] = "", why[200] = "";
+    char *names = calloc((size_t)job->npes, NAME_BYTES);
+    int st = names ? SHMEMU_OK : SHMEMU_ENOMEM, fst;
+    int net = network_control(job, why, sizeof(why));
     if (net < 0) {
         shmemu_tl_say(job, "%s", why);
+        free(names);
         return SHMEMU_EINVAL;
     }
-    if (net)
-        return net_join(job, pe, pl, seq);
+    if (net) {
+        free(names);
+        return net_join(job, pe, pl);
+    }
     uj->seg.no_heaps = 1;
-    if (pe == 0) {
+    if (pe == 0 && st == SHMEMU_OK) {
         st = shmemu_shm_seg_create_named(job, &uj->seg, name, sizeof(name));
         if (st == SHMEMU_OK)
             job->calls->ctl_init(job);
-        fst = pl->pmix_fence(key, st == SHMEMU_OK ? name : "", why, sizeof(why));
-    } else {
-        fst = pl->pmix_fence(NULL, NULL, why, sizeof(why));
-        if (fst == SHMEMU_OK)
-            fst = pl->pmix_get(0, key, name, sizeof(name), why, sizeof(why));
-        if (fst == SHMEMU_OK && !name[0]) {
+        else
+            name[0] = '\0';
+    }
+    fst = names ? job->calls->boot_allgather(job, name, names, NAME_BYTES, why, sizeof(why))
+                : job->calls->boot_barrier(job, why, sizeof(why));
+    if (pe != 0 && fst == SHMEMU_OK && st == SHMEMU_OK) {
+        if (!names[0] || memchr(names, '\0', NAME_BYTES) == NULL) {
             shmemu_tl_say(job, "PE 0 could not make the job's control area");
             st = SHMEMU_EABORTED;
-        } else if (fst == SHMEMU_OK) {
-            st = shmemu_shm_seg_open_named(job, &uj->seg, pe, name);
+        } else {
+            st = shmemu_shm_seg_open_named(job, &uj->seg, pe, names);
         }
     }
     if (fst == SHMEMU_OK)
-        fst = pl->pmix_fence(NULL, NULL, why, sizeof(why));
+        fst = job->calls->boot_barrier(job, why, sizeof(why));
     if (pe == 0 && name[0])
         shm_unlink(name);
     if (fst != SHMEMU_OK && st == SHMEMU_OK) {
@@ -302,6 +228,7 @@ static int ucx_job_join(struct shmemu_tl_job *job, int pe)
         shmemu_shm_seg_destroy(job, &uj->seg);
         job->ctl = NULL;
     }
+    free(names);
     return st;
 }
 
@@ -319,15 +246,6 @@ static void ucx_job_destroy(struct shmemu_tl_job *job)
     uj->self = NULL;
     if (!uj->net)
         shmemu_shm_seg_destroy(job, &uj->seg);
-}
-
-/* mpirun ends the other processes itself, with the status as its own:
- * PEs that ended without a word to it would make it report them. */
-static int ucx_job_exit(struct shmemu_tl_job *job, int status, const char *msg)
-{
-    if (!((struct ucx_job *)job->priv)->pmix)
-        return SHMEMU_ENOTSUP;
-    return load_plugin(job->why, sizeof(job->why))->pmix_abort(status, msg);
 }
 
 static int ucx_pe_enter(struct shmemu_tl_job *job, int pe)
@@ -496,8 +414,6 @@ const struct shmemu_transport_ops shmemu_ucx_ops = {
     .wireup_connect = ucx_connect,
     .progress = ucx_progress,
     .alias = ucx_alias,
-    .job_launched = ucx_job_launched,
     .job_join = ucx_job_join,
-    .job_exit = ucx_job_exit,
     .ctl_flush = ucx_ctl_flush,
 };

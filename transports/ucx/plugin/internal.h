@@ -3,7 +3,7 @@
  * state, and the calls one file makes into another.  plugin.c opens, wires
  * up and closes a PE; progress.c drives its worker (the PE's own threads
  * and the serving thread); combine.c combines small puts over TCP;
- * data.c moves data and completes it; pmix.c joins jobs mpirun started.
+ * data.c moves data and completes it.
  */
 #ifndef SHMEMU_UCX_PLUGIN_INTERNAL_H
 #define SHMEMU_UCX_PLUGIN_INTERNAL_H
@@ -189,11 +189,5 @@ int fence(struct shmemu_ucx_pe *p, char *why, size_t len);
 int progress(struct shmemu_ucx_pe *p);
 void *peer_ptr(struct shmemu_ucx_pe *p, int peer, size_t off);
 
-/* pmix.c */
-int pmix_init(struct shmemu_ucx_launch *l, char *why, size_t len);
-int pmix_fence(const char *key, const char *value, char *why, size_t len);
-int pmix_get(int rank, const char *key, char *out, size_t cap, char *why, size_t len);
-void pmix_fini(void);
-int pmix_abort(int status, const char *msg);
 
 #endif

@@ -47,9 +47,6 @@
 
 #include <ucp/api/ucp.h>
 #include <ucs/debug/log_def.h>
-#ifdef SHMEMU_HAVE_PMIX
-#include <pmix.h>
-#endif
 
 #include "../plugin.h"
 #include "../../common/small_copy.h"
@@ -510,14 +507,9 @@ static const struct shmemu_ucx_plugin plugin = {
     .fence = fence,
     .progress = progress,
     .peer_ptr = peer_ptr,
-    .pmix_init = pmix_init,
-    .pmix_fence = pmix_fence,
-    .pmix_get = pmix_get,
-    .pmix_fini = pmix_fini,
     .alias = alias,
     .set_arrival = set_arrival,
     .idle = idle_pe,
-    .pmix_abort = pmix_abort,
     .flush = flush,
 };
 

@@ -1,39 +1,14 @@
 /*
- * pmix.c - joining a job that mpirun started: rank, size, exchange and
- * barrier through PMIx (stubs that say so without libpmix-dev).
+ * pmix.c - the PMIx bootstrap (libshmemu-pmix.so): rank, size, exchange,
+ * barrier and abort of a job that mpirun (or any PMIx launcher) started.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <poll.h>
-#include <stdatomic.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <sched.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/eventfd.h>
-#include <sys/mman.h>
-#include <sys/shm.h>
-#include <unistd.h>
-
-#include <ucp/api/ucp.h>
-#include <ucs/debug/log_def.h>
-#ifdef SHMEMU_HAVE_PMIX
 #include <pmix.h>
-#endif
+#include <stdio.h>
+#include <string.h>
 
-#include "../plugin.h"
-#include "../../common/small_copy.h"
+#include "../boot_pmix.h"
 #include "shmemu.h"
-#include "internal.h"
 
-/* ------------------------------------------------------------ PMIx */
-
-#ifdef SHMEMU_HAVE_PMIX
 static pmix_proc_t self_proc;
 
 static int pmix_fail(char *why, size_t len, const char *call, pmix_status_t rc)
@@ -61,26 +36,27 @@ static int get_int(const pmix_proc_t *proc, const char *key, int *out)
     return ok;
 }
 
-int pmix_init(struct shmemu_ucx_launch *l, char *why, size_t len)
+static int pmix_init(int *rank, int *size, int *nnodes, char *why, size_t len)
 {
     pmix_status_t rc = PMIx_Init(&self_proc, NULL, 0);
     if (rc != PMIX_SUCCESS)
         return pmix_fail(why, len, "PMIx_Init", rc);
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, self_proc.nspace, PMIX_RANK_WILDCARD);
-    l->rank = (int)self_proc.rank;
-    if (get_int(&wild, PMIX_JOB_SIZE, &l->size) != 0) {
+    int local;
+    *rank = (int)self_proc.rank;
+    if (get_int(&wild, PMIX_JOB_SIZE, size) != 0) {
         snprintf(why, len, "PMIx_Get(%s): the launcher does not say", PMIX_JOB_SIZE);
         return SHMEMU_ENODEV;
     }
-    if (get_int(&wild, PMIX_LOCAL_SIZE, &l->local_size) != 0)
-        l->local_size = l->size;
-    if (get_int(&wild, PMIX_NUM_NODES, &l->nnodes) != 0)
-        l->nnodes = l->local_size == l->size ? 1 : 2;
+    if (get_int(&wild, PMIX_LOCAL_SIZE, &local) != 0)
+        local = *size;
+    if (get_int(&wild, PMIX_NUM_NODES, nnodes) != 0)
+        *nnodes = local == *size ? 1 : 2;
     return SHMEMU_OK;
 }
 
-int pmix_fence(const char *key, const char *value, char *why, size_t len)
+static int pmix_fence(const char *key, const char *value, char *why, size_t len)
 {
     pmix_status_t rc;
     if (key) {
@@ -103,7 +79,7 @@ int pmix_fence(const char *key, const char *value, char *why, size_t len)
     return rc == PMIX_SUCCESS ? SHMEMU_OK : pmix_fail(why, len, "PMIx_Fence", rc);
 }
 
-int pmix_get(int rank, const char *key, char *out, size_t cap, char *why, size_t len)
+static int pmix_get(int rank, const char *key, char *out, size_t cap, char *why, size_t len)
 {
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, self_proc.nspace, (pmix_rank_t)rank);
@@ -123,38 +99,20 @@ int pmix_get(int rank, const char *key, char *out, size_t cap, char *why, size_t
     return st;
 }
 
-void pmix_fini(void) { (void)PMIx_Finalize(NULL, 0); }
+static void pmix_fini(void) { (void)PMIx_Finalize(NULL, 0); }
 
-int pmix_abort(int status, const char *msg)
+static int pmix_abort(int status, const char *msg)
 {
     return PMIx_Abort(status, msg, NULL, 0) == PMIX_SUCCESS ? SHMEMU_OK : SHMEMU_EINVAL;
 }
-#else
-static int no_pmix(char *why, size_t len)
-{
-    snprintf(why, len, "the UCX plugin was built without PMIx (install Debian's libpmix-dev "
-                       "and rebuild)");
-    return SHMEMU_ENODEV;
-}
-int pmix_init(struct shmemu_ucx_launch *l, char *why, size_t len)
-{
-    (void)l;
-    return no_pmix(why, len);
-}
-int pmix_fence(const char *key, const char *value, char *why, size_t len)
-{
-    (void)key, (void)value;
-    return no_pmix(why, len);
-}
-int pmix_get(int rank, const char *key, char *out, size_t cap, char *why, size_t len)
-{
-    (void)rank, (void)key, (void)out, (void)cap;
-    return no_pmix(why, len);
-}
-void pmix_fini(void) {}
-int pmix_abort(int status, const char *msg)
-{
-    (void)status, (void)msg;
-    return SHMEMU_ENODEV;
-}
-#endif
+static const struct shmemu_pmix_plugin plugin = {
+    .head = {sizeof(struct shmemu_pmix_plugin), SHMEMU_PMIX_PLUGIN_ABI},
+    .init = pmix_init,
+    .fence = pmix_fence,
+    .get = pmix_get,
+    .abort = pmix_abort,
+    .fini = pmix_fini,
+};
+
+const struct shmemu_pmix_plugin *shmemu_pmix_plugin(void) __attribute__((visibility("default")));
+const struct shmemu_pmix_plugin *shmemu_pmix_plugin(void) { return &plugin; }
