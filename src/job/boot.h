@@ -14,7 +14,8 @@
 
 #include "runtime/platform.h"
 
-/* The most PEs a job may have. */
+/* The most PEs a job may have: more is surely a typo, and would exhaust
+ * threads anyway. */
 #define SHMEMU__NPES_MAX 65536
 
 struct shmemu__boot {

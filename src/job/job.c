@@ -16,8 +16,6 @@
 #include "ctl/plane.h"
 #include "ctl/wait.h"
 
-/* More PEs than this is surely a typo, and would exhaust threads anyway. */
-
 /* ------------------------------------------------------------------- jobs */
 
 static void launcher_watch_stop(struct shmemu__job *job);
