@@ -490,6 +490,28 @@ static void test_network_control_bad_value(void **state)
         fail_msg("status %#x, output:\n%s", o.status, o.out);
 }
 
+/* SHMEMU_TRANSPORT under mpirun: ucx joins its job; a transport that
+ * cannot (its processes would share nothing to start from) is refused with
+ * one line, not ignored. */
+static void test_launcher_transport(void **state)
+{
+    (void)state;
+    need_mpirun();
+    const char *const ucx[] = {"SHMEMU_TRANSPORT=ucx", NULL};
+    struct th_outcome o;
+    run_mpi(2, ucx, "examples/hello_spmd", NULL, NULL, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0 ||
+        !strstr(o.out, "PE 0/2 on ucx got 1001 from PE 1") ||
+        !strstr(o.out, "PE 1/2 on ucx got 1000 from PE 0"))
+        fail_msg("SHMEMU_TRANSPORT=ucx: status %#x, output:\n%s", o.status, o.out);
+    const char *const shm[] = {"SHMEMU_TRANSPORT=shm", NULL};
+    run_mpi(2, shm, "examples/hello_spmd", NULL, NULL, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) == 0 ||
+        !strstr(o.out, "_init: SHMEMU_TRANSPORT=shm cannot run a job that a launcher (mpirun) "
+                       "started: its processes share nothing to start from (ucx can)\n"))
+        fail_msg("SHMEMU_TRANSPORT=shm: status %#x, output:\n%s", o.status, o.out);
+}
+
 /* The verifier's quick matrix inside one mpirun job of 4 PEs: every
  * built-in passes; a planted bug is found. */
 static void test_verify_under_mpirun(void **state)
@@ -643,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_network_control_deadlock),
         cmocka_unit_test(test_network_control_no_checker),
         cmocka_unit_test(test_network_control_bad_value),
+        cmocka_unit_test(test_launcher_transport),
         cmocka_unit_test(test_verify_under_mpirun),
         cmocka_unit_test(test_launcher_killed),
     };

@@ -215,45 +215,13 @@ static uint64_t mask(shmemu_dtype_t d)
 
 /* ----------------------------------------------------------------- inputs */
 
-/* An exact input of a sum: a small integer, so that every order of
- * additions gives the same bits. */
-static inline double exact_sum_value(uint64_t h)
-{
-    return (double)((int)(h % 17) - 8);
-}
-
-static double in_float(const shmemu_verify_case *vc, int call, int pe, size_t i)
-{
-    uint64_t h = h4(vc->seed, call, pe, i);
-    if (vc->inputs == SHMEMU_VERIFY_RANDOM) {
-        if ((h & 31) == 0) {
-            double tiny = denorm_min(vc->dtype);
-            const double all[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, tiny,
-                                  -tiny * (double)(1 + (h >> 20) % 100)};
-            /* products: no inf or subnormals, whose outcome (0 * inf, an
-             * underflow to 0) depends on the order of operations */
-            unsigned k = vc->op == SHMEMU_PROD ? 3 : 7;
-            return all[(h >> 8) % k];
-        }
-        return (double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    }
-    switch (vc->op) {
-    case SHMEMU_SUM:
-        return exact_sum_value(h);
-    case SHMEMU_PROD: {
-        static const double fp16[] = {1, -1, 0.5, -0.5};
-        static const double other[] = {1, -1, 2, -2, 0.5, -0.5};
-        return vc->dtype == SHMEMU_FLOAT16 ? fp16[h % 4] : other[h % 6];
-    }
-    default: /* min, max: k/16 with |k| small enough for the narrowest type */
-        return (double)((int)(h % 511) - 255) / 16.0;
-    }
-}
-
-/* Exact inputs take few values (17 for sums, 4 or 6 for products, 511 for
- * min and max): each type's stored bits for each are tabled once per
- * process, so filling and checking an element is a hash and a load, not a
- * conversion (the 16-bit ones were a fifth of make run's time). */
+/* Exact inputs: small integers for sums (every order of additions gives
+ * the same bits), +-1, +-2 and +-1/2 for products (+-1 and +-1/2 for
+ * float16, whose range would overflow), k/16 with |k| small enough for the
+ * narrowest type for min and max.  Few values each (17, 4 or 6, 511): each
+ * type's stored bits for each are tabled once per process (below), so
+ * filling and checking an element is a hash and a load, not a conversion
+ * (the 16-bit ones were a fifth of make run's time). */
 #define EXACT_MAX 511
 enum { EX_SUM, EX_PROD, EX_MINMAX, EX_CLASSES };
 static uint64_t exact_bits[4][EX_CLASSES][EXACT_MAX];
@@ -281,6 +249,25 @@ static double exact_value(shmemu_dtype_t d, int cls, unsigned k)
     if (cls == EX_PROD)
         return d == SHMEMU_FLOAT16 ? fp16[k] : other[k];
     return (double)((int)k - 255) / 16.0;
+}
+
+static double in_float(const shmemu_verify_case *vc, int call, int pe, size_t i)
+{
+    uint64_t h = h4(vc->seed, call, pe, i);
+    if (vc->inputs == SHMEMU_VERIFY_RANDOM) {
+        if ((h & 31) == 0) {
+            double tiny = denorm_min(vc->dtype);
+            const double all[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, tiny,
+                                  -tiny * (double)(1 + (h >> 20) % 100)};
+            /* products: no inf or subnormals, whose outcome (0 * inf, an
+             * underflow to 0) depends on the order of operations */
+            unsigned k = vc->op == SHMEMU_PROD ? 3 : 7;
+            return all[(h >> 8) % k];
+        }
+        return (double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+    int cls = exact_class(vc->op);
+    return exact_value(vc->dtype, cls, (unsigned)(h % exact_count(vc->dtype, cls)));
 }
 
 static void build_exact(void)
@@ -416,7 +403,7 @@ void shmemu__verify_reference(const shmemu_verify_case *vc, int call, int n, siz
          * are small finite integers, so no NaN for alt to skip */
         double f = 0, a = 0;
         for (int p = 0; p < n; p++) {
-            double x = exact_sum_value(h4(vc->seed, call, p, i));
+            double x = exact_value(d, EX_SUM, (unsigned)(h4(vc->seed, call, p, i) % 17));
             f += x;
             a += fabs(x);
         }

@@ -30,7 +30,7 @@ static int run_env_int(const char *call, const char *var, long lo, long hi, long
 /* shmemu-run made the job's segment before it started the processes and
  * named it in their environment: nothing to exchange, and it watches the
  * processes itself. */
-static struct shmemu__boot run_boot = {.name = "shmemu-run", .nnodes = 1};
+static struct shmemu__boot run_boot = {.name = "shmemu-run", .nnodes = 1, .attach = 1};
 
 static int run_detect(const char *call)
 {

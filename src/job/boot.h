@@ -22,6 +22,9 @@ struct shmemu__boot {
     const char *name; /* "shmemu-run", "pmix", "self" */
     int rank, size;   /* this process's place in the job */
     int nnodes;       /* nodes the job's processes run on */
+    /* The launcher made the job's memory before it started the processes:
+     * they attach to it (job_attach), not make it together (job_join). */
+    int attach;
     /* Every process's len bytes, in rank order, into all (size * len
      * bytes): a collective of every process of the job.  NULL where the
      * processes have nothing to exchange (shmemu-run made the segment

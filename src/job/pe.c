@@ -327,7 +327,7 @@ int shmemu_init(void)
     int pe = 0, st = shmemu__boot_detect(call, &boot);
     if (st < 0)
         return st;
-    if (st && !strcmp(boot->name, "shmemu-run")) {
+    if (st && boot->attach) {
         st = shmemu__job_attach_env(call, boot, &job, &pe);
         if (st == SHMEMU_OK)
             job->bind = 1;
