@@ -1,5 +1,5 @@
-/* test_pointers.c - shmemu_ptr under the checker.  On shm a peer's pointer
- * is a checked view (src/check/pointers.c): every store through it is seen
+/* test_pointers.c - shmemu_ptr under the checker.  On local, shm and sim
+ * a peer's pointer is a checked view (src/check/pointers.c): every store through it is seen
  * and held like a put.  Correct code through such pointers must never be
  * accused and must get what a pointer promises; every store instruction
  * form the checker decodes must store exactly the bytes the CPU would.
@@ -21,8 +21,7 @@
  * earlier stores, atomics stay atomic against the other PEs.  Sizes 1, 13,
  * 4097 bytes across a page, 256 KiB by memcpy and 1 MiB + 3 by memset (rep
  * movs and rep stos: one put each).  Where shmemu_ptr gives NULL for a peer
- * under the checker (local, sim: one address space), the same effects go
- * by RMA. */
+ * under the checker (no views: not x86-64), the same effects go by RMA. */
 enum { PBIG = (1 << 20) + 3, PCOPY = 256 << 10 };
 
 static char pattern(int round, int writer, size_t i)
@@ -53,7 +52,7 @@ static int body_ptr_ok(void *arg)
     PE_CHECK(shmemu_ptr(w, me) == w); /* its own heap: its own address */
     char *pb = shmemu_ptr(big, to);
     long *pw = shmemu_ptr(w, to), *pc = shmemu_ptr(counter, 0);
-    PE_CHECK_EQ(pb != NULL, strcmp(shmemu_transport_name(), "shm") == 0);
+    PE_CHECK_EQ(pb != NULL, th_checked_ptrs(shmemu_transport_name()));
     PE_CHECK_OK(shmemu_barrier_all());
     if (pw) /* loads read the peer's heap */
         for (int i = 0; i < 64; i++)
@@ -162,26 +161,32 @@ static void test_ptr_correct(void **state)
             }
 }
 
-/* body on shm, 2 and 3 PEs, under each of checks: where checked pointers
- * exist.  Elsewhere a skip that says why. */
-static void on_shm(int (*body)(void *), const char *const *checks, int nchecks)
+/* body on every transport under test where checked pointers exist, 2 and
+ * 3 PEs, under each of checks (with_sim 0: not on sim, whose PEs are
+ * fibers of one thread).  Where none is under test, a skip that says why. */
+static void on_checked(int (*body)(void *), const char *const *checks, int nchecks,
+                       int with_sim)
 {
 #if defined(__x86_64__)
-    int shm = 0;
-    for (int t = 0; t < th_transport_count(); t++)
-        shm |= strcmp(th_transport(t), "shm") == 0;
-    if (!shm)
-        th_skip("checked pointers exist on shm only, which is not under test");
-    for (int npes = 2; npes <= 3; npes++)
-        for (int c = 0; c < nchecks; c++) {
-            shmemu_opts o = {.npes = npes, .transport = "shm", .heap_size = TH_HEAP,
-                             .check = checks[c]};
-            int rc = shmemu_launch(&o, body, NULL);
-            if (rc != SHMEMU_OK)
-                fail_msg("shm, %d PEs, %s: returned %d", npes, checks[c], rc);
-        }
+    int ran = 0;
+    for (int t = 0; t < th_transport_count(); t++) {
+        const char *tp = th_transport(t);
+        if (!th_checked_ptrs(tp) || (!with_sim && strcmp(tp, "sim") == 0))
+            continue;
+        ran++;
+        for (int npes = 2; npes <= 3; npes++)
+            for (int c = 0; c < nchecks; c++) {
+                shmemu_opts o = {.npes = npes, .transport = tp, .heap_size = TH_HEAP,
+                                 .check = checks[c]};
+                int rc = shmemu_launch(&o, body, NULL);
+                if (rc != SHMEMU_OK)
+                    fail_msg("%s, %d PEs, %s: returned %d", tp, npes, checks[c], rc);
+            }
+    }
+    if (!ran)
+        th_skip("checked pointers exist on local, shm and sim, none of which is under test");
 #else
-    (void)body, (void)checks, (void)nchecks;
+    (void)body, (void)checks, (void)nchecks, (void)with_sim;
     th_skip("checked pointers are x86-64 only (the fault's kind, the trap flag)");
 #endif
 }
@@ -276,14 +281,15 @@ static void test_release_flag(void **state)
     (void)state;
     static const char *const checks[] = {"fuzz:1", "fuzz:2,race", "fuzz:3", "fuzz:4,race",
                                          "fuzz:5", "race"};
-    on_shm(body_release_flag, checks, 6);
+    on_checked(body_release_flag, checks, 6, 1);
 }
 
 static void test_threads(void **state)
 {
     (void)state;
     static const char *const checks[] = {"fuzz:1", "fuzz:3,race"};
-    on_shm(body_threads, checks, 2);
+    /* Threads the program starts run outside sim's scheduler: not there. */
+    on_checked(body_threads, checks, 2, 0);
 }
 
 /* ------------------------------------------------ store instruction forms */
@@ -388,9 +394,9 @@ static void test_store_forms(void **state)
     (void)state;
 #if defined(__x86_64__)
     static const char *const checks[] = {"fuzz:1", "race", "fuzz:4,race"};
-    on_shm(body_forms, checks, 3);
+    on_checked(body_forms, checks, 3, 1);
 #else
-    on_shm(NULL, NULL, 0);
+    on_checked(NULL, NULL, 0, 1);
 #endif
 }
 

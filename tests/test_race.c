@@ -82,9 +82,9 @@ int race_put_get(void *arg)
 
 /* PE 0 writes the target's x through shmemu_ptr where it has a pointer,
  * 8 bytes at a time, while PE 1 gets it.  Under the checker a peer's
- * pointer is a checked view where the transport maps one (shm): each store
- * is seen as a put, named "shmemu_ptr store".  Elsewhere shmemu_ptr gives
- * NULL and PE 0 puts the same 8 bytes instead. */
+ * pointer is a checked view where the transport maps one (local, shm,
+ * sim): each store is seen as a put, named "shmemu_ptr store".  Elsewhere
+ * shmemu_ptr gives NULL and PE 0 puts the same 8 bytes instead. */
 int race_put_ptr(void *arg);
 int race_put_ptr(void *arg)
 {
@@ -141,7 +141,7 @@ static int ctx_barrier(void *arg)
 /* How race_put_ptr's writer is named on transport tp. */
 static const char *ptr_writer(const char *tp)
 {
-    return strcmp(tp, "shm") == 0 ? "shmemu_ptr store" : "shmemu_putmem";
+    return th_checked_ptrs(tp) ? "shmemu_ptr store" : "shmemu_putmem";
 }
 
 /* ------------------------------------------------------ correct twins */

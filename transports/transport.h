@@ -118,6 +118,10 @@ struct shmemu_tl_job {
      * when job_destroy runs): the rest still holds what creation gave it.
      * A transport that keeps heaps for its next job zeroes only these. */
     size_t heap_low, heap_top;
+    /* Checker mode will map heaps again (map_view, for its views of
+     * peers' heaps): a transport that can only do so for heaps made for it
+     * (a memory file, not private pages) makes them so. */
+    int views;
 
     /* ---- the memory: set by the transport ---- */
     void *ctl;        /* ctl_size bytes, zero-filled at creation, shared by
@@ -487,9 +491,10 @@ struct shmemu_transport_ops {
      * through one faults and the checker sees it (src/check/pointers.c);
      * called from its signal handlers, so it must be async-signal-safe (an
      * mmap, no allocation, no message).  off, addr and len are
-     * page-aligned.  NULL: heaps that are no shared mapping of this
-     * process's (threads of one image, device memory, remote nodes); checker
-     * mode's shmemu_ptr then gives NULL for peers. */
+     * page-aligned.  NULL: heaps this process cannot map again (device
+     * memory, remote nodes); checker mode's shmemu_ptr then gives NULL for
+     * peers.  Where heaps are private pages (threads of one image), a
+     * transport makes them mappable when the job asks for views. */
     int (*map_view)(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len,
                     int writable);
 

@@ -65,7 +65,8 @@ int shmemu__check_pe_end(struct shmemu__job *job) SHMEMU__HIDDEN;
 /* shmemu_ptr in checker mode: for a peer, an address in a read-only view
  * of its heap whose stores the checker turns into held puts
  * (pointers.c); for me, its own heap.  NULL where the transport maps no
- * views (map_view) or the machine is not x86-64. */
+ * views (map_view), more PEs of this process have views than it keeps, or
+ * the machine is not x86-64. */
 void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
 /* What me stored through its views of peers' heaps lands now (a device
  * thread's system-scope fence: only that orders such stores for other
@@ -73,6 +74,11 @@ void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
 void shmemu__check_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
 /* The PE leaves: its views go (from shmemu__check_pe_fini). */
 void shmemu__check_ptr_fini(shmemu__pe *me) SHMEMU__HIDDEN;
+/* How deep the calling thread is in its PE's checker state: a store
+ * through a checked pointer made from inside (the library writing where the
+ * program asked it to) cannot be held then.  Part of a PE's per-thread
+ * state where PEs take turns in one thread (job/pe.c). */
+extern _Thread_local int shmemu__chk_depth SHMEMU__HIDDEN;
 
 /* SHMEMU_CHECK=device: turn this process's faults on symmetric memory into
  * the job's report (device.c).  Once per process; -1 if the handler could

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 
+#include "check.h"
 #include "runtime/core.h"
 
 struct shmemu__race;
@@ -157,6 +158,7 @@ struct shmemu__chk {
     void **last_site;
     int fuzz;
     int view_store; /* the put being issued is a store through a view */
+    struct view *view; /* pointers.c: its views of peers' heaps, or NULL */
     int64_t budget, budget_at; /* for delays: see afford() */
     struct shmemu__race *race; /* NULL: no race detection */
     struct late_write *late;   /* [nlate]: see struct late_write */
@@ -173,10 +175,6 @@ struct shmemu__chk {
     pthread_mutex_t mu;
 };
 
-/* How deep the calling thread is in its PE's checker state: a store
- * through a checked pointer made from inside (the library writing where the
- * program asked it to) cannot be held then. */
-extern _Thread_local int shmemu__chk_depth SHMEMU__HIDDEN;
 static inline void shmemu__chk_enter(shmemu__pe *me)
 {
     pthread_mutex_lock(&me->chk->mu);

@@ -21,11 +21,17 @@
  *   store of those bytes, first lands what the PE holds there, so that a PE
  *   reads its own writes and its later store wins, as on any machine.
  *
- * Only where a page's mapping is one PE's alone (transports whose PEs are
- * processes) and on x86-64 (the fault's kind and the trap flag).  Threads
- * of one PE take turns through one lock from a store's fault to its trap.
+ * Each PE has views of its own, so that what one PE holds makes only its
+ * own view of a page inaccessible: PEs that are threads of one process
+ * (local, sim) have one each, as PEs that are processes do.  Where a
+ * transport can map a heap again (map_view) and on x86-64 (the fault's
+ * kind and the trap flag).  Threads of one PE take turns through its
+ * view's lock from a store's fault to its trap; on sim, where PEs are
+ * fibers of one thread, another PE may run while a handler of ours waits
+ * in the scheduler, so everything of a step is the view's (its PE's).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -68,6 +74,7 @@ struct dirty {
 
 struct view {
     shmemu__pe *me;
+    _Atomic pid_t stepper; /* the thread between a store's fault and its trap */
     int (*map)(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len,
                int writable);
     char *base; /* npes heaps, stride apart */
@@ -85,31 +92,100 @@ struct view {
     unsigned char *buf; /* OPEN_MAX pages: open[i].before */
 };
 
-/* One PE per process here: the process's view. */
-static struct view *the_view;
-/* The thread between a store's fault and its trap (0: none). */
-static _Atomic pid_t stepper;
+/* The process's views, found by address from the signal handlers (which
+ * cannot take locks): each slot holds its view's range, then the view.  A
+ * view is its PE's until that PE ends; only its PE's threads fault in it. */
+#define VIEWS_MAX 4096
+struct view_slot {
+    _Atomic uintptr_t lo, hi;
+    struct view *_Atomic v;
+};
+static struct view_slot slots[VIEWS_MAX];
+static _Atomic int slots_top;
 static struct sigaction prev_segv, prev_trap;
-static int installed;
+static _Atomic int installed;
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static pid_t my_tid(void) { return (pid_t)syscall(SYS_gettid); }
 
-/* 1 if this call took the lock, 0 if the thread held it already (a fault
- * while it steps, or in a handler of ours). */
-static int step_lock(void)
+static struct view *view_at(uintptr_t a)
+{
+    int top = atomic_load_explicit(&slots_top, memory_order_acquire);
+    for (int i = 0; i < top; i++) {
+        struct view_slot *s = &slots[i];
+        if (a >= atomic_load_explicit(&s->lo, memory_order_acquire) &&
+            a < atomic_load_explicit(&s->hi, memory_order_acquire))
+            return atomic_load_explicit(&s->v, memory_order_acquire);
+    }
+    return NULL;
+}
+
+static int slot_add(struct view *v, uintptr_t lo, uintptr_t hi)
+{
+    for (int i = 0; i < VIEWS_MAX; i++) {
+        struct view *none = NULL;
+        if (!atomic_compare_exchange_strong(&slots[i].v, &none, v))
+            continue;
+        atomic_store_explicit(&slots[i].lo, lo, memory_order_release);
+        atomic_store_explicit(&slots[i].hi, hi, memory_order_release);
+        int top = atomic_load(&slots_top);
+        while (top < i + 1 && !atomic_compare_exchange_weak(&slots_top, &top, i + 1)) {
+        }
+        return 0;
+    }
+    return -1; /* that many PEs with views: this one's pointers stay NULL */
+}
+
+static void slot_drop(struct view *v)
+{
+    for (int i = 0; i < VIEWS_MAX; i++)
+        if (atomic_load(&slots[i].v) == v) {
+            atomic_store(&slots[i].hi, 0);
+            atomic_store(&slots[i].lo, 0);
+            atomic_store(&slots[i].v, NULL);
+            return;
+        }
+}
+
+/* The view whose store this thread is stepping: its PE's (sim runs every
+ * PE in one thread), else the one view this thread steps in (a thread the
+ * program started, that has no PE). */
+static struct view *view_stepping(void)
+{
+    pid_t self = my_tid();
+    struct view *any = NULL;
+    int top = atomic_load_explicit(&slots_top, memory_order_acquire), n = 0;
+    for (int i = 0; i < top; i++) {
+        struct view *v = atomic_load_explicit(&slots[i].v, memory_order_acquire);
+        if (!v || !v->nopen || atomic_load_explicit(&v->stepper, memory_order_relaxed) != self)
+            continue;
+        if (v->me == shmemu__self)
+            return v;
+        any = v;
+        n++;
+    }
+    return n == 1 ? any : NULL;
+}
+
+/* 1 if this call took the view's lock, 0 if the thread held it already (a
+ * fault while it steps, or in a handler of ours). */
+static int step_lock(struct view *v)
 {
     pid_t self = my_tid(), none = 0;
-    if (atomic_load_explicit(&stepper, memory_order_acquire) == self)
+    if (atomic_load_explicit(&v->stepper, memory_order_acquire) == self)
         return 0;
-    while (!atomic_compare_exchange_weak_explicit(&stepper, &none, self, memory_order_acquire,
-                                                  memory_order_relaxed)) {
+    while (!atomic_compare_exchange_weak_explicit(&v->stepper, &none, self,
+                                                  memory_order_acquire, memory_order_relaxed)) {
         none = 0;
         sched_yield();
     }
     return 1;
 }
 
-static void step_unlock(void) { atomic_store_explicit(&stepper, 0, memory_order_release); }
+static void step_unlock(struct view *v)
+{
+    atomic_store_explicit(&v->stepper, 0, memory_order_release);
+}
 
 /* A thread the program started has no PE of its own until it calls the
  * library; in a process that hosts one PE it is that PE's (threads.c), and
@@ -150,8 +226,7 @@ static char *page_at(const struct view *v, int pe, size_t off)
 
 void shmemu__chk_view_held(shmemu__pe *me, struct held *h)
 {
-    struct view *v = the_view;
-    (void)me;
+    struct view *v = me->chk->view;
     if (!v || h->kind != H_PUT || !h->rma.nbytes)
         return;
     h->view = 2;
@@ -179,8 +254,7 @@ void shmemu__chk_view_held(shmemu__pe *me, struct held *h)
 
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h)
 {
-    struct view *v = the_view;
-    (void)me;
+    struct view *v = me->chk->view;
     if (!v || h->view != 2)
         return;
     FOR_PAGES(v, h->rma.pe, h->rma.off, h->rma.nbytes, at) {
@@ -194,19 +268,30 @@ void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h)
 }
 
 /* A fault not ours: to whoever handled the signal before. */
+static _Thread_local int chaining;
+
 static void chain(const struct sigaction *prev, int sig, siginfo_t *si, void *uc)
 {
-    if (prev->sa_flags & SA_SIGINFO) {
+    /* A handler installed over ours may chain back to us, and ours then
+     * to it: a fault nobody takes would go round for ever. */
+    if (!chaining && (prev->sa_flags & SA_SIGINFO)) {
+        chaining = 1;
         prev->sa_sigaction(sig, si, uc);
+        chaining = 0;
         return;
     }
-    if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+    if (!chaining && prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+        chaining = 1;
         prev->sa_handler(sig);
+        chaining = 0;
         return;
     }
     /* The default action: a fault recurs on return, a trap is raised again
      * (it stays blocked until then). */
-    sigaction(sig, prev, NULL);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = prev->sa_handler == SIG_IGN ? SIG_IGN : SIG_DFL;
+    sigaction(sig, &dfl, NULL);
     if (sig == SIGTRAP)
         raise(sig);
 }
@@ -296,13 +381,13 @@ static void close_pages(struct view *v, shmemu__pe *me)
         }
     }
     if (owned)
-        step_unlock();
+        step_unlock(v);
 }
 
 static void on_trap(int sig, siginfo_t *si, void *ucv)
 {
-    struct view *v = the_view;
-    if (!v || !v->nopen || atomic_load_explicit(&stepper, memory_order_relaxed) != my_tid()) {
+    struct view *v = view_stepping();
+    if (!v) {
         chain(&prev_trap, sig, si, ucv);
         return;
     }
@@ -403,10 +488,10 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
         chain(&prev_segv, sig, si, ucv);
         return;
     }
-    int took = step_lock();
+    int took = step_lock(v);
     if (write && v->nopen == OPEN_MAX) { /* cannot be one instruction's: not ours */
         if (took)
-            step_unlock();
+            step_unlock(v);
         chain(&prev_segv, sig, si, ucv);
         return;
     }
@@ -421,7 +506,7 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
             mprotect(at, v->page, PROT_READ);
         }
         if (took)
-            step_unlock();
+            step_unlock(v);
         errno = saved_errno;
         return;
     }
@@ -429,7 +514,7 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
     if (!v->nopen && shmemu__chk_depth == 0 &&
         (emulate_rep(v, me, uc, pe, off) || emulate_store(v, me, uc, pe, off))) {
         if (took)
-            step_unlock();
+            step_unlock(v);
         errno = saved_errno;
         return;
     }
@@ -475,9 +560,9 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
 
 static void on_segv(int sig, siginfo_t *si, void *ucv)
 {
-    struct view *v = the_view;
-    shmemu__pe *was;
     uintptr_t a = (uintptr_t)si->si_addr;
+    struct view *v = view_at(a);
+    shmemu__pe *was;
     shmemu__pe *me = v && in_view(v, a) ? adopt(v, &was) : NULL;
     if (!me) {
         if (v && in_view(v, a))
@@ -489,37 +574,48 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
     shmemu__self = was;
 }
 
-static int install(void)
+/* Ours installed over whatever handles sig now (which then gets the
+ * signals that are not ours), unless ours is what does.  Again for each new
+ * view: a transport may have put its own in the meantime (sim's stack
+ * guard, for one run) and taken it away again with ours. */
+static int install_one(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *prev)
 {
-    if (installed)
+    struct sigaction cur, sa;
+    if (sigaction(sig, NULL, &cur) != 0)
+        return -1;
+    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == fn)
         return 0;
-    shmemu__x86_init();
-    struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     /* NODEFER: the checker may fault again while handling one (a put whose
      * source is a view). */
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    sa.sa_sigaction = on_segv;
-    if (sigaction(SIGSEGV, &sa, &prev_segv) != 0)
-        return -1;
-    sa.sa_sigaction = on_trap;
-    if (sigaction(SIGTRAP, &sa, &prev_trap) != 0) {
-        sigaction(SIGSEGV, &prev_segv, NULL);
-        return -1;
+    sa.sa_sigaction = fn;
+    *prev = cur;
+    return sigaction(sig, &sa, NULL);
+}
+
+static int install(void)
+{
+    pthread_mutex_lock(&install_lock);
+    if (!atomic_load(&installed)) {
+        shmemu__x86_init();
+        atomic_store(&installed, 1);
     }
-    installed = 1;
-    return 0;
+    int st = install_one(SIGSEGV, on_segv, &prev_segv) || install_one(SIGTRAP, on_trap, &prev_trap)
+                 ? -1
+                 : 0;
+    pthread_mutex_unlock(&install_lock);
+    return st;
 }
 
 static struct view *view_of(shmemu__pe *me)
 {
-    struct view *v = the_view;
-    if (v && v->me == me)
+    struct view *v = me->chk->view;
+    if (v)
         return v;
     const struct shmemu_transport_ops *t = me->job->transport;
-    if (v || !SHMEMU_TL_HAS(t, map_view) || !(t->caps & SHMEMU_TL_CAP_PROCESSES) ||
-        !(t->caps & SHMEMU_TL_CAP_LOAD_STORE))
+    if (!SHMEMU_TL_HAS(t, map_view) || !(t->caps & SHMEMU_TL_CAP_LOAD_STORE))
         return NULL;
     v = calloc(1, sizeof(*v));
     if (!v)
@@ -534,7 +630,8 @@ static struct view *view_of(shmemu__pe *me)
     v->buf = malloc(OPEN_MAX * v->page);
     void *base = mmap(NULL, v->stride * (size_t)v->npes, PROT_NONE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (!v->mapped || !v->buf || base == MAP_FAILED || install() != 0) {
+    if (!v->mapped || !v->buf || base == MAP_FAILED || install() != 0 ||
+        slot_add(v, (uintptr_t)base, (uintptr_t)base + v->stride * (size_t)v->npes) != 0) {
         if (base != MAP_FAILED)
             munmap(base, v->stride * (size_t)v->npes);
         free(v->mapped);
@@ -543,14 +640,14 @@ static struct view *view_of(shmemu__pe *me)
         return NULL;
     }
     v->base = base;
-    the_view = v;
+    me->chk->view = v;
     return v;
 }
 
 int shmemu__chk_in_view(shmemu__pe *me, const void *p)
 {
-    const struct view *v = the_view;
-    return v && v->me == me && in_view(v, (uintptr_t)p);
+    const struct view *v = me->chk ? me->chk->view : NULL;
+    return v && in_view(v, (uintptr_t)p);
 }
 
 void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
@@ -574,10 +671,11 @@ void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
 
 void shmemu__check_ptr_fini(shmemu__pe *me)
 {
-    struct view *v = the_view;
-    if (!v || v->me != me)
+    struct view *v = me->chk ? me->chk->view : NULL;
+    if (!v)
         return;
-    the_view = NULL;
+    me->chk->view = NULL;
+    slot_drop(v);
     munmap(v->base, v->stride * (size_t)v->npes);
     free(v->dirty);
     free(v->mapped);

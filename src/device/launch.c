@@ -36,6 +36,22 @@ static struct shmemu_dev_self host_self;
 _Thread_local struct shmemu_dev_self *shmemu_devrt_self = &host_self;
 _Thread_local struct dev_launch *shmemu__dev_launch __attribute__((tls_model("initial-exec")));
 
+/* Where PEs take turns in one thread (sim), the kernel in progress and
+ * the running device thread are the PE's (runtime/core.h). */
+static void state_save(void *slot[2])
+{
+    slot[0] = shmemu__dev_launch;
+    slot[1] = shmemu_devrt_self == &host_self ? NULL : shmemu_devrt_self;
+}
+
+static void state_load(void *const slot[2])
+{
+    shmemu__dev_launch = slot[0];
+    shmemu_devrt_self = slot[1] ? slot[1] : &host_self;
+}
+
+static const struct shmemu__pe_state_hooks state_hooks = {state_save, state_load};
+
 /* A thread of a launch switches back here after LOOP_BUDGET basic blocks
  * without a device call (shmemu-devcc's loop hook). */
 #define LOOP_BUDGET 4096u
@@ -538,6 +554,8 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
         return shmemu__fail(NULL, SHMEMU_EINVAL, call, "called outside a PE");
     if (!k || !k->body)
         return shmemu__fail(me, SHMEMU_EINVAL, call, "kernel is NULL");
+    if (!atomic_load_explicit(&shmemu__pe_state, memory_order_acquire))
+        atomic_store_explicit(&shmemu__pe_state, &state_hooks, memory_order_release);
     if (shmemu__dev_launch)
         return shmemu__fail(me, SHMEMU_EINVAL, call,
                             "kernel %s launched from inside kernel %s (no dynamic parallelism "

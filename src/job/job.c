@@ -199,6 +199,7 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     job->coop = (job->transport->caps & SHMEMU_TL_CAP_COOPERATIVE) != 0;
     job->tl.pe_ctx_size = shmemu__pe_ctx_size();
     job->tl.seed = job->check.fuzz ? job->check.seed : 0;
+    job->tl.views = job->check.fuzz || job->check.race; /* shmemu_ptr's, for peers */
     job->tl.calls = &core_calls;
     size_t priv = shmemu__tl_priv_size(job->ops);
     job->tl.priv = calloc(1, priv ? priv : 1);

@@ -26,6 +26,8 @@ struct pe_ctx {
     const char *agree_names;
     const char *compat_call;
     int ctx_id;
+    int chk_depth; /* inside the checker: its handlers may wait in sim's scheduler */
+    void *above[2]; /* shmemu__pe_state's */
 };
 
 size_t shmemu__pe_ctx_size(void) { return sizeof(struct pe_ctx); }
@@ -34,15 +36,22 @@ void shmemu__pe_ctx(struct shmemu_tl_job *tl, void *ctx, int save)
 {
     (void)tl;
     struct pe_ctx *c = ctx;
+    const struct shmemu__pe_state_hooks *h =
+        atomic_load_explicit(&shmemu__pe_state, memory_order_acquire);
     if (save) {
         *c = (struct pe_ctx){shmemu__self, shmemu__last_status, shmemu__agree_names,
-                             shmemu_compat_call, shmemu__ctx_id};
+                             shmemu_compat_call, shmemu__ctx_id, shmemu__chk_depth, {0}};
+        if (h)
+            h->save(c->above);
     } else {
         shmemu__self = c->self;
         shmemu__last_status = c->last_status;
         shmemu__agree_names = c->agree_names;
         shmemu_compat_call = c->compat_call;
         shmemu__ctx_id = c->ctx_id;
+        shmemu__chk_depth = c->chk_depth;
+        if (h)
+            h->load(c->above);
     }
 }
 

@@ -203,6 +203,18 @@ _Static_assert(offsetof(shmemu__pe, poll_tl_cpu_ns) <= 128,
 
 extern _Thread_local shmemu__pe *shmemu__self
     __attribute__((tls_model("initial-exec"))) SHMEMU__HIDDEN;
+/* Per-thread state of a floor above that belongs to the running PE where
+ * PEs take turns in one thread (sim): the device layer's kernel in
+ * progress and its running device thread.  That floor fills the table in;
+ * the PE's context (job/pe.c) saves and loads its two words on every
+ * switch.  A switch may come in the middle of a kernel: the checker,
+ * landing a device thread's stores, calls the transport, whose data path
+ * is a scheduling point. */
+struct shmemu__pe_state_hooks {
+    void (*save)(void *slot[2]);
+    void (*load)(void *const slot[2]); /* NULLs: a PE outside any kernel */
+};
+extern const struct shmemu__pe_state_hooks *_Atomic shmemu__pe_state SHMEMU__HIDDEN;
 /* The calling thread's current context (shmemu_ctx_select); what the
  * checker tags its operations with. */
 extern _Thread_local int shmemu__ctx_id SHMEMU__HIDDEN;

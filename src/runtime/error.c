@@ -12,6 +12,7 @@ _Thread_local shmemu__pe *shmemu__self;
 _Thread_local int shmemu__last_status;
 _Thread_local int shmemu__ctx_id;
 _Thread_local const char *shmemu_compat_call;
+const struct shmemu__pe_state_hooks *_Atomic shmemu__pe_state;
 int shmemu__process_error_mode = -1;
 const _Atomic int32_t shmemu__retired_word = SHMEMU__RETIRED;
 

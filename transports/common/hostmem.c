@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mapped.h"
@@ -146,7 +147,13 @@ static int cache_take(struct shmemu_tl_hostmem *hm, size_t heap_len, int npes)
 
 static void release(struct shmemu_tl_hostmem *hm, int npes, size_t low, size_t top)
 {
-    if (hm->heaps) {
+    if (hm->views) { /* a memory file's: nothing kept */
+        unmap_heaps(hm->heaps, hm->stride, hm->reserved);
+        if (hm->fd >= 0)
+            close(hm->fd);
+        hm->views = 0;
+        hm->heaps = NULL;
+    } else if (hm->heaps) {
         for (int pe = 0; pe < npes && pe < hm->reserved; pe++) {
             size_t len = hm->heap_len, t = top < len ? top : len;
             mark_dirty(hm, pe, 0, low < len ? low : len);
@@ -177,8 +184,42 @@ void shmemu_tl_hostmem_destroy(struct shmemu_tl_hostmem *hm, const struct shmemu
     release(hm, job->npes, job->heap_low, job->heap_top);
 }
 
+/* Heaps that checker mode can map again, at other addresses (its views
+ * of peers' heaps): each a shared mapping of its range of one memory
+ * file. */
+static int create_shared(struct shmemu_tl_hostmem *hm, int npes, char **bases)
+{
+    hm->views = 1;
+    hm->fd = (int)syscall(SYS_memfd_create, "shmemu-heaps", 1u /* MFD_CLOEXEC */);
+    if (hm->fd < 0 || ftruncate(hm->fd, (off_t)(hm->heap_len * (size_t)npes)) != 0)
+        return SHMEMU_ENOMEM;
+    hm->heaps = shmemu_mapped_reserve(hm->stride * (size_t)npes, SHMEMU_TL_BASE_ALIGN,
+                                      PROT_NONE);
+    if (!hm->heaps)
+        return SHMEMU_ENOMEM;
+    for (int pe = 0; pe < npes; pe++) {
+        bases[pe] = hm->heaps + (size_t)pe * hm->stride;
+        if (mmap(bases[pe], hm->heap_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                 hm->fd, (off_t)((size_t)pe * hm->heap_len)) == MAP_FAILED)
+            return SHMEMU_ENOMEM;
+    }
+    return SHMEMU_OK;
+}
+
+int shmemu_tl_hostmem_map_view(const struct shmemu_tl_hostmem *hm, int pe, size_t off,
+                               void *addr, size_t len, int writable)
+{
+    if (!hm->views || off > hm->heap_len || len > hm->heap_len - off)
+        return SHMEMU_ENOTSUP;
+    int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+    return mmap(addr, len, prot, MAP_SHARED | MAP_FIXED, hm->fd,
+                (off_t)((size_t)pe * hm->heap_len + off)) == MAP_FAILED
+               ? SHMEMU_ENOMEM
+               : SHMEMU_OK;
+}
+
 int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap_size,
-                             size_t ctl_size, size_t ctl_hot, char **bases)
+                             size_t ctl_size, size_t ctl_hot, int views, char **bases)
 {
     hm->stride = shmemu_tl_heap_stride(heap_size);
     hm->ctl_len = page_round(ctl_size);
@@ -200,6 +241,14 @@ int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap
     }
     if (!hm->ctl)
         return SHMEMU_ENOMEM;
+    if (views) {
+        hm->heap_len = hm->touched = page_round(heap_size);
+        hm->reserved = npes;
+        int st = create_shared(hm, npes, bases);
+        if (st != SHMEMU_OK)
+            release(hm, 0, 0, 0);
+        return st;
+    }
     if (cache_take(hm, page_round(heap_size), npes)) {
         for (int pe = 0; pe < npes; pe++)
             bases[pe] = hm->heaps + (size_t)pe * hm->stride;

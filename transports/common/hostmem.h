@@ -21,14 +21,23 @@ struct shmemu_tl_hostmem {
     size_t dirty_words;      /* words of dirty per heap */
     void *ctl;
     size_t ctl_len;
+    int views;               /* heaps are shared mappings of fd (map_view) */
+    int fd;
 };
 
 /* Map npes heaps of heap_size bytes (bases[pe] set, each aligned to
  * SHMEMU_TL_BASE_ALIGN) and ctl_size zeroed bytes of control area, the
  * first ctl_hot of them (shmemu_tl_job.ctl_hot_size) rounded up to 2 MiB
- * on huge pages where ctl_hot is 1 MiB or more.  SHMEMU_ENOMEM leaves nothing behind. */
+ * on huge pages where ctl_hot is 1 MiB or more.  views (the job's
+ * shmemu_tl_job.views): heaps in a memory file, so that map_view can map
+ * them again; such heaps are neither taken from nor kept for other jobs.
+ * SHMEMU_ENOMEM leaves nothing behind. */
 int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap_size,
-                             size_t ctl_size, size_t ctl_hot, char **bases);
+                             size_t ctl_size, size_t ctl_hot, int views, char **bases);
+/* The transport's map_view (transport.h) for heaps created with views;
+ * SHMEMU_ENOTSUP for others.  Async-signal-safe. */
+int shmemu_tl_hostmem_map_view(const struct shmemu_tl_hostmem *hm, int pe, size_t off,
+                               void *addr, size_t len, int writable);
 /* Unmap what create mapped (idempotent).  The heaps may be kept for the
  * process's next create, which gets them back zeroed (what job's
  * heap_low and heap_top say it may have written). */

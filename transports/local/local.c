@@ -20,10 +20,16 @@ static int local_job_create(struct shmemu_tl_job *job)
 {
     struct shmemu_tl_hostmem *hm = job->priv;
     int st = shmemu_tl_hostmem_create(hm, job->npes, job->heap_size, job->ctl_size,
-                                      job->ctl_hot_size, job->heap_base);
+                                      job->ctl_hot_size, job->views, job->heap_base);
     if (st == SHMEMU_OK)
         job->ctl = hm->ctl;
     return st;
+}
+
+static int local_map_view(struct shmemu_tl_job *job, int pe, size_t off, void *addr,
+                          size_t len, int writable)
+{
+    return shmemu_tl_hostmem_map_view(job->priv, pe, off, addr, len, writable);
 }
 
 const struct shmemu_transport_ops shmemu_local_ops = {
@@ -44,4 +50,5 @@ const struct shmemu_transport_ops shmemu_local_ops = {
     .fence = NULL,
     .ctl_wait = shmemu_mapped_wait_private,
     .ctl_wake = shmemu_mapped_wake_private,
+    .map_view = local_map_view,
 };

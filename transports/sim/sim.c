@@ -345,7 +345,7 @@ static int sim_job_create(struct shmemu_tl_job *job)
     if (!s->o.seed_given && job->seed) /* checker mode's seed decides both */
         s->o.seed = job->seed;
     int st = shmemu_tl_hostmem_create(&s->hm, job->npes, job->heap_size, job->ctl_size,
-                                      job->ctl_hot_size, job->heap_base);
+                                      job->ctl_hot_size, job->views, job->heap_base);
     if (st != SHMEMU_OK)
         return st;
     /* Thousands of PEs touch a page of their heaps each: small pages. */
@@ -392,6 +392,12 @@ void shmemu__sim_wake_all_blocked(struct sim *s)
     wake_all_blocked(s);
 }
 
+static int sim_map_view(struct shmemu_tl_job *job, int pe, size_t off, void *addr, size_t len,
+                        int writable)
+{
+    return shmemu_tl_hostmem_map_view(&sim_of(job)->hm, pe, off, addr, len, writable);
+}
+
 const struct shmemu_transport_ops shmemu_sim_ops = {
     .size = sizeof(struct shmemu_transport_ops),
     .name = "sim",
@@ -408,5 +414,6 @@ const struct shmemu_transport_ops shmemu_sim_ops = {
     .sched_point = sim_sched_point,
     .sched_draw = sim_sched_draw,
     .sched_spin = sim_sched_spin,
+    .map_view = sim_map_view,
     .clock_ns = sim_clock_ns,
 };

@@ -96,7 +96,7 @@ static int staged_job_create(struct shmemu_tl_job *job)
     sj->addr = shmemu_mapped_reserve(sj->addr_len, SHMEMU_TL_BASE_ALIGN, PROT_NONE);
     if (!sj->store_base || !sj->pes || !sj->addr ||
         shmemu_tl_hostmem_create(&sj->store, job->npes, job->heap_size, job->ctl_size,
-                                 job->ctl_hot_size, sj->store_base) != SHMEMU_OK) {
+                                 job->ctl_hot_size, 0, sj->store_base) != SHMEMU_OK) {
         snprintf(job->why, sizeof(job->why), "cannot map %d heaps of %zu bytes", job->npes,
                  job->heap_size);
         staged_job_destroy(job);
