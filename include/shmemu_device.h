@@ -404,6 +404,7 @@ struct shmemu_dev_self {
     shmemu_dim3 thread_idx, block_idx, block_dim, grid_dim;
     const char *file; /* the device call it is in (for reports) */
     int line;
+    int atomic_scope; /* of the atomic it is in: SHMEMU_DEV_SCOPE_* */
 };
 /** The running device thread; outside kernels a thread of its own (all
  *  zero) that device calls refuse. */
@@ -487,12 +488,25 @@ static inline int shmemu_devrt_at(const char *file, int line)
     return 0;
 }
 #define SHMEMU_DEVRT_AT(fn) (shmemu_devrt_at(__FILE__, __LINE__), fn)
+/* The same for an atomic, with its scope (the checker's rules differ). */
+static inline int shmemu_devrt_at_scope(const char *file, int line, int scope)
+{
+    struct shmemu_dev_self *s = shmemu_devrt_self;
+    if (s->grid_dim.x) {
+        s->file = file;
+        s->line = line;
+        s->atomic_scope = scope;
+    }
+    return 0;
+}
 
 /* ---- intrinsics: barriers, fences, atomics --------------------------- */
 void shmemu_devrt_syncthreads(void);
 void shmemu_devrt_fence_scope(int scope);
-/* A scheduling point before an atomic (another thread may run first). */
+/* A scheduling point before an atomic (another thread may run first),
+ * and the atomic done (what the checker learns from the value it read). */
 void shmemu_devrt_point(const void *addr);
+void shmemu_devrt_done(const void *addr);
 
 #define __syncthreads() (shmemu_devrt_at(__FILE__, __LINE__), shmemu_devrt_syncthreads())
 #define __threadfence_block()                                                    \
@@ -506,29 +520,61 @@ void shmemu_devrt_point(const void *addr);
  * returns the old value (relaxed, as CUDA's; order them with fences). */
 #define SHMEMU__ATOMIC_INT(T, tag)                                              \
     static inline T shmemu_devrt_add_##tag(T *p, T v)                          \
-    { shmemu_devrt_point(p); return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); } \
+    {                                                                        \
+        shmemu_devrt_point(p);                                               \
+        T o_ = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                   \
+        shmemu_devrt_done(p);                                                \
+        return o_;                                                           \
+    }                                                                        \
     static inline T shmemu_devrt_sub_##tag(T *p, T v)                          \
-    { shmemu_devrt_point(p); return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); } \
+    {                                                                        \
+        shmemu_devrt_point(p);                                               \
+        T o_ = __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);                   \
+        shmemu_devrt_done(p);                                                \
+        return o_;                                                           \
+    }                                                                        \
     static inline T shmemu_devrt_exch_##tag(T *p, T v)                         \
-    { shmemu_devrt_point(p); return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); } \
+    {                                                                        \
+        shmemu_devrt_point(p);                                               \
+        T o_ = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                  \
+        shmemu_devrt_done(p);                                                \
+        return o_;                                                           \
+    }                                                                        \
     static inline T shmemu_devrt_cas_##tag(T *p, T cmp, T v)                   \
     {                                                                            \
         shmemu_devrt_point(p);                                                   \
         __atomic_compare_exchange_n(p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+        shmemu_devrt_done(p);                                                    \
         return cmp;                                                              \
     }                                                                            \
     static inline T shmemu_devrt_and_##tag(T *p, T v)                          \
-    { shmemu_devrt_point(p); return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); } \
+    {                                                                        \
+        shmemu_devrt_point(p);                                               \
+        T o_ = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                   \
+        shmemu_devrt_done(p);                                                \
+        return o_;                                                           \
+    }                                                                        \
     static inline T shmemu_devrt_or_##tag(T *p, T v)                           \
-    { shmemu_devrt_point(p); return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); } \
+    {                                                                        \
+        shmemu_devrt_point(p);                                               \
+        T o_ = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                    \
+        shmemu_devrt_done(p);                                                \
+        return o_;                                                           \
+    }                                                                        \
     static inline T shmemu_devrt_xor_##tag(T *p, T v)                          \
-    { shmemu_devrt_point(p); return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); } \
+    {                                                                        \
+        shmemu_devrt_point(p);                                               \
+        T o_ = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                   \
+        shmemu_devrt_done(p);                                                \
+        return o_;                                                           \
+    }                                                                        \
     static inline T shmemu_devrt_max_##tag(T *p, T v)                          \
     {                                                                            \
         shmemu_devrt_point(p);                                                   \
         T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);                              \
         while (o < v && !__atomic_compare_exchange_n(p, &o, v, 1, __ATOMIC_SEQ_CST, \
                                                      __ATOMIC_SEQ_CST)) {}      \
+        shmemu_devrt_done(p);                                                    \
         return o;                                                                \
     }                                                                            \
     static inline T shmemu_devrt_min_##tag(T *p, T v)                          \
@@ -537,6 +583,7 @@ void shmemu_devrt_point(const void *addr);
         T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);                              \
         while (o > v && !__atomic_compare_exchange_n(p, &o, v, 1, __ATOMIC_SEQ_CST, \
                                                      __ATOMIC_SEQ_CST)) {}      \
+        shmemu_devrt_done(p);                                                    \
         return o;                                                                \
     }
 SHMEMU__ATOMIC_INT(int, i)
@@ -558,6 +605,7 @@ SHMEMU__ATOMIC_INT(long long, ll)
             __builtin_memcpy(&n, &g, sizeof n);                                  \
         } while (!__atomic_compare_exchange_n(w, &o, n, 1, __ATOMIC_SEQ_CST,      \
                                               __ATOMIC_SEQ_CST));               \
+        shmemu_devrt_done(p);                                                    \
         return f;                                                                \
     }                                                                            \
     static inline T shmemu_devrt_exch_##tag(T *p, T v)                         \
@@ -568,6 +616,7 @@ SHMEMU__ATOMIC_INT(long long, ll)
         __builtin_memcpy(&n, &v, sizeof n);                                      \
         o = __atomic_exchange_n((U *)(void *)p, n, __ATOMIC_SEQ_CST);            \
         __builtin_memcpy(&f, &o, sizeof f);                                      \
+        shmemu_devrt_done(p);                                                    \
         return f;                                                                \
     }
 SHMEMU__ATOMIC_FP(float, unsigned, f)
@@ -583,35 +632,42 @@ SHMEMU__ATOMIC_FP(double, unsigned long long, d)
              unsigned long long *: shmemu_devrt_##op##_ull,                      \
              long long *: shmemu_devrt_##op##_ll, float *: shmemu_devrt_##op##_f,  \
              double *: shmemu_devrt_##op##_d)
-/* The _system and _block forms are the same operations on the CPU. */
-#define atomicAdd(p, v) (shmemu_devrt_at(__FILE__, __LINE__), SHMEMU__AT_ALL(add, p)((p), (v)))
-#define atomicSub(p, v) (shmemu_devrt_at(__FILE__, __LINE__), SHMEMU__AT_INT(sub, p)((p), (v)))
-#define atomicExch(p, v) (shmemu_devrt_at(__FILE__, __LINE__), SHMEMU__AT_ALL(exch, p)((p), (v)))
-#define atomicCAS(p, c, v)                                                       \
-    (shmemu_devrt_at(__FILE__, __LINE__), SHMEMU__AT_INT(cas, p)((p), (c), (v)))
-#define atomicAnd(p, v) (shmemu_devrt_at(__FILE__, __LINE__), SHMEMU__AT_INT(and, p)((p), (v)))
-#define atomicOr(p, v) (shmemu_devrt_at(__FILE__, __LINE__), SHMEMU__AT_INT(or, p)((p), (v)))
-#define atomicXor(p, v) (shmemu_devrt_at(__FILE__, __LINE__), SHMEMU__AT_INT(xor, p)((p), (v)))
-#define atomicMax(p, v) (shmemu_devrt_at(__FILE__, __LINE__), SHMEMU__AT_INT(max, p)((p), (v)))
-#define atomicMin(p, v) (shmemu_devrt_at(__FILE__, __LINE__), SHMEMU__AT_INT(min, p)((p), (v)))
-#define atomicAdd_system atomicAdd
-#define atomicSub_system atomicSub
-#define atomicExch_system atomicExch
-#define atomicCAS_system atomicCAS
-#define atomicAnd_system atomicAnd
-#define atomicOr_system atomicOr
-#define atomicXor_system atomicXor
-#define atomicMax_system atomicMax
-#define atomicMin_system atomicMin
-#define atomicAdd_block atomicAdd
-#define atomicSub_block atomicSub
-#define atomicExch_block atomicExch
-#define atomicCAS_block atomicCAS
-#define atomicAnd_block atomicAnd
-#define atomicOr_block atomicOr
-#define atomicXor_block atomicXor
-#define atomicMax_block atomicMax
-#define atomicMin_block atomicMin
+/* The _system and _block forms are the same operations on the CPU; the
+ * checker tells them apart (a flag read with an atomic of device or block
+ * scope synchronizes with nothing on another GPU: docs/CHECK.md). */
+#define SHMEMU__ATOMIC2(gen, op, scope, p, v)                                   \
+    (shmemu_devrt_at_scope(__FILE__, __LINE__, SHMEMU_DEV_SCOPE_##scope),        \
+     gen(op, p)((p), (v)))
+#define SHMEMU__ATOMIC3(gen, op, scope, p, c, v)                                \
+    (shmemu_devrt_at_scope(__FILE__, __LINE__, SHMEMU_DEV_SCOPE_##scope),        \
+     gen(op, p)((p), (c), (v)))
+#define atomicAdd(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_ALL, add, DEVICE, p, v)
+#define atomicSub(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, sub, DEVICE, p, v)
+#define atomicExch(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_ALL, exch, DEVICE, p, v)
+#define atomicCAS(p, c, v) SHMEMU__ATOMIC3(SHMEMU__AT_INT, cas, DEVICE, p, c, v)
+#define atomicAnd(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, and, DEVICE, p, v)
+#define atomicOr(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, or, DEVICE, p, v)
+#define atomicXor(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, xor, DEVICE, p, v)
+#define atomicMax(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, max, DEVICE, p, v)
+#define atomicMin(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, min, DEVICE, p, v)
+#define atomicAdd_system(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_ALL, add, SYSTEM, p, v)
+#define atomicSub_system(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, sub, SYSTEM, p, v)
+#define atomicExch_system(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_ALL, exch, SYSTEM, p, v)
+#define atomicCAS_system(p, c, v) SHMEMU__ATOMIC3(SHMEMU__AT_INT, cas, SYSTEM, p, c, v)
+#define atomicAnd_system(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, and, SYSTEM, p, v)
+#define atomicOr_system(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, or, SYSTEM, p, v)
+#define atomicXor_system(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, xor, SYSTEM, p, v)
+#define atomicMax_system(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, max, SYSTEM, p, v)
+#define atomicMin_system(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, min, SYSTEM, p, v)
+#define atomicAdd_block(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_ALL, add, BLOCK, p, v)
+#define atomicSub_block(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, sub, BLOCK, p, v)
+#define atomicExch_block(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_ALL, exch, BLOCK, p, v)
+#define atomicCAS_block(p, c, v) SHMEMU__ATOMIC3(SHMEMU__AT_INT, cas, BLOCK, p, c, v)
+#define atomicAnd_block(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, and, BLOCK, p, v)
+#define atomicOr_block(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, or, BLOCK, p, v)
+#define atomicXor_block(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, xor, BLOCK, p, v)
+#define atomicMax_block(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, max, BLOCK, p, v)
+#define atomicMin_block(p, v) SHMEMU__ATOMIC2(SHMEMU__AT_INT, min, BLOCK, p, v)
 
 /* Inline PTX, textures and the like cannot run on the CPU: a kernel file
  * that uses them fails to build here instead of computing something else. */

@@ -918,8 +918,10 @@ static void test_half_conversions(void **state)
  * PE 1's flag with a (relaxed) atomic.  PE 1 waits for the flag and copies
  * the data out.  The fixed twin fences with __threadfence_system().  Mode
  * SCOPE_NONE has no fence at all, a relaxed atomic after plain writes
- * (DeepEP's issue 661). */
-enum { SCOPE_DEVICE, SCOPE_SYSTEM, SCOPE_NONE };
+ * (DeepEP's issue 661).  Mode SCOPE_READER has the writer right and the
+ * reader wrong: it polls the flag with an atomic of device scope, which
+ * synchronizes with nothing another GPU did (ROCm aiter's issue 4786). */
+enum { SCOPE_DEVICE, SCOPE_SYSTEM, SCOPE_NONE, SCOPE_READER };
 struct scope_arg {
     int *data;      /* symmetric, n ints, on its own page */
     unsigned *flag; /* symmetric */
@@ -935,14 +937,18 @@ SHMEMU_KERNEL(k_scope, struct scope_arg, a)
         int *d = (int *)shmemu_dev_ptr(a.data, 1);
         for (int i = 0; i < a.n; i++)
             d[i] = a.round * 1000 + i;
-        if (a.mode == SCOPE_SYSTEM)
+        if (a.mode == SCOPE_SYSTEM || a.mode == SCOPE_READER)
             __threadfence_system();
         else if (a.mode == SCOPE_DEVICE)
             __threadfence();
         atomicExch_system((unsigned *)shmemu_dev_ptr(a.flag, 1), (unsigned)a.round);
     } else if (shmemu_dev_my_pe() == 1) {
-        while (atomicAdd_system(a.flag, 0u) < (unsigned)a.round) {
-        }
+        if (a.mode == SCOPE_READER) /* device scope: synchronizes with nothing of PE 0's */
+            while (atomicAdd(a.flag, 0u) < (unsigned)a.round) {
+            }
+        else
+            while (atomicAdd_system(a.flag, 0u) < (unsigned)a.round) {
+            }
         __threadfence_system();
         for (int i = 0; i < a.n; i++)
             a.out[i] = ((volatile int *)a.data)[i];
@@ -1022,6 +1028,48 @@ static void test_scope_threadfence_device(void **state)
     if (!ran)
         th_skip("a device thread's stores through peer pointers are held on local, shm and "
                 "sim (x86-64), none of which is under test");
+}
+
+/* The reader's side: a flag polled with an atomic of device scope is
+ * reported on every seed, with or without fuzzing, naming the atomic's
+ * line and the fix; the fixed twin (SCOPE_SYSTEM: atomicAdd_system) is
+ * test_scope_threadfence_device's, under race detection on every seed. */
+static void test_scope_reader_device_atomic(void **state)
+{
+    (void)state;
+    int ran = 0, seeds = (int)th_iters(10, 3);
+    for (int tr = 0; tr < th_transport_count(); tr++) {
+        const char *tp = th_transport(tr);
+        if (!th_checked_ptrs(tp))
+            continue;
+        ran++;
+        for (int seed = 0; seed <= seeds; seed++) {
+            char check[40];
+            if (seed)
+                snprintf(check, sizeof(check), "fuzz:%d,race", seed);
+            else
+                snprintf(check, sizeof(check), "race");
+            int mode = SCOPE_READER;
+            shmemu_opts o = {.npes = 2, .transport = tp, .heap_size = 1 << 20, .check = check};
+            th_capture_start();
+            int rc = th_launch_opts(&o, body_scope, &mode);
+            char *err = th_capture_stop();
+            if (rc != SHMEMU_ERACE)
+                fail_msg("%s, %s: rc %d, not SHMEMU_ERACE: %s", tp, check, rc, err);
+            if (!strstr(err, "scope: PE 1/2 block (0,0,0) thread (0,0,0) of kernel k_scope at "
+                             "tests/test_kernels.c:") ||
+                !strstr(err, "an atomic of device scope reads the word at 0x") ||
+                !strstr(err, "where PE 0 raised a flag (the atomic of PE 0/2 block (0,0,0) "
+                                 "thread (0,0,0) of kernel k_scope at tests/test_kernels.c:") ||
+                !strstr(err, "use a _system atomic (atomicAdd_system)"))
+                fail_msg("%s, %s: the report does not name the atomic and the fix: %s", tp,
+                         check, err);
+            free(err);
+        }
+    }
+    if (!ran)
+        th_skip("device threads' peer pointers are checked on local, shm and sim (x86-64), "
+                "none of which is under test");
 }
 
 /* ------------------------------------------------------------- misuse */
@@ -1338,6 +1386,7 @@ int main(void)
         cmocka_unit_test(test_sim_replay),
         cmocka_unit_test(test_planted_bugs),
         cmocka_unit_test(test_scope_threadfence_device),
+        cmocka_unit_test(test_scope_reader_device_atomic),
         cmocka_unit_test(test_half_conversions),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_stuck),

@@ -72,6 +72,11 @@ void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
  * thread's system-scope fence: only that orders such stores for other
  * GPUs; a no-op where nothing is held). */
 void shmemu__check_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
+/* A device thread's atomic on addr (scope.c), before it runs (done 0)
+ * and once it ran (done 1).  narrow: the name of its scope where that is
+ * not system ("device", "block"), else NULL. */
+void shmemu__check_dev_atomic(shmemu__pe *me, const void *addr, const char *narrow, int done)
+    SHMEMU__HIDDEN;
 /* The PE leaves: its views go (from shmemu__check_pe_fini). */
 void shmemu__check_ptr_fini(shmemu__pe *me) SHMEMU__HIDDEN;
 /* How deep the calling thread is in its PE's checker state: a store

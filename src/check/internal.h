@@ -14,7 +14,7 @@ struct shmemu__race;
 
 
 #define CHK_NOTES 8
-#define CHK_NOTE_LEN 480
+#define CHK_NOTE_LEN 640
 #define CHK_OT 8  /* overtakes remembered per destination PE */
 #define CHK_RW 16 /* recent writes remembered per destination PE */
 #define CHK_SITE 72
@@ -255,6 +255,8 @@ void shmemu__chk_view_held(shmemu__pe *me, struct held *h) SHMEMU__HIDDEN;
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) SHMEMU__HIDDEN;
 /* Is p inside this PE's checked pointers to peers' heaps? */
 int shmemu__chk_in_view(shmemu__pe *me, const void *p) SHMEMU__HIDDEN;
+/* The PE and heap offset of p if it lies in me's views; else 0. */
+int shmemu__chk_view_locate(shmemu__pe *me, const void *p, int *pe, size_t *off) SHMEMU__HIDDEN;
 /* An atomic instruction through a checked pointer on word off of pe's
  * heap: before it runs (what a non-fetching AMO would do at issue: fenced
  * work lands first, the race detector's release), and once it has. */

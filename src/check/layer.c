@@ -149,6 +149,21 @@ static void kernel_overtake_note(shmemu__pe *me, int pe)
                        where, pe, pe, ysite, me->pe);
 }
 
+/* A release on word off of pe's heap; a device thread's told where (a
+ * flag read with too narrow a scope names it: scope.c). */
+static void release_told(shmemu__pe *me, int pe, size_t off, const uint32_t *rel)
+{
+    struct shmemu__chk *k = me->chk;
+    if (!me->in_kernel || !me->kernel_where) {
+        shmemu__race_release(me, k->race, pe, off, rel);
+        return;
+    }
+    char where[200], by[240];
+    me->kernel_where(me, where, sizeof(where));
+    snprintf(by, sizeof(by), "the atomic of %s", where);
+    shmemu__race_release_by(me, k->race, pe, off, rel, by);
+}
+
 void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
 {
     struct shmemu__chk *k = me->chk;
@@ -179,7 +194,7 @@ void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
             shmemu__chk_pause_for(me, pe, 0);
     }
     if (k->race && h.rel)
-        shmemu__race_release(me, k->race, pe, off, h.rel);
+        release_told(me, pe, off, h.rel);
     free(h.rel);
 }
 

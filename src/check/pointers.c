@@ -650,6 +650,17 @@ int shmemu__chk_in_view(shmemu__pe *me, const void *p)
     return v && in_view(v, (uintptr_t)p);
 }
 
+int shmemu__chk_view_locate(shmemu__pe *me, const void *p, int *pe, size_t *off)
+{
+    const struct view *v = me->chk ? me->chk->view : NULL;
+    if (!v || !in_view(v, (uintptr_t)p))
+        return 0;
+    size_t at = (size_t)((uintptr_t)p - (uintptr_t)v->base);
+    *pe = (int)(at / v->stride);
+    *off = at % v->stride;
+    return *off < v->len;
+}
+
 void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
 {
     if (pe == me->pe) /* its own heap: its own loads and stores, unchecked anyway */
@@ -688,6 +699,10 @@ void shmemu__check_ptr_fini(shmemu__pe *me)
 void shmemu__chk_view_held(shmemu__pe *me, struct held *h) { (void)me, (void)h; }
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) { (void)me, (void)h; }
 int shmemu__chk_in_view(shmemu__pe *me, const void *p) { return (void)me, (void)p, 0; }
+int shmemu__chk_view_locate(shmemu__pe *me, const void *p, int *pe, size_t *off)
+{
+    return (void)me, (void)p, (void)pe, (void)off, 0;
+}
 
 void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
 {

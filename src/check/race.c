@@ -42,6 +42,7 @@ struct race_hdr {
  * every clock vector published on it. */
 struct word {
     _Atomic uint64_t key;
+    _Atomic uint32_t by; /* the last release told where: PE + 1 << 16 | site */
     _Atomic uint32_t vc[]; /* [npes] */
 };
 
@@ -265,7 +266,81 @@ void shmemu__race_acquire(shmemu__pe *me, struct shmemu__race *r, int pe, size_t
     }
 }
 
+/* 1 if PE i published on a word of [off, off + n) of pe's heap what r has
+ * not learned. */
+static int unlearned_by(struct shmemu__race *r, int pe, size_t off, size_t n, int i)
+{
+    for (size_t w = off & ~(size_t)7; w < off + n; w += 8) {
+        struct word *e = find_word(r, pe, w, 0);
+        if (e && atomic_load_explicit(&e->vc[i], memory_order_relaxed) > r->vc[i])
+            return 1;
+    }
+    return 0;
+}
+
+/* A PE other than me whose release on a word of [off, off + n) of pe's
+ * heap me has not learned (the last writer of its granule first, if it is
+ * one), with that writer's site into site[len] ("" if another wrote
+ * last); -1 if none. */
+int shmemu__race_unlearned(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off, size_t n,
+                           char *site, size_t len)
+{
+    if (len)
+        site[0] = '\0';
+    if (atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
+        return -1;
+    uint32_t wp = 0;
+    uint16_t ws = 0;
+    uint64_t g = off / GRANULE;
+    if (g < r->h->granules) {
+        _Atomic uint32_t *l = gran_lock(r, pe, g);
+        spin_lock(l);
+        struct gran *s = gran_at(r, pe, g);
+        wp = s->w_pe1, ws = s->w_site;
+        spin_unlock(l);
+    }
+    if (wp && (int)wp - 1 != me->pe && unlearned_by(r, pe, off, n, (int)wp - 1)) {
+        spin_lock(&r->h->site_lock);
+        if (ws && ws < r->h->nsites && len)
+            shmemu__strlcpy(site, r->h->sites[ws], len);
+        spin_unlock(&r->h->site_lock);
+        return (int)wp - 1;
+    }
+    for (int i = 0; i < me->npes; i++) {
+        if (i == me->pe || !unlearned_by(r, pe, off, n, i))
+            continue;
+        /* where i's release there was told, if it was the last */
+        struct word *e = find_word(r, pe, off & ~(size_t)7, 0);
+        uint32_t by = e ? atomic_load_explicit(&e->by, memory_order_relaxed) : 0;
+        if (len && by >> 16 == (uint32_t)i + 1 && (by & 0xffff)) {
+            spin_lock(&r->h->site_lock);
+            if ((by & 0xffff) < r->h->nsites)
+                shmemu__strlcpy(site, r->h->sites[by & 0xffff], len);
+            spin_unlock(&r->h->site_lock);
+        }
+        return i;
+    }
+    return -1;
+}
+
 /* ------------------------------------------------------------ call sites */
+
+/* The id of a site's text in the shared table (0: the table is full). */
+static uint16_t text_id(struct shmemu__race *r, const char *text)
+{
+    struct race_hdr *h = r->h;
+    uint16_t id = 0;
+    spin_lock(&h->site_lock);
+    for (uint32_t i = 1; i < h->nsites && !id; i++)
+        if (!strcmp(h->sites[i], text))
+            id = (uint16_t)i;
+    if (!id && h->nsites < SITES) {
+        shmemu__strlcpy(h->sites[h->nsites], text, SITE_LEN);
+        id = (uint16_t)h->nsites++;
+    }
+    spin_unlock(&h->site_lock);
+    return id;
+}
 
 static uint16_t site_id(shmemu__pe *me, struct shmemu__race *r, const char *call, void *addr)
 {
@@ -276,21 +351,21 @@ static uint16_t site_id(shmemu__pe *me, struct shmemu__race *r, const char *call
     char text[SITE_LEN];
     snprintf(text, sizeof(text), "%s (at %s)", call ? call : "?",
              shmemu__check_site(me, addr));
-    struct race_hdr *h = r->h;
-    uint16_t id = 0;
-    spin_lock(&h->site_lock);
-    for (uint32_t i = 1; i < h->nsites && !id; i++)
-        if (!strcmp(h->sites[i], text))
-            id = (uint16_t)i;
-    if (!id && h->nsites < SITES) {
-        memcpy(h->sites[h->nsites], text, sizeof(text));
-        id = (uint16_t)h->nsites++;
-    }
-    spin_unlock(&h->site_lock);
+    uint16_t id = text_id(r, text);
     c->call = call;
     c->addr = addr;
     c->id = id;
     return id;
+}
+
+void shmemu__race_release_by(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                             const uint32_t *vc, const char *where)
+{
+    shmemu__race_release(me, r, pe, off, vc);
+    struct word *w = vc ? find_word(r, pe, off, 0) : NULL;
+    if (w)
+        atomic_store_explicit(&w->by, (uint32_t)(me->pe + 1) << 16 | text_id(r, where),
+                              memory_order_relaxed);
 }
 
 /* Report the conflict between the new access and a recorded one, once per

@@ -45,9 +45,18 @@ uint32_t *shmemu__race_release_begin(shmemu__pe *me, struct shmemu__race *r) SHM
 /* Publish vc (from release_begin) on word off of pe's heap. */
 void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
                           const uint32_t *vc) SHMEMU__HIDDEN;
+/* The same, telling where the release was made (reports name it). */
+void shmemu__race_release_by(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                             const uint32_t *vc, const char *where) SHMEMU__HIDDEN;
 /* Learn what was published on the words of [off, off + n) of pe's heap. */
 void shmemu__race_acquire(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
                           size_t n) SHMEMU__HIDDEN;
+
+/* A PE other than me whose release on a word of [off, off + n) of pe's
+ * heap me has not learned, or -1; site[len]: that PE's last write there
+ * ("call (at where)"), "" if unknown. */
+int shmemu__race_unlearned(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off, size_t n,
+                           char *site, size_t len) SHMEMU__HIDDEN;
 
 /* Record an access by me (stamped clock, from call at site) of [off, off +
  * n) of pe's heap, and report a conflict with what was recorded before. */

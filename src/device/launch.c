@@ -159,12 +159,31 @@ void shmemu__dev_yield(struct dev_thread *t, const char *waiting)
         shmemu__dev_fail(t, L->failed, "shmemu_launch_kernel", "stopped");
 }
 
+static const char *narrow_scope(const struct dev_thread *t)
+{
+    switch (t->self.atomic_scope) {
+    case SHMEMU_DEV_SCOPE_BLOCK: return "block";
+    case SHMEMU_DEV_SCOPE_DEVICE: return "device";
+    default: return NULL;
+    }
+}
+
 void shmemu_devrt_point(const void *addr)
 {
-    (void)addr;
     struct dev_thread *t = shmemu__dev_me("atomic");
-    if (t)
-        shmemu__dev_yield(t, NULL);
+    if (!t)
+        return;
+    shmemu__dev_yield(t, NULL);
+    /* After the turn: nothing runs between this and the atomic itself. */
+    if (t->L->me->chk)
+        shmemu__check_dev_atomic(t->L->me, addr, narrow_scope(t), 0);
+}
+
+void shmemu_devrt_done(const void *addr)
+{
+    struct dev_launch *L = shmemu__dev_launch;
+    if (L && L->cur && L->me->chk)
+        shmemu__check_dev_atomic(L->me, addr, narrow_scope(L->cur), 1);
 }
 
 /* The loop hook: a file built with shmemu-devcc calls it on every basic

@@ -1,0 +1,83 @@
+/* scope.c - a device thread's atomics under the GPU's memory model.
+ *
+ * CUDA's atomics carry a scope: an _block atomic synchronizes with the
+ * threads of its block, a plain one with those of its GPU, a _system one
+ * with every GPU's and the host's.  Accesses of two GPUs synchronize only
+ * if both are of system scope (PTX: "morally strong"), so a waiter that
+ * reads another GPU's flag with an atomic of device scope learns nothing
+ * from it: the data the flag announces may still be stale there (ROCm
+ * aiter 4786).  Each PE is a GPU here.  Under race detection a device
+ * thread's system-scope atomic publishes its PE's clock on the word before
+ * it runs and learns what was published there once it ran, as an AMO does;
+ * one of narrower scope on a word where another PE published what this PE
+ * has not learned is reported, naming the fix.  Where this PE has learned
+ * it (a barrier, a system-scope wait in between), nothing is reported: the
+ * atomic is then ordered after the other GPU's write, not racing with it.
+ */
+#include <stdlib.h>
+
+#include "check.h"
+#include "internal.h"
+#include "race.h"
+#include "runtime/dispatch.h"
+
+/* The PE whose heap addr lies in and its offset there: the PE's own heap,
+ * its views of peers' heaps, or a peer's heap itself (no views). */
+static int locate(shmemu__pe *me, const void *addr, int *pe, size_t *off)
+{
+    uintptr_t a = (uintptr_t)addr;
+    if (a - (uintptr_t)me->heap < me->heap_size) {
+        *pe = me->pe;
+        *off = (size_t)(a - (uintptr_t)me->heap);
+        return 1;
+    }
+    if (shmemu__chk_view_locate(me, addr, pe, off))
+        return 1;
+    for (int q = 0; q < me->npes; q++) {
+        uintptr_t b = (uintptr_t)shmemu__tl_ptr_direct(me->job, q, 0);
+        if (b && a - b < me->heap_size) {
+            *pe = q;
+            *off = (size_t)(a - b);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void shmemu__check_dev_atomic(shmemu__pe *me, const void *addr, const char *narrow, int done)
+{
+    struct shmemu__chk *k = me->chk;
+    int pe;
+    size_t off;
+    if (!k || !k->race || (narrow && done) || !locate(me, addr, &pe, &off))
+        return;
+    shmemu__chk_enter(me);
+    if (!narrow && !done) {
+        char where[200], by[240];
+        uint32_t *rel = shmemu__race_release_begin(me, k->race);
+        me->kernel_where(me, where, sizeof(where));
+        snprintf(by, sizeof(by), "the atomic of %s", where);
+        shmemu__race_release_by(me, k->race, pe, off & ~(size_t)7, rel, by);
+        free(rel);
+    } else if (!narrow) {
+        shmemu__race_acquire(me, k->race, pe, off, 1);
+    } else {
+        char site[160], where[200] = "";
+        int q = shmemu__race_unlearned(me, k->race, pe, off, 1, site, sizeof(site));
+        if (q >= 0) {
+            shmemu__race_count_found(k->race);
+            if (me->kernel_where)
+                me->kernel_where(me, where, sizeof(where));
+            shmemu__check_note(
+                me->job,
+                "scope: %s: an atomic of %s scope reads the word at %#zx of PE %d's heap, "
+                "where PE %d raised a flag%s%s%s that PE %d has not synchronized with: two "
+                "GPUs synchronize only through accesses both of system scope, so PE %d's "
+                "stores before the flag may be stale here: use a _system atomic "
+                "(atomicAdd_system) or shmemu_dev_*_wait_until",
+                where, narrow, off & ~(size_t)7, pe, q, site[0] ? " (" : "", site,
+                site[0] ? ")" : "", me->pe, q);
+        }
+    }
+    shmemu__chk_leave(me);
+}
