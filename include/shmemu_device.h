@@ -504,9 +504,11 @@ static inline int shmemu_devrt_at_scope(const char *file, int line, int scope)
 void shmemu_devrt_syncthreads(void);
 void shmemu_devrt_fence_scope(int scope);
 /* A scheduling point before an atomic (another thread may run first),
- * and the atomic done (what the checker learns from the value it read). */
+ * and the atomic done: whether it changed the word (an atomic that leaves
+ * it as it was, again and again, is a spin), and what the checker learns
+ * from the value it read. */
 void shmemu_devrt_point(const void *addr);
-void shmemu_devrt_done(const void *addr);
+void shmemu_devrt_done(const void *addr, int changed);
 
 #define __syncthreads() (shmemu_devrt_at(__FILE__, __LINE__), shmemu_devrt_syncthreads())
 #define __threadfence_block()                                                    \
@@ -518,73 +520,77 @@ void shmemu_devrt_done(const void *addr);
 
 /* Atomics of CUDA's types: each is one indivisible read-modify-write that
  * returns the old value (relaxed, as CUDA's; order them with fences). */
-#define SHMEMU__ATOMIC_INT(T, tag)                                              \
+#define SHMEMU__ATOMIC_INT(T, tag)                                             \
     static inline T shmemu_devrt_add_##tag(T *p, T v)                          \
-    {                                                                        \
-        shmemu_devrt_point(p);                                               \
-        T o_ = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                   \
-        shmemu_devrt_done(p);                                                \
-        return o_;                                                           \
-    }                                                                        \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        T o_ = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                     \
+        shmemu_devrt_done(p, v != 0);                                          \
+        return o_;                                                             \
+    }                                                                          \
     static inline T shmemu_devrt_sub_##tag(T *p, T v)                          \
-    {                                                                        \
-        shmemu_devrt_point(p);                                               \
-        T o_ = __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);                   \
-        shmemu_devrt_done(p);                                                \
-        return o_;                                                           \
-    }                                                                        \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        T o_ = __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);                     \
+        shmemu_devrt_done(p, v != 0);                                          \
+        return o_;                                                             \
+    }                                                                          \
     static inline T shmemu_devrt_exch_##tag(T *p, T v)                         \
-    {                                                                        \
-        shmemu_devrt_point(p);                                               \
-        T o_ = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                  \
-        shmemu_devrt_done(p);                                                \
-        return o_;                                                           \
-    }                                                                        \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        T o_ = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                    \
+        shmemu_devrt_done(p, o_ != v);                                         \
+        return o_;                                                             \
+    }                                                                          \
     static inline T shmemu_devrt_cas_##tag(T *p, T cmp, T v)                   \
-    {                                                                            \
-        shmemu_devrt_point(p);                                                   \
-        __atomic_compare_exchange_n(p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-        shmemu_devrt_done(p);                                                    \
-        return cmp;                                                              \
-    }                                                                            \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        T want = cmp;                                                          \
+        __atomic_compare_exchange_n(p, &cmp, v, 0, __ATOMIC_SEQ_CST,           \
+                                    __ATOMIC_SEQ_CST);                         \
+        shmemu_devrt_done(p, cmp == want && v != want);                        \
+        return cmp;                                                            \
+    }                                                                          \
     static inline T shmemu_devrt_and_##tag(T *p, T v)                          \
-    {                                                                        \
-        shmemu_devrt_point(p);                                               \
-        T o_ = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                   \
-        shmemu_devrt_done(p);                                                \
-        return o_;                                                           \
-    }                                                                        \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        T o_ = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                     \
+        shmemu_devrt_done(p, (o_ & v) != o_);                                  \
+        return o_;                                                             \
+    }                                                                          \
     static inline T shmemu_devrt_or_##tag(T *p, T v)                           \
-    {                                                                        \
-        shmemu_devrt_point(p);                                               \
-        T o_ = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                    \
-        shmemu_devrt_done(p);                                                \
-        return o_;                                                           \
-    }                                                                        \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        T o_ = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                      \
+        shmemu_devrt_done(p, (o_ | v) != o_);                                  \
+        return o_;                                                             \
+    }                                                                          \
     static inline T shmemu_devrt_xor_##tag(T *p, T v)                          \
-    {                                                                        \
-        shmemu_devrt_point(p);                                               \
-        T o_ = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                   \
-        shmemu_devrt_done(p);                                                \
-        return o_;                                                           \
-    }                                                                        \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        T o_ = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                     \
+        shmemu_devrt_done(p, v != 0);                                          \
+        return o_;                                                             \
+    }                                                                          \
     static inline T shmemu_devrt_max_##tag(T *p, T v)                          \
-    {                                                                            \
-        shmemu_devrt_point(p);                                                   \
-        T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);                              \
-        while (o < v && !__atomic_compare_exchange_n(p, &o, v, 1, __ATOMIC_SEQ_CST, \
-                                                     __ATOMIC_SEQ_CST)) {}      \
-        shmemu_devrt_done(p);                                                    \
-        return o;                                                                \
-    }                                                                            \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);                            \
+        while (o < v &&                                                        \
+               !__atomic_compare_exchange_n(p, &o, v, 1, __ATOMIC_SEQ_CST,     \
+                                            __ATOMIC_SEQ_CST)) {}              \
+        shmemu_devrt_done(p, o < v);                                           \
+        return o;                                                              \
+    }                                                                          \
     static inline T shmemu_devrt_min_##tag(T *p, T v)                          \
-    {                                                                            \
-        shmemu_devrt_point(p);                                                   \
-        T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);                              \
-        while (o > v && !__atomic_compare_exchange_n(p, &o, v, 1, __ATOMIC_SEQ_CST, \
-                                                     __ATOMIC_SEQ_CST)) {}      \
-        shmemu_devrt_done(p);                                                    \
-        return o;                                                                \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);                            \
+        while (o > v &&                                                        \
+               !__atomic_compare_exchange_n(p, &o, v, 1, __ATOMIC_SEQ_CST,     \
+                                            __ATOMIC_SEQ_CST)) {}              \
+        shmemu_devrt_done(p, o > v);                                           \
+        return o;                                                              \
     }
 SHMEMU__ATOMIC_INT(int, i)
 SHMEMU__ATOMIC_INT(unsigned, u)
@@ -593,31 +599,31 @@ SHMEMU__ATOMIC_INT(long long, ll)
 #undef SHMEMU__ATOMIC_INT
 
 /* Floating add and exchange: a compare-and-swap on the bits. */
-#define SHMEMU__ATOMIC_FP(T, U, tag)                                            \
+#define SHMEMU__ATOMIC_FP(T, U, tag)                                           \
     static inline T shmemu_devrt_add_##tag(T *p, T v)                          \
-    {                                                                            \
-        shmemu_devrt_point(p);                                                   \
-        U *w = (U *)(void *)p, o = __atomic_load_n(w, __ATOMIC_SEQ_CST), n;      \
-        T f, g;                                                                  \
-        do {                                                                     \
-            __builtin_memcpy(&f, &o, sizeof f);                                  \
-            g = f + v;                                                           \
-            __builtin_memcpy(&n, &g, sizeof n);                                  \
-        } while (!__atomic_compare_exchange_n(w, &o, n, 1, __ATOMIC_SEQ_CST,      \
-                                              __ATOMIC_SEQ_CST));               \
-        shmemu_devrt_done(p);                                                    \
-        return f;                                                                \
-    }                                                                            \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        U *w = (U *)(void *)p, o = __atomic_load_n(w, __ATOMIC_SEQ_CST), n;    \
+        T f, g;                                                                \
+        do {                                                                   \
+            __builtin_memcpy(&f, &o, sizeof f);                                \
+            g = f + v;                                                         \
+            __builtin_memcpy(&n, &g, sizeof n);                                \
+        } while (!__atomic_compare_exchange_n(w, &o, n, 1, __ATOMIC_SEQ_CST,   \
+                                              __ATOMIC_SEQ_CST));              \
+        shmemu_devrt_done(p, n != o);                                          \
+        return f;                                                              \
+    }                                                                          \
     static inline T shmemu_devrt_exch_##tag(T *p, T v)                         \
-    {                                                                            \
-        shmemu_devrt_point(p);                                                   \
-        U n, o;                                                                  \
-        T f;                                                                     \
-        __builtin_memcpy(&n, &v, sizeof n);                                      \
-        o = __atomic_exchange_n((U *)(void *)p, n, __ATOMIC_SEQ_CST);            \
-        __builtin_memcpy(&f, &o, sizeof f);                                      \
-        shmemu_devrt_done(p);                                                    \
-        return f;                                                                \
+    {                                                                          \
+        shmemu_devrt_point(p);                                                 \
+        U n, o;                                                                \
+        T f;                                                                   \
+        __builtin_memcpy(&n, &v, sizeof n);                                    \
+        o = __atomic_exchange_n((U *)(void *)p, n, __ATOMIC_SEQ_CST);          \
+        __builtin_memcpy(&f, &o, sizeof f);                                    \
+        shmemu_devrt_done(p, n != o);                                          \
+        return f;                                                              \
     }
 SHMEMU__ATOMIC_FP(float, unsigned, f)
 SHMEMU__ATOMIC_FP(double, unsigned long long, d)

@@ -1072,6 +1072,84 @@ static void test_scope_reader_device_atomic(void **state)
                 "none of which is under test");
 }
 
+/* Exploration: sim's PCT schedules (depth 3) with delivery fuzzing and
+ * race detection, seeds 1..200 -- every fixed twin passes each; every bug
+ * is found, and the schedule that found it, run again from its seed,
+ * fails the same way with the same report. */
+struct explored {
+    const char *what;
+    int (*body)(void *);
+    int scope_mode;      /* k_scope's, or -1 */
+    struct bug_arg bug;  /* k_bug's */
+    int buggy;
+};
+
+static int explore_one(const struct explored *e, int seed, char **err, uint64_t *sched)
+{
+    char sim[40], check[40];
+    snprintf(sim, sizeof(sim), "pct:3,seed:%d", seed);
+    snprintf(check, sizeof(check), "fuzz:%d,race", seed);
+    setenv("SHMEMU_SIM", sim, 1);
+    shmemu_opts o = {.npes = 2, .transport = "sim", .heap_size = 1 << 20, .check = check};
+    int mode = e->scope_mode;
+    struct bug_arg b = e->bug;
+    th_capture_start();
+    int rc = th_launch_opts(&o, e->body, e->scope_mode >= 0 ? (void *)&mode : (void *)&b);
+    *err = th_capture_stop();
+    unsetenv("SHMEMU_SIM");
+    shmemu_sim_stats st;
+    *sched = shmemu_sim_last(&st) == SHMEMU_OK ? st.schedule : 0;
+    return rc;
+}
+
+static void test_explored_twins(void **state)
+{
+    (void)state;
+    if (!sim_here())
+        th_skip("the sim transport is not built here");
+    static const struct explored cases[] = {
+        {"__threadfence_system() before the flag", body_scope, SCOPE_SYSTEM, {0}, 0},
+        {"__threadfence() before the flag", body_scope, SCOPE_DEVICE, {0}, 1},
+        {"no fence before the flag", body_scope, SCOPE_NONE, {0}, 1},
+        {"a device-scope atomic polls the flag", body_scope, SCOPE_READER, {0}, 1},
+        {"put, fence, signal", body_bug, -1, {.bug = BUG_NO_FENCE, .fixed = 1}, 0},
+        {"put, signal", body_bug, -1, {.bug = BUG_NO_FENCE}, 1},
+        {"put_nbi, quiet, signal", body_bug, -1, {.bug = BUG_NO_QUIET, .fixed = 1}, 0},
+        {"put_nbi, signal", body_bug, -1, {.bug = BUG_NO_QUIET}, 1},
+        {"put_nbi, quiet, source reused", body_bug, -1, {.bug = BUG_SRC, .fixed = 1}, 0},
+        {"put_nbi, source reused", body_bug, -1, {.bug = BUG_SRC}, 1},
+    };
+    int seeds = (int)th_iters(200, 5);
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        const struct explored *e = &cases[c];
+        int found = 0;
+        for (int seed = 1; seed <= seeds && !found; seed++) {
+            char *err;
+            uint64_t sched;
+            int rc = explore_one(e, seed, &err, &sched);
+            if (!e->buggy && rc != SHMEMU_OK && getenv("DBG_EXPLORE"))
+                fprintf(stderr, "%s\n", err);
+            if (!e->buggy && rc != SHMEMU_OK)
+                fail_msg("%s, seed %d: a correct kernel failed (rc %d): %s", e->what, seed, rc,
+                         err);
+            if (e->buggy && rc != SHMEMU_OK) {
+                char *again;
+                uint64_t sched2;
+                int rc2 = explore_one(e, seed, &again, &sched2);
+                if (rc2 != rc || sched2 != sched || strcmp(again, err) != 0)
+                    fail_msg("%s, seed %d: the replay differs (rc %d, then %d):\n%s\n---\n%s",
+                             e->what, seed, rc, rc2, err, again);
+                printf("# %s: found with seed %d, replayed\n", e->what, seed);
+                found = 1;
+                free(again);
+            }
+            free(err);
+        }
+        if (e->buggy && !found)
+            fail_msg("%s: not found in %d explored schedules", e->what, seeds);
+    }
+}
+
 /* ------------------------------------------------------------- misuse */
 
 struct bad_arg {
@@ -1387,6 +1465,7 @@ int main(void)
         cmocka_unit_test(test_planted_bugs),
         cmocka_unit_test(test_scope_threadfence_device),
         cmocka_unit_test(test_scope_reader_device_atomic),
+        cmocka_unit_test(test_explored_twins),
         cmocka_unit_test(test_half_conversions),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_stuck),

@@ -45,6 +45,7 @@ struct dev_thread {
     int wait_pe;          /* the word it watches: PE, heap offset, value seen */
     size_t wait_off;
     uint64_t wait_val;
+    const void *spin_at;  /* the word of its last atomic, if that left it as it was */
     uint32_t budget;      /* basic blocks until the loop hook yields */
     struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
     struct dev_put *watch; /* delivered nbi puts whose sources a quiet frees */
@@ -86,6 +87,7 @@ struct dev_launch {
     unsigned nblocks, per_block;
     size_t total, ndone;
     struct dev_thread *th;
+    size_t *live, nlive; /* threads not yet ended, as of the last pass */
     struct dev_block *blk;
     char *stacks;
     size_t stack_size, stacks_len;

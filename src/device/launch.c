@@ -173,17 +173,40 @@ void shmemu_devrt_point(const void *addr)
     struct dev_thread *t = shmemu__dev_me("atomic");
     if (!t)
         return;
-    shmemu__dev_yield(t, NULL);
+    shmemu__pe *me = t->L->me;
+    size_t off = (size_t)((const char *)addr - me->heap) & ~(size_t)7;
+    const void *word = addr == t->spin_at && off < me->heap_size
+                           ? shmemu__tl_ptr_direct(me->job, me->pe, off)
+                           : NULL;
+    if (word) {
+        /* Its last atomic left this word of its PE's as it was: a spin
+         * (atomicAdd(flag, 0) until a peer raises it).  It waits, as in a
+         * wait_until: the others get the turns, sim's PCT puts the PE below
+         * those that work, and a word nobody will change is a livelock. */
+        t->wait_pe = me->pe;
+        t->wait_off = off;
+        t->wait_val = __atomic_load_n((const uint64_t *)word, __ATOMIC_ACQUIRE);
+        shmemu__dev_yield(t, "an atomic that leaves its word as it was (a spin)");
+        t->waits = NULL;
+    } else {
+        shmemu__dev_yield(t, NULL);
+    }
     /* After the turn: nothing runs between this and the atomic itself. */
-    if (t->L->me->chk)
-        shmemu__check_dev_atomic(t->L->me, addr, narrow_scope(t), 0);
+    if (me->chk)
+        shmemu__check_dev_atomic(me, addr, narrow_scope(t), 0);
 }
 
-void shmemu_devrt_done(const void *addr)
+void shmemu_devrt_done(const void *addr, int changed)
 {
     struct dev_launch *L = shmemu__dev_launch;
-    if (L && L->cur && L->me->chk)
-        shmemu__check_dev_atomic(L->me, addr, narrow_scope(L->cur), 1);
+    struct dev_thread *t = L ? L->cur : NULL;
+    if (!t)
+        return;
+    t->spin_at = changed ? NULL : addr;
+    if (changed)
+        L->progress = 1;
+    if (L->me->chk)
+        shmemu__check_dev_atomic(L->me, addr, narrow_scope(t), 1);
 }
 
 /* The loop hook: a file built with shmemu-devcc calls it on every basic
@@ -326,6 +349,7 @@ static void stack_give(struct dev_launch *L)
 
 static void launch_free(struct dev_launch *L)
 {
+    free(L->live);
     if (L->th)
         for (size_t i = 0; i < L->total; i++)
             shmemu_fiber_free(&L->th[i].fib);
@@ -354,8 +378,12 @@ static int launch_make(struct dev_launch *L, const void *arg, size_t arg_size)
     L->arg = malloc(arg_size ? arg_size : 1);
     L->th = calloc(L->total, sizeof(*L->th));
     L->blk = calloc(L->nblocks, sizeof(*L->blk));
-    if (!L->arg || !L->th || !L->blk)
+    L->live = malloc(L->total * sizeof(*L->live));
+    if (!L->arg || !L->th || !L->blk || !L->live)
         return SHMEMU_ENOMEM;
+    for (size_t i = 0; i < L->total; i++)
+        L->live[i] = i;
+    L->nlive = L->total;
     memcpy(L->arg, arg, arg_size);
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
     L->stack_size = (me->job->params.DEVICE_STACK + pg - 1) / pg * pg;
@@ -483,8 +511,15 @@ static void schedule(struct dev_launch *L)
             break;
         }
         L->progress = 0;
-        for (size_t n = 0; n < L->total && !L->failed; n++) {
-            size_t j = shuffle ? (size_t)shmemu__dev_draw(L, L->total) : next++ % L->total;
+        /* A pass picks among the threads still running: drawing among all
+         * of them, most of a short kernel's picks found one that ended. */
+        size_t live = 0;
+        for (size_t i = 0; i < L->nlive; i++)
+            if (L->th[L->live[i]].state != DT_DONE)
+                L->live[live++] = L->live[i];
+        L->nlive = live;
+        for (size_t n = 0; n < live && !L->failed; n++) {
+            size_t j = L->live[shuffle ? (size_t)shmemu__dev_draw(L, live) : next++ % live];
             struct dev_thread *t = &L->th[j];
             if (t->state == DT_READY)
                 run_one(L, t);
