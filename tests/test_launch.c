@@ -161,18 +161,22 @@ static void test_fresh_heap(void **state)
         int npes;
         size_t heap_mib, block_mib; /* the heap asked for, the block written or read */
         int write;
+        const char *check; /* checker mode's heaps are a memory file's (its views) */
     } steps[] = {
-        {4, 12, 12, 1}, {2, 4, 4, 0}, /* smaller, fewer PEs: the rest out of reach */
-        {2, 4, 4, 1},   {4, 12, 12, 0}, /* back to the large one: PEs 2, 3 and the top */
-        {3, 16, 1, 1},  {3, 16, 16, 0}, /* only the top written, far above the block */
-        {3, 6, 6, 1},   {3, 6, 6, 0},   {5, 8, 8, 0}, /* the same size; more PEs than ever */
+        {4, 12, 12, 1, NULL}, {2, 4, 4, 0, NULL}, /* smaller, fewer PEs: the rest out of reach */
+        {2, 4, 4, 1, NULL},   {4, 12, 12, 0, NULL}, /* back to the large one: PEs 2, 3, the top */
+        {3, 16, 1, 1, NULL},  {3, 16, 16, 0, NULL}, /* only the top written, far above the block */
+        {3, 6, 6, 1, NULL},   {3, 6, 6, 0, NULL},   {5, 8, 8, 0, NULL}, /* more PEs than ever */
+        {4, 6, 6, 1, "race"}, {3, 6, 6, 0, "race"}, /* checked: kept for the same length */
+        {3, 6, 6, 0, NULL},   {3, 6, 6, 1, "fuzz:1"}, {4, 6, 6, 0, "fuzz:2,race"},
+        {2, 4, 4, 0, "race"}, {2, 6, 6, 0, NULL},
     };
     for (int t = 0; t < th_transport_count(); t++)
         for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
             size_t heap = steps[i].heap_mib << 20;
             struct scribble s = {steps[i].block_mib << 20, steps[i].write};
             shmemu_opts o = {.npes = steps[i].npes, .transport = th_transport(t),
-                             .heap_size = heap};
+                             .heap_size = heap, .check = steps[i].check};
             int rc = th_launch_opts(&o, body_scribble, &s);
             if (rc)
                 fail_msg("%s, step %zu (%d PEs, %zu MiB, %s): rc %d", th_transport(t), i,

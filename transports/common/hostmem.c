@@ -106,12 +106,24 @@ static void zero_dirty(struct shmemu_tl_hostmem *hm, int pe, size_t len)
     }
 }
 
+static void drop_heaps(struct shmemu_tl_hostmem *d)
+{
+    unmap_heaps(d->heaps, d->stride, d->reserved);
+    if (d->views && d->fd >= 0)
+        close(d->fd);
+    free(d->dirty);
+    d->views = 0;
+}
+
 /* The cached heaps into *hm, if they can serve npes heaps of heap_len
  * bytes at its stride: resized, the first npes zeroed.  0 otherwise. */
-static int cache_take(struct shmemu_tl_hostmem *hm, size_t heap_len, int npes)
+static int cache_take(struct shmemu_tl_hostmem *hm, size_t heap_len, int npes, int views)
 {
     pthread_mutex_lock(&cache_lock);
-    if (!cache.heaps || cache.stride != hm->stride || cache.reserved < npes) {
+    /* A memory file's heaps lie at multiples of their length in it: they
+     * serve heaps of that length only. */
+    if (!cache.heaps || cache.stride != hm->stride || cache.reserved < npes ||
+        cache.views != views || (views && cache.heap_len != heap_len)) {
         pthread_mutex_unlock(&cache_lock);
         return 0;
     }
@@ -147,13 +159,7 @@ static int cache_take(struct shmemu_tl_hostmem *hm, size_t heap_len, int npes)
 
 static void release(struct shmemu_tl_hostmem *hm, int npes, size_t low, size_t top)
 {
-    if (hm->views) { /* a memory file's: nothing kept */
-        unmap_heaps(hm->heaps, hm->stride, hm->reserved);
-        if (hm->fd >= 0)
-            close(hm->fd);
-        hm->views = 0;
-        hm->heaps = NULL;
-    } else if (hm->heaps) {
+    if (hm->heaps) {
         for (int pe = 0; pe < npes && pe < hm->reserved; pe++) {
             size_t len = hm->heap_len, t = top < len ? top : len;
             mark_dirty(hm, pe, 0, low < len ? low : len);
@@ -167,10 +173,9 @@ static void release(struct shmemu_tl_hostmem *hm, int npes, size_t low, size_t t
             cache.ctl = NULL;
             pthread_mutex_unlock(&cache_lock);
         }
-        unmap_heaps(drop.heaps, drop.stride, drop.reserved);
-        free(drop.dirty);
+        drop_heaps(&drop);
     } else {
-        free(hm->dirty);
+        drop_heaps(hm);
     }
     if (hm->ctl)
         munmap(hm->ctl, hm->ctl_len);
@@ -186,7 +191,9 @@ void shmemu_tl_hostmem_destroy(struct shmemu_tl_hostmem *hm, const struct shmemu
 
 /* Heaps that checker mode can map again, at other addresses (its views
  * of peers' heaps): each a shared mapping of its range of one memory
- * file. */
+ * file.  Kept for the next job as private heaps are, for a job that asks
+ * for views and heaps of the same length (the verifier's seeds of a
+ * case). */
 static int create_shared(struct shmemu_tl_hostmem *hm, int npes, char **bases)
 {
     hm->views = 1;
@@ -241,15 +248,7 @@ int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap
     }
     if (!hm->ctl)
         return SHMEMU_ENOMEM;
-    if (views) {
-        hm->heap_len = hm->touched = page_round(heap_size);
-        hm->reserved = npes;
-        int st = create_shared(hm, npes, bases);
-        if (st != SHMEMU_OK)
-            release(hm, 0, 0, 0);
-        return st;
-    }
-    if (cache_take(hm, page_round(heap_size), npes)) {
+    if (cache_take(hm, page_round(heap_size), npes, views)) {
         for (int pe = 0; pe < npes; pe++)
             bases[pe] = hm->heaps + (size_t)pe * hm->stride;
         return SHMEMU_OK;
@@ -258,6 +257,16 @@ int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap
     hm->reserved = npes;
     hm->dirty_words = (hm->stride / CHUNK + 63) / 64;
     hm->dirty = calloc((size_t)npes * hm->dirty_words, sizeof(uint64_t)); /* NULL: all dirty */
+    if (views) {
+        int st = create_shared(hm, npes, bases);
+        if (st != SHMEMU_OK) { /* nothing of it kept */
+            drop_heaps(hm);
+            hm->heaps = NULL;
+            hm->dirty = NULL;
+            release(hm, 0, 0, 0);
+        }
+        return st;
+    }
     hm->heaps = shmemu_mapped_reserve(hm->stride * (size_t)npes, SHMEMU_TL_BASE_ALIGN,
                                       PROT_NONE);
     if (!hm->heaps) {

@@ -30,7 +30,7 @@ struct shmemu_tl_hostmem {
  * first ctl_hot of them (shmemu_tl_job.ctl_hot_size) rounded up to 2 MiB
  * on huge pages where ctl_hot is 1 MiB or more.  views (the job's
  * shmemu_tl_job.views): heaps in a memory file, so that map_view can map
- * them again; such heaps are neither taken from nor kept for other jobs.
+ * them again (kept for a later job that asks for views too).
  * SHMEMU_ENOMEM leaves nothing behind. */
 int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap_size,
                              size_t ctl_size, size_t ctl_hot, int views, char **bases);
