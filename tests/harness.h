@@ -40,8 +40,8 @@
 int th_transport_count(void);
 const char *th_transport(int i);
 /* 1 where checker mode's shmemu_ptr gives peers' pointers as checked views
- * (docs/CHECK.md: transports that can map a heap again, x86-64): local,
- * shm and sim. */
+ * (docs/CHECK.md: transports that can map a heap again, x86-64, not under
+ * valgrind): local, shm and sim. */
 int th_checked_ptrs(const char *transport);
 
 /* 1 under SHMEMU_TEST_QUICK: fewer PEs and iterations. */

@@ -41,6 +41,20 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#define SHMEMU__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SHMEMU__TSAN 1
+#endif
+#endif
+
 #include "check.h"
 #include "ctl/wait.h"
 #include "internal.h"
@@ -157,7 +171,8 @@ static struct view *view_stepping(void)
     int top = atomic_load_explicit(&slots_top, memory_order_acquire), n = 0;
     for (int i = 0; i < top; i++) {
         struct view *v = atomic_load_explicit(&slots[i].v, memory_order_acquire);
-        if (!v || !v->nopen || atomic_load_explicit(&v->stepper, memory_order_relaxed) != self)
+        /* the lock first: nopen is its holder's */
+        if (!v || atomic_load_explicit(&v->stepper, memory_order_acquire) != self || !v->nopen)
             continue;
         if (v->me == shmemu__self)
             return v;
@@ -609,14 +624,32 @@ static int install(void)
     return st;
 }
 
+/* Valgrind runs the program on its own CPU: a handler of ours gets no
+ * registers of the faulting instruction it could step or carry out. */
+static int under_valgrind(void)
+{
+#if defined(RUNNING_ON_VALGRIND)
+    if (RUNNING_ON_VALGRIND)
+        return 1;
+#endif
+    const char *pre = getenv("LD_PRELOAD");
+    return pre && strstr(pre, "vgpreload") != NULL;
+}
+
 static struct view *view_of(shmemu__pe *me)
 {
     struct view *v = me->chk->view;
     if (v)
         return v;
     const struct shmemu_transport_ops *t = me->job->transport;
-    if (!SHMEMU_TL_HAS(t, map_view) || !(t->caps & SHMEMU_TL_CAP_LOAD_STORE))
+    if (!SHMEMU_TL_HAS(t, map_view) || !(t->caps & SHMEMU_TL_CAP_LOAD_STORE) || under_valgrind())
         return NULL;
+#if defined(SHMEMU__TSAN)
+    /* PEs that are fibers may switch inside our handlers (landing a store
+     * passes a scheduling point), which ThreadSanitizer cannot follow. */
+    if (t->caps & SHMEMU_TL_CAP_COOPERATIVE)
+        return NULL;
+#endif
     v = calloc(1, sizeof(*v));
     if (!v)
         return NULL;
