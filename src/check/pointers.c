@@ -47,14 +47,6 @@
 #endif
 #endif
 
-#if defined(__SANITIZE_THREAD__)
-#define SHMEMU__TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SHMEMU__TSAN 1
-#endif
-#endif
-
 #include "check.h"
 #include "ctl/wait.h"
 #include "internal.h"
