@@ -1080,6 +1080,11 @@ static void test_scope_reader_device_atomic(void **state)
                 !strstr(err, "use a _system atomic (atomicAdd_system)"))
                 fail_msg("%s, %s: the report does not name the atomic and the fix: %s", tp,
                          check, err);
+            /* and how to run it again */
+            char replay[80];
+            snprintf(replay, sizeof(replay), "shmemu-check: replay: SHMEMU_CHECK=%s (", check);
+            if (!strstr(err, replay))
+                fail_msg("%s, %s: no '%s' line: %s", tp, check, replay, err);
             free(err);
         }
     }

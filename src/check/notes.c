@@ -148,8 +148,28 @@ int shmemu__check_job_end(struct shmemu__job *job, int rc)
     pthread_mutex_lock(&last_lock);
     last_count = notes_text(job, last_notes, sizeof(last_notes), "");
     pthread_mutex_unlock(&last_lock);
-    char buf[CHK_NOTES * (CHK_NOTE_LEN + 24)];
-    if (rc != SHMEMU_OK && notes_text(job, buf, sizeof(buf), "shmemu-check: note: ") > 0)
+    char buf[CHK_NOTES * (CHK_NOTE_LEN + 24) + 256];
+    int n = rc != SHMEMU_OK ? notes_text(job, buf, sizeof(buf) - 256, "shmemu-check: note: ") : 0;
+    if (n > 0) {
+        /* The seed decides the checker's choices (and sim's schedule,
+         * unless SHMEMU_SIM gives one): the run that explains it, again. */
+        const struct shmemu__check_cfg *c = &job->check;
+        const char *sim = getenv("SHMEMU_SIM");
+        char modes[64] = "";
+        if (c->fuzz)
+            snprintf(modes, sizeof(modes), "fuzz:%llu",
+                     (unsigned long long)(c->seed ? c->seed : 1));
+        size_t m = strlen(modes);
+        if (c->race)
+            m += (size_t)snprintf(modes + m, sizeof(modes) - m, "%srace", m ? "," : "");
+        if (c->device && m < sizeof(modes))
+            snprintf(modes + m, sizeof(modes) - m, "%sdevice", m ? "," : "");
+        size_t used = strlen(buf);
+        snprintf(buf + used, sizeof(buf) - used,
+                 "shmemu-check: replay: SHMEMU_CHECK=%s%s%s (the same choices; on sim the "
+                 "same run)\n",
+                 modes, sim ? " SHMEMU_SIM=" : "", sim ? sim : "");
         shmemu__emit(buf);
+    }
     return rc;
 }
