@@ -255,6 +255,11 @@ void shmemu__chk_view_held(shmemu__pe *me, struct held *h) SHMEMU__HIDDEN;
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) SHMEMU__HIDDEN;
 /* Is p inside this PE's checked pointers to peers' heaps? */
 int shmemu__chk_in_view(shmemu__pe *me, const void *p) SHMEMU__HIDDEN;
+/* Race detection's release of rel on word off of pe's heap; a device
+ * thread's told where (a flag read with too narrow a scope names it:
+ * scope.c). */
+void shmemu__chk_release_told(shmemu__pe *me, int pe, size_t off, const uint32_t *rel)
+    SHMEMU__HIDDEN;
 /* The PE and heap offset of p if it lies in me's views; else 0. */
 int shmemu__chk_view_locate(shmemu__pe *me, const void *p, int *pe, size_t *off) SHMEMU__HIDDEN;
 /* An atomic instruction through a checked pointer on word off of pe's

@@ -149,9 +149,7 @@ static void kernel_overtake_note(shmemu__pe *me, int pe)
                        where, pe, pe, ysite, me->pe);
 }
 
-/* A release on word off of pe's heap; a device thread's told where (a
- * flag read with too narrow a scope names it: scope.c). */
-static void release_told(shmemu__pe *me, int pe, size_t off, const uint32_t *rel)
+void shmemu__chk_release_told(shmemu__pe *me, int pe, size_t off, const uint32_t *rel)
 {
     struct shmemu__chk *k = me->chk;
     if (!me->in_kernel || !me->kernel_where) {
@@ -194,7 +192,7 @@ void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
             shmemu__chk_pause_for(me, pe, 0);
     }
     if (k->race && h.rel)
-        release_told(me, pe, off, h.rel);
+        shmemu__chk_release_told(me, pe, off, h.rel);
     free(h.rel);
 }
 

@@ -278,6 +278,15 @@ static int unlearned_by(struct shmemu__race *r, int pe, size_t off, size_t n, in
     return 0;
 }
 
+/* Site id's text into buf[len] (left as it is for id 0: none). */
+static void site_text(struct shmemu__race *r, uint16_t id, char *buf, size_t len)
+{
+    spin_lock(&r->h->site_lock);
+    if (id && id < r->h->nsites && len)
+        shmemu__strlcpy(buf, r->h->sites[id], len);
+    spin_unlock(&r->h->site_lock);
+}
+
 /* A PE other than me whose release on a word of [off, off + n) of pe's
  * heap me has not learned (the last writer of its granule first, if it is
  * one), with that writer's site into site[len] ("" if another wrote
@@ -300,10 +309,7 @@ int shmemu__race_unlearned(shmemu__pe *me, struct shmemu__race *r, int pe, size_
         spin_unlock(l);
     }
     if (wp && (int)wp - 1 != me->pe && unlearned_by(r, pe, off, n, (int)wp - 1)) {
-        spin_lock(&r->h->site_lock);
-        if (ws && ws < r->h->nsites && len)
-            shmemu__strlcpy(site, r->h->sites[ws], len);
-        spin_unlock(&r->h->site_lock);
+        site_text(r, ws, site, len);
         return (int)wp - 1;
     }
     for (int i = 0; i < me->npes; i++) {
@@ -312,12 +318,8 @@ int shmemu__race_unlearned(shmemu__pe *me, struct shmemu__race *r, int pe, size_
         /* where i's release there was told, if it was the last */
         struct word *e = find_word(r, pe, off & ~(size_t)7, 0);
         uint32_t by = e ? atomic_load_explicit(&e->by, memory_order_relaxed) : 0;
-        if (len && by >> 16 == (uint32_t)i + 1 && (by & 0xffff)) {
-            spin_lock(&r->h->site_lock);
-            if ((by & 0xffff) < r->h->nsites)
-                shmemu__strlcpy(site, r->h->sites[by & 0xffff], len);
-            spin_unlock(&r->h->site_lock);
-        }
+        if (by >> 16 == (uint32_t)i + 1)
+            site_text(r, (uint16_t)(by & 0xffff), site, len);
         return i;
     }
     return -1;

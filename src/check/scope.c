@@ -53,11 +53,8 @@ void shmemu__check_dev_atomic(shmemu__pe *me, const void *addr, const char *narr
         return;
     shmemu__chk_enter(me);
     if (!narrow && !done) {
-        char where[200], by[240];
         uint32_t *rel = shmemu__race_release_begin(me, k->race);
-        me->kernel_where(me, where, sizeof(where));
-        snprintf(by, sizeof(by), "the atomic of %s", where);
-        shmemu__race_release_by(me, k->race, pe, off & ~(size_t)7, rel, by);
+        shmemu__chk_release_told(me, pe, off & ~(size_t)7, rel);
         free(rel);
     } else if (!narrow) {
         shmemu__race_acquire(me, k->race, pe, off, 1);
