@@ -23,6 +23,7 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 endif
 
 CC      ?= cc
+OBJCOPY ?= objcopy
 PREFIX  ?= /usr/local
 BUILD   ?= build
 SAN     ?=
@@ -198,15 +199,22 @@ $(DEPS_TEST): $(DEPS_LIB)
 	@scripts/ensure-deps.sh hwloc cmocka
 	@touch $@
 
+# The library's own writable data in sections of their own names: linked
+# into a program, they stay apart from the program's static data, which
+# checker mode watches (src/check/own.c finds them by __start_shmemu_data).
+LIB_SECTIONS = --rename-section .data=shmemu_data --rename-section .data.rel.local=shmemu_data \
+               --rename-section .data.rel=shmemu_data --rename-section .bss=shmemu_bss
+lib_sections = $(if $(filter src/% transports/%,$<),&& $(OBJCOPY) $(LIB_SECTIONS) $@)
+
 $(BUILD)/obj/%.o: %.c | $(DEPS_LIB)
 	@mkdir -p $(@D)
 	$(say) CC $<
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -c $< -o $@ $(lib_sections)
 
 $(BUILD)/obj/%.o: %.cu | $(DEPS_LIB)
 	@mkdir -p $(@D)
 	$(say) CC $<
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -x c -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -x c -c $< -o $@ $(lib_sections)
 
 # The profiling interface (include/pshmem.h): every OpenSHMEM routine the
 # compat objects define gets its name-shifted twin (pshmem_long_put for

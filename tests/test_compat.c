@@ -153,6 +153,53 @@ static void test_race_reported(void **state)
             }
 }
 
+/* shmemvv's result check (the verdict stored to a static int with a plain
+ * store while PE 0 reads it with shmem_int_g, nothing between): reported
+ * on every seed, naming the store, the read and the variable; with a
+ * barrier between, no note. */
+static void test_verdict_race(void **state)
+{
+    (void)state;
+    for (int seed = 0; seed <= 2; seed++)
+        for (int n = 2; n <= 4; n++)
+            for (int ordered = 0; ordered <= 1; ordered++) {
+                char np[16], check[40];
+                snprintf(np, sizeof(np), "%d", n);
+                snprintf(check, sizeof(check), seed ? "SHMEMU_CHECK=fuzz:%d,race"
+                                                    : "SHMEMU_CHECK=race", seed);
+                char *argv[] = {th_tool("oshrun"), "-np", np,
+                                th_tool("tests/progs/osh_features"), "verdict",
+                                ordered ? "1" : "0", NULL};
+                const char *env[] = {check, NULL};
+                struct th_outcome o;
+                th_run_cmd(argv, env, &o);
+                const char *note = strstr(o.out, "shmemu-check: note: race: PE ");
+                int ok = ordered ? exited(&o, 0) && !strstr(o.out, "shmemu")
+                                 : exited(&o, 1) && note &&
+                                       strstr(note, "'s plain store (at main+") &&
+                                       strstr(note, "'s shmem_int_g (at main+") &&
+                                       strstr(note, " (verdict+0) of PE ") &&
+                                       strstr(note, "no wait, signal or sync orders the two");
+                if (!ok)
+                    fail_msg("%s, %d PEs, %s: status %#x, output:\n%s", check, n,
+                             ordered ? "ordered" : "unordered", o.status, o.out);
+            }
+    /* SHMEMU_CHECK=calls leaves the program's stores alone, and still
+     * sees the library's calls race. */
+    for (int mode = 0; mode <= 1; mode++) {
+        char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_features"),
+                        mode ? "race" : "verdict", "0", NULL};
+        const char *env[] = {"SHMEMU_CHECK=calls", NULL};
+        struct th_outcome o;
+        th_run_cmd(argv, env, &o);
+        int ok = mode ? exited(&o, 1) && strstr(o.out, "'s shmem_long_put (at main+")
+                      : exited(&o, 0) && !strstr(o.out, "shmemu");
+        if (!ok)
+            fail_msg("SHMEMU_CHECK=calls, %s: status %#x, output:\n%s", argv[4], o.status,
+                     o.out);
+    }
+}
+
 /* Threads inside each PE (SHMEM_THREAD_MULTIPLE) on 1 to 4 PEs, plain and
  * under the checker: exact values, no hang, no false deadlock. */
 static void test_threads(void **state)
@@ -847,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_features_checked),
         cmocka_unit_test(test_oshrun_options),
         cmocka_unit_test(test_race_reported),
+        cmocka_unit_test(test_verdict_race),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_generic),
         cmocka_unit_test(test_contexts),

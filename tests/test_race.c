@@ -13,7 +13,7 @@
 const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)
 {
-    return "race:race_put_put\nrace:race_put_get\nrace:race_put_ptr\n";
+    return "race:race_put_put\nrace:race_put_get\nrace:race_put_ptr\nrace:race_own_g\n";
 }
 #endif
 
@@ -135,6 +135,108 @@ static int ctx_barrier(void *arg)
     PE_CHECK_OK(shmemu_barrier_all());
     PE_CHECK_OK(shmemu_ctx_destroy(c));
     teardown(&s);
+    return 0;
+}
+
+/* shmemvv's result check: each PE stores its verdict into a symmetric
+ * variable with a plain store while PE 0 reads every PE's with _g, nothing
+ * ordering the two.  order: the store only before (1) or after (2) the
+ * reads (a barrier between), or neither (0: the planted race). */
+int race_own_g(void *arg);
+int race_own_g(void *arg)
+{
+    int order = arg ? *(const int *)arg : 0;
+    struct shared s;
+    PE_CHECK(setup(&s) == 0);
+    int me = shmemu_my_pe(), *verdict = (int *)(void *)s.word;
+    for (int step = 0; step < 2; step++) {
+        if (me != 0 && step == (order == 2))
+            *(volatile int *)verdict = 100 + me;
+        if (me == 0 && step == (order != 2))
+            for (int p = 1; p < shmemu_n_pes(); p++) {
+                int v = shmemu_int_g(verdict, p);
+                if (order)
+                    PE_CHECK_EQ(v, order == 1 ? 100 + p : 0);
+            }
+        if (order)
+            shmemu_barrier_all();
+    }
+    teardown(&s);
+    return 0;
+}
+
+/* Plain loads and stores that synchronise, as programs on shared memory
+ * write them (a release store of a flag is a plain mov on x86): the race
+ * detector, which sees a PE's own stores but not its loads, must not
+ * accuse them.  The target is PE 1 (the last PE is left alone). */
+enum plain_how {
+    /* PE 1 stores its x, then its flag (a release); PE 0 polls the flag
+     * with atomic_fetch and gets x: flag on x's page, then on another */
+    OWN_FLAG_SAME_PAGE, OWN_FLAG_OTHER_PAGE,
+    /* PE 0 gets PE 1's x, then sets PE 1's flag with atomic_set; PE 1
+     * polls it with plain loads, then overwrites x */
+    OWN_POLL,
+    /* PE 1 gets PE 0's x, then stores its own flag; PE 0 polls it with
+     * loads through shmemu_ptr, then overwrites its x */
+    PTR_POLL_STORE,
+    /* PE 1 stores its x and its flag; PE 0 polls the flag through
+     * shmemu_ptr, then gets x */
+    PTR_POLL_GET,
+    PLAIN_COUNT
+};
+static const char *const plain_name[] = {
+    "own data and flag stores, atomic_fetch poll (one page)",
+    "own data and flag stores, atomic_fetch poll (two pages)",
+    "a get, atomic_set flag, plain-load poll, own store",
+    "a get, own flag store, shmemu_ptr poll, own store",
+    "own data and flag stores, shmemu_ptr poll, a get"};
+
+static int twin_plain(void *arg)
+{
+    enum plain_how how = *(const enum plain_how *)arg;
+    int me = shmemu_my_pe();
+    /* x and the flag on one page, or the flag a page further */
+    char *x = shmemu_align(4096, 8192);
+    long *flag = (long *)(void *)(x + (how == OWN_FLAG_OTHER_PAGE ? 4096 : N));
+    PE_CHECK(x != NULL);
+    memset(x, 0, 8192); /* ordered before everything below by the barrier */
+    PE_CHECK_OK(shmemu_barrier_all());
+    char buf[N], want[N];
+    memset(want, 0x3c, sizeof(want));
+    if ((how == OWN_FLAG_SAME_PAGE || how == OWN_FLAG_OTHER_PAGE || how == PTR_POLL_GET) &&
+        me == 1) {
+        for (int i = 0; i < N; i++)
+            ((volatile char *)x)[i] = 0x3c;
+        __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+    } else if ((how == OWN_FLAG_SAME_PAGE || how == OWN_FLAG_OTHER_PAGE) && me == 0) {
+        while (shmemu_long_atomic_fetch(flag, 1) == 0)
+            ;
+        PE_CHECK_OK(shmemu_getmem(buf, x, N, 1));
+        PE_CHECK(memcmp(buf, want, N) == 0);
+    } else if (how == PTR_POLL_GET && me == 0) {
+        const long *f = shmemu_ptr(flag, 1);
+        while (f ? __atomic_load_n(f, __ATOMIC_ACQUIRE) == 0 : shmemu_long_atomic_fetch(flag, 1) == 0)
+            shmemu_quiet(); /* a turn for the others on sim */
+        PE_CHECK_OK(shmemu_getmem(buf, x, N, 1));
+        PE_CHECK(memcmp(buf, want, N) == 0);
+    } else if (how == OWN_POLL && me == 0) {
+        PE_CHECK_OK(shmemu_getmem(buf, x, N, 1));
+        shmemu_long_atomic_set(flag, 1, 1);
+    } else if (how == OWN_POLL && me == 1) {
+        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0)
+            shmemu_quiet();
+        memset(x, 0x3c, N);
+    } else if (how == PTR_POLL_STORE && me == 1) {
+        PE_CHECK_OK(shmemu_getmem(buf, x, N, 0));
+        __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+    } else if (how == PTR_POLL_STORE && me == 0) {
+        const long *f = shmemu_ptr(flag, 1);
+        while (f ? __atomic_load_n(f, __ATOMIC_ACQUIRE) == 0 : shmemu_long_atomic_fetch(flag, 1) == 0)
+            shmemu_quiet();
+        memset(x, 0x3c, N);
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(x);
     return 0;
 }
 
@@ -379,12 +481,77 @@ static void test_polling(void **state)
     }
 }
 
+/* A PE's own plain store races with a peer's _g of it, either way round:
+ * reported wherever its stores are watched (as its checked pointers,
+ * docs/CHECK.md), naming the store's line and the _g's. */
+static void test_own_store_g(void **state)
+{
+    (void)state;
+    static char notes[8192];
+    int seeds = (int)th_iters(20, 4), skipped = 0;
+    for (int t = 0; t < th_transport_count(); t++) {
+        const char *tp = th_transport(t);
+        if (!th_checked_ptrs(tp)) {
+            skipped++;
+            continue;
+        }
+        for (int npes = 2; npes <= 4; npes++)
+            for (int seed = 0; seed <= seeds; seed++) {
+                char check[32];
+                if (seed)
+                    snprintf(check, sizeof(check), "fuzz:%d,race", seed);
+                else
+                    snprintf(check, sizeof(check), "race");
+                th_capture_start();
+                int rc = launch(tp, npes, check, race_own_g, NULL, notes, sizeof(notes));
+                free(th_capture_stop());
+                if (rc != SHMEMU_ERACE)
+                    fail_msg("%s, %d PEs, %s: returned %d, not SHMEMU_ERACE; notes: %s", tp,
+                             npes, check, rc, notes);
+                const char *r = strstr(notes, "race: PE ");
+                if (!r)
+                    fail_msg("%s %s: no race note: %s", tp, check, notes);
+                int a = r[9] - '0';
+                const char *store = "plain store (at race_own_g+", *g = "shmemu_int_g (at race_own_g+";
+                char want[160];
+                snprintf(want, sizeof(want), "race: PE %d's %s", a, a == 0 ? g : store);
+                if (strncmp(r, want, strlen(want)) != 0)
+                    fail_msg("%s %s: the note does not start with '%s': %s", tp, check, want, r);
+                if (!strstr(r, a == 0 ? "which PE " : "which PE 0's ") ||
+                    !strstr(r, a == 0 ? store : g) ||
+                    !strstr(r, "no wait, signal or sync orders the two"))
+                    fail_msg("%s %s: the note lacks the other access or the verdict: %s", tp,
+                             check, r);
+                if (first_range(r) != sizeof(int))
+                    fail_msg("%s %s: the range is not %zu bytes: %s", tp, check, sizeof(int), r);
+            }
+    }
+    if (skipped)
+        printf("# test_own_store_g: %d transport(s) skipped: a PE's own stores are watched "
+               "only where its checked pointers work (local, shm, sim on x86-64, not under "
+               "valgrind; sim not under ThreadSanitizer)\n",
+               skipped);
+}
+
+static void test_own_store_twins(void **state)
+{
+    (void)state;
+    for (int order = 1; order <= 2; order++)
+        clean(race_own_g, &order, order == 1 ? "verdicts stored, a barrier, then read"
+                                             : "verdicts read, a barrier, then stored");
+    for (int h = 0; h < PLAIN_COUNT; h++) {
+        enum plain_how how = (enum plain_how)h;
+        clean(twin_plain, &how, plain_name[h]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_put_put),      cmocka_unit_test(test_put_get),
         cmocka_unit_test(test_put_ptr),      cmocka_unit_test(test_twin_put_put),
         cmocka_unit_test(test_polling),      cmocka_unit_test(test_ctx_barrier),
+        cmocka_unit_test(test_own_store_g),  cmocka_unit_test(test_own_store_twins),
     };
     return cmocka_run_group_tests_name("race", tests, NULL, NULL);
 }

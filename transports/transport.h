@@ -122,6 +122,11 @@ struct shmemu_tl_job {
      * peers' heaps): a transport that can only do so for heaps made for it
      * (a memory file, not private pages) makes them so. */
     int views;
+    /* Checker mode will make the program's own view of its heap read-only
+     * (race detection sees its stores): a transport that can reaches the
+     * heaps for its own copies and atomics through a second mapping
+     * (lib_base), so that they do not fault there. */
+    int aliases;
 
     /* ---- the memory: set by the transport ---- */
     void *ctl;        /* ctl_size bytes, zero-filled at creation, shared by
@@ -131,6 +136,9 @@ struct shmemu_tl_job {
                          transport).  Set by job_create / job_attach, or,
                          for heaps a PE allocates in its own process, by
                          pe_enter (its own) and wireup_connect (peers'). */
+    char **lib_base;  /* [npes], allocated by the core, NULL entries: where
+                         the transport's copies and atomics reach PE pe's
+                         heap when not at heap_base (aliases) */
     /* Set by the transport when a lifecycle call fails: one line saying what
      * failed, with the numbers (the core prints it in its report). */
     char why[256];
@@ -296,6 +304,12 @@ struct shmemu_tl_amo {
         if ((d)->result)                                                       \
             *(d)->result = (uint64_t)old_;                                     \
     } while (0)
+
+/* Where the transport itself reaches PE pe's heap (job->lib_base). */
+static inline char *shmemu_tl_lib_heap(const struct shmemu_tl_job *job, int pe)
+{
+    return job->lib_base && job->lib_base[pe] ? job->lib_base[pe] : job->heap_base[pe];
+}
 
 static inline int shmemu_tl_cpu_amo(void *p, const struct shmemu_tl_amo *d)
 {

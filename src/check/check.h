@@ -85,6 +85,13 @@ void shmemu__check_ptr_fini(shmemu__pe *me) SHMEMU__HIDDEN;
  * state where PEs take turns in one thread (job/pe.c). */
 extern _Thread_local int shmemu__chk_depth SHMEMU__HIDDEN;
 
+/* A PE's own plain stores under race detection (own.c): watched from
+ * when the program runs (start) until the PE leaves (stop); a kernel runs
+ * with them unwatched (running 1, then 0). */
+void shmemu__own_start(shmemu__pe *me) SHMEMU__HIDDEN;
+void shmemu__own_stop(shmemu__pe *me) SHMEMU__HIDDEN;
+void shmemu__own_kernel(shmemu__pe *me, int running) SHMEMU__HIDDEN;
+
 /* SHMEMU_CHECK=device: turn this process's faults on symmetric memory into
  * the job's report (device.c).  Once per process; -1 if the handler could
  * not be installed. */

@@ -6,6 +6,7 @@
 #define SHMEMU_CHECK_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 
 #include "check.h"
 #include "runtime/core.h"
@@ -159,6 +160,7 @@ struct shmemu__chk {
     int fuzz;
     int view_store; /* the put being issued is a store through a view */
     struct view *view; /* pointers.c: its views of peers' heaps, or NULL */
+    struct own *own;   /* own.c: its own stores watched, or NULL */
     int64_t budget, budget_at; /* for delays: see afford() */
     struct shmemu__race *race; /* NULL: no race detection */
     struct late_write *late;   /* [nlate]: see struct late_write */
@@ -267,6 +269,20 @@ int shmemu__chk_view_locate(shmemu__pe *me, const void *p, int *pe, size_t *off)
  * work lands first, the race detector's release), and once it has. */
 void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
 void shmemu__chk_view_amo_end(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
+
+/* Has me mapped its view of pe's heap (a shmemu_ptr to it)? */
+int shmemu__chk_view_mapped(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
+/* The checker's SIGSEGV and SIGTRAP handlers on top (again, if another
+ * was installed over them); -1 if they could not be. */
+int shmemu__chk_handlers_install(void) SHMEMU__HIDDEN;
+/* Whether a fault handler cannot carry out the program's accesses here:
+ * no load/store transport, valgrind's CPU, fibers under ThreadSanitizer,
+ * not x86-64. */
+int shmemu__chk_no_faults(const struct shmemu_transport_ops *t) SHMEMU__HIDDEN;
+/* own.c: 1 if the fault was a store to the PE's own watched memory (then
+ * handled); the race detector's clock of me moved (an epoch ends). */
+int shmemu__own_fault(siginfo_t *si, void *ucv) SHMEMU__HIDDEN;
+void shmemu__own_epoch(shmemu__pe *me) SHMEMU__HIDDEN;
 
 /* For reports on a fault: pc, or where the program called the system
  * library (memcpy, memset) that pc is in. */

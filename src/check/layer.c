@@ -331,6 +331,7 @@ void shmemu__check_pe_fini(shmemu__pe *me)
     struct shmemu__chk *k = me->chk;
     if (!k)
         return;
+    shmemu__own_stop(me);
     shmemu__check_ptr_fini(me);
     while (k->n)
         shmemu__chk_remove_at(k, k->n - 1);

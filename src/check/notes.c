@@ -161,7 +161,8 @@ int shmemu__check_job_end(struct shmemu__job *job, int rc)
                      (unsigned long long)(c->seed ? c->seed : 1));
         size_t m = strlen(modes);
         if (c->race)
-            m += (size_t)snprintf(modes + m, sizeof(modes) - m, "%srace", m ? "," : "");
+            m += (size_t)snprintf(modes + m, sizeof(modes) - m, "%s%s", m ? "," : "",
+                                  c->race_calls ? "calls" : "race");
         if (c->device && m < sizeof(modes))
             snprintf(modes + m, sizeof(modes) - m, "%sdevice", m ? "," : "");
         size_t used = strlen(buf);

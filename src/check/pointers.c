@@ -567,6 +567,8 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
 
 static void on_segv(int sig, siginfo_t *si, void *ucv)
 {
+    if (shmemu__own_fault(si, ucv))
+        return;
     uintptr_t a = (uintptr_t)si->si_addr;
     struct view *v = view_at(a);
     shmemu__pe *was;
@@ -628,20 +630,35 @@ static int under_valgrind(void)
     return pre && strstr(pre, "vgpreload") != NULL;
 }
 
+int shmemu__chk_handlers_install(void) { return install(); }
+
+int shmemu__chk_no_faults(const struct shmemu_transport_ops *t)
+{
+    if (!(t->caps & SHMEMU_TL_CAP_LOAD_STORE) || under_valgrind())
+        return 1;
+#if defined(SHMEMU__TSAN)
+    /* PEs that are fibers may switch inside our handlers (landing a store
+     * passes a scheduling point), which ThreadSanitizer cannot follow. */
+    if (t->caps & SHMEMU_TL_CAP_COOPERATIVE)
+        return 1;
+#endif
+    return 0;
+}
+
+int shmemu__chk_view_mapped(shmemu__pe *me, int pe)
+{
+    const struct view *v = me->chk ? me->chk->view : NULL;
+    return v && v->mapped[pe];
+}
+
 static struct view *view_of(shmemu__pe *me)
 {
     struct view *v = me->chk->view;
     if (v)
         return v;
     const struct shmemu_transport_ops *t = me->job->transport;
-    if (!SHMEMU_TL_HAS(t, map_view) || !(t->caps & SHMEMU_TL_CAP_LOAD_STORE) || under_valgrind())
+    if (!SHMEMU_TL_HAS(t, map_view) || shmemu__chk_no_faults(t))
         return NULL;
-#if defined(SHMEMU__TSAN)
-    /* PEs that are fibers may switch inside our handlers (landing a store
-     * passes a scheduling point), which ThreadSanitizer cannot follow. */
-    if (t->caps & SHMEMU_TL_CAP_COOPERATIVE)
-        return NULL;
-#endif
     v = calloc(1, sizeof(*v));
     if (!v)
         return NULL;
@@ -688,8 +705,8 @@ int shmemu__chk_view_locate(shmemu__pe *me, const void *p, int *pe, size_t *off)
 
 void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
 {
-    if (pe == me->pe) /* its own heap: its own loads and stores, unchecked anyway */
-        return shmemu__tl_ptr_direct(me->job, pe, off);
+    if (pe == me->pe) /* its own heap: its own loads and stores (own.c) */
+        return shmemu__tl_ptr_direct(me->job, pe, off) ? me->heap + off : NULL;
     shmemu__chk_enter(me);
     struct view *v = view_of(me);
     void *p = NULL;
@@ -721,6 +738,10 @@ void shmemu__check_ptr_fini(shmemu__pe *me)
 
 #else /* not x86-64: no pointers under the checker */
 
+int shmemu__chk_handlers_install(void) { return -1; }
+int shmemu__chk_no_faults(const struct shmemu_transport_ops *t) { return (void)t, 1; }
+int shmemu__chk_view_mapped(shmemu__pe *me, int pe) { return (void)me, (void)pe, 0; }
+
 void shmemu__chk_view_held(shmemu__pe *me, struct held *h) { (void)me, (void)h; }
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) { (void)me, (void)h; }
 int shmemu__chk_in_view(shmemu__pe *me, const void *p) { return (void)me, (void)p, 0; }
@@ -731,7 +752,7 @@ int shmemu__chk_view_locate(shmemu__pe *me, const void *p, int *pe, size_t *off)
 
 void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
 {
-    return pe == me->pe ? shmemu__tl_ptr_direct(me->job, pe, off) : NULL;
+    return pe == me->pe && shmemu__tl_ptr_direct(me->job, pe, off) ? me->heap + off : NULL;
 }
 
 void shmemu__check_ptr_fini(shmemu__pe *me) { (void)me; }

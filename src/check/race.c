@@ -14,6 +14,11 @@
 #define SITES 2048
 #define SITE_LEN 120
 #define PAIRS 256 /* pairs of call sites already reported */
+/* A PE's own stores (own.c) are tracked in jobs of at most this many PEs:
+ * what was published on each heap takes npes * npes words. */
+#define OWN_NPES_MAX 1024
+#define OWN_PAGE 4096 /* the granule of publishing by own stores: a page */
+#define SITE_OWN 0x8000 /* in a granule's w_site: a PE's own store */
 
 struct gran {
     uint32_t w_pe1, w_clk; /* last write: PE + 1 (0: none), its clock */
@@ -47,7 +52,7 @@ struct word {
 };
 
 struct layout {
-    size_t team_vc, words, word_size, shadow, total;
+    size_t team_vc, words, word_size, heapjoin, shadow, total;
 };
 
 static size_t round64(size_t x) { return (x + 63) & ~(size_t)63; }
@@ -63,7 +68,8 @@ static struct layout layout_of(int npes, size_t heap_size, uint32_t *cap_p)
     l.word_size = round64(sizeof(struct word) + 4 * n);
     l.team_vc = round64(sizeof(struct race_hdr));
     l.words = l.team_vc + round64((size_t)SHMEMU__TEAMS_MAX * 2 * n * 4);
-    l.shadow = l.words + cap * l.word_size;
+    l.heapjoin = l.words + cap * l.word_size;
+    l.shadow = l.heapjoin + (n <= OWN_NPES_MAX ? round64(n * n * 4) : 0);
     l.total = l.shadow + n * ((heap_size + GRANULE - 1) / GRANULE) * sizeof(struct gran);
     if (cap_p)
         *cap_p = (uint32_t)cap;
@@ -100,6 +106,7 @@ struct shmemu__race {
     struct race_hdr *h;
     struct layout l;
     uint32_t *vc; /* [npes] */
+    uint32_t *plain; /* [npes] (own stores tracked): plain_known's */
     struct site_cache cache[256];
 };
 
@@ -121,12 +128,20 @@ struct shmemu__race *shmemu__race_new(shmemu__pe *me, void *area)
         return NULL;
     }
     r->vc[me->pe] = 1;
+    if (me->npes <= OWN_NPES_MAX && !(r->plain = calloc((size_t)me->npes, sizeof(uint32_t)))) {
+        free(r->vc);
+        free(r);
+        return NULL;
+    }
     return r;
 }
+
+int shmemu__race_tracks_own(const struct shmemu__race *r) { return r->plain != NULL; }
 
 void shmemu__race_free(struct shmemu__race *r)
 {
     if (r) {
+        free(r->plain);
         free(r->vc);
         free(r);
     }
@@ -177,12 +192,24 @@ uint32_t *shmemu__race_release_begin(shmemu__pe *me, struct shmemu__race *r)
     if (!vc)
         give_up(me, r, "out of memory");
     r->vc[me->pe]++;
+    shmemu__own_epoch(me);
     return vc;
 }
 
 static struct word *word_at(struct shmemu__race *r, uint32_t i)
 {
     return (struct word *)(void *)((char *)r->h + r->l.words + (size_t)i * r->l.word_size);
+}
+
+/* The join of every clock vector published on pe's heap (its words and
+ * pages): what a PE may have learned by loading any word there, which
+ * a plain load may have done unseen.  NULL past OWN_NPES_MAX. */
+static _Atomic uint32_t *heapjoin(struct shmemu__race *r, int pe)
+{
+    if (r->l.shadow == r->l.heapjoin)
+        return NULL;
+    return (_Atomic uint32_t *)(void *)((char *)r->h + r->l.heapjoin) +
+           (size_t)pe * (size_t)r->h->npes;
 }
 
 static uint32_t hash(uint64_t key, uint32_t cap)
@@ -193,10 +220,9 @@ static uint32_t hash(uint64_t key, uint32_t cap)
     return (uint32_t)(key % cap);
 }
 
-/* The entry for word off of pe's heap; create: insert it if missing. */
-static struct word *find_word(struct shmemu__race *r, int pe, size_t off, int create)
+/* The entry for key; create: insert it if missing. */
+static struct word *find_key(struct shmemu__race *r, uint64_t key, int create)
 {
-    uint64_t key = ((uint64_t)(pe + 1) << 40) | (off / 8);
     uint32_t cap = r->h->words_cap, i = hash(key, cap);
     for (uint32_t probes = 0; probes < cap; probes++, i = (i + 1) % cap) {
         struct word *w = word_at(r, i);
@@ -214,6 +240,33 @@ static struct word *find_word(struct shmemu__race *r, int pe, size_t off, int cr
     return NULL;
 }
 
+/* The entry for word off of pe's heap. */
+static struct word *find_word(struct shmemu__race *r, int pe, size_t off, int create)
+{
+    return find_key(r, ((uint64_t)(pe + 1) << 40) | (off / 8), create);
+}
+
+/* The entry for the page holding off of pe's heap: where a PE's own
+ * stores there publish (own.c).  Word indexes stay below 2^37. */
+#define PAGE_KEY (1ull << 39)
+static struct word *find_page(struct shmemu__race *r, int pe, size_t off, int create)
+{
+    return find_key(r, ((uint64_t)(pe + 1) << 40) | PAGE_KEY | (off / OWN_PAGE), create);
+}
+
+/* The entry for all of pe's heap: a kernel's stores there (own.c). */
+static struct word *find_heap(struct shmemu__race *r, int pe, int create)
+{
+    return find_key(r, ((uint64_t)(pe + 1) << 40) | (2 * PAGE_KEY - 1), create);
+}
+
+static void join_into(_Atomic uint32_t *dst, const uint32_t *vc, int npes)
+{
+    for (int i = 0; i < npes; i++)
+        if (vc[i])
+            atomic_max(&dst[i], vc[i]);
+}
+
 void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
                           const uint32_t *vc)
 {
@@ -224,9 +277,34 @@ void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t
         give_up(me, r, "too many words used as flags");
         return;
     }
-    for (int i = 0; i < me->npes; i++)
-        if (vc[i])
-            atomic_max(&w->vc[i], vc[i]);
+    join_into(w->vc, vc, me->npes);
+    _Atomic uint32_t *hj = heapjoin(r, pe);
+    if (hj)
+        join_into(hj, vc, me->npes);
+}
+
+static void own_release(shmemu__pe *me, struct shmemu__race *r, struct word *w)
+{
+    if (!w) {
+        give_up(me, r, "too many words used as flags");
+        return;
+    }
+    join_into(w->vc, r->vc, me->npes);
+    _Atomic uint32_t *hj = heapjoin(r, me->pe);
+    if (hj)
+        join_into(hj, r->vc, me->npes);
+}
+
+void shmemu__race_heap_release(shmemu__pe *me, struct shmemu__race *r)
+{
+    if (!atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
+        own_release(me, r, find_heap(r, me->pe, 1));
+}
+
+void shmemu__race_page_release(shmemu__pe *me, struct shmemu__race *r, size_t off)
+{
+    if (!atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
+        own_release(me, r, find_page(r, me->pe, off, 1));
 }
 
 static struct gran *gran_at(struct shmemu__race *r, int pe, uint64_t g)
@@ -239,16 +317,35 @@ static _Atomic uint32_t *gran_lock(struct shmemu__race *r, int pe, uint64_t g)
     return &r->h->locks[((uint64_t)pe * 0x9e3779b1u + g) % LOCKS];
 }
 
+/* Learn what e holds; 1 if that was news. */
+static int learn(shmemu__pe *me, struct shmemu__race *r, struct word *e)
+{
+    int news = 0;
+    for (int i = 0; i < me->npes; i++) {
+        uint32_t v = atomic_load_explicit(&e->vc[i], memory_order_relaxed);
+        if (v > r->vc[i])
+            r->vc[i] = v, news = 1;
+    }
+    return news;
+}
+
 void shmemu__race_acquire(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off, size_t n)
 {
+    int news = 0;
+    /* A flag the owner stored with a plain store publishes on its page,
+     * a kernel's on the whole heap. */
+    struct word *all = n ? find_heap(r, pe, 0) : NULL;
+    if (all)
+        news |= learn(me, r, all);
+    for (size_t p = off & ~(size_t)(OWN_PAGE - 1); n && p < off + n; p += OWN_PAGE) {
+        struct word *e = find_page(r, pe, p, 0);
+        if (e)
+            news |= learn(me, r, e);
+    }
     for (size_t w = off & ~(size_t)7; w < off + n; w += 8) {
         struct word *e = find_word(r, pe, w, 0);
         if (e) {
-            for (int i = 0; i < me->npes; i++) {
-                uint32_t v = atomic_load_explicit(&e->vc[i], memory_order_relaxed);
-                if (v > r->vc[i])
-                    r->vc[i] = v;
-            }
+            news |= learn(me, r, e);
             continue;
         }
         /* Not a published word (a large put wrote it): learn at least of
@@ -262,8 +359,10 @@ void shmemu__race_acquire(shmemu__pe *me, struct shmemu__race *r, int pe, size_t
         uint32_t wp = s->w_pe1, wc = s->w_clk;
         spin_unlock(l);
         if (wp && wc > r->vc[wp - 1])
-            r->vc[wp - 1] = wc;
+            r->vc[wp - 1] = wc, news = 1;
     }
+    if (news)
+        shmemu__own_epoch(me);
 }
 
 /* 1 if PE i published on a word of [off, off + n) of pe's heap what r has
@@ -305,7 +404,7 @@ int shmemu__race_unlearned(shmemu__pe *me, struct shmemu__race *r, int pe, size_
         _Atomic uint32_t *l = gran_lock(r, pe, g);
         spin_lock(l);
         struct gran *s = gran_at(r, pe, g);
-        wp = s->w_pe1, ws = s->w_site;
+        wp = s->w_pe1, ws = s->w_site & (uint16_t)~SITE_OWN;
         spin_unlock(l);
     }
     if (wp && (int)wp - 1 != me->pe && unlearned_by(r, pe, off, n, (int)wp - 1)) {
@@ -403,16 +502,39 @@ static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, si
                        other_write ? "wrote" : "read", olo, ohi, why);
 }
 
+/* known, and what me may have learned by plain loads, unseen: a flag
+ * published anywhere on its own heap or on a heap it has a view of (its
+ * shmemu_ptr), or stored there by its owner's plain store.  Conflicts of
+ * a plain store are judged by this: neither side can be shown to have
+ * missed the other's flag. */
+static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const uint32_t *known)
+{
+    uint32_t *pk = r->plain;
+    int n = me->npes;
+    memcpy(pk, known, (size_t)n * sizeof(uint32_t));
+    for (int q = 0; q < n; q++) {
+        _Atomic uint32_t *hj = q == me->pe || shmemu__chk_view_mapped(me, q) ? heapjoin(r, q) : NULL;
+        for (int i = 0; hj && i < n; i++) {
+            uint32_t v = atomic_load_explicit(&hj[i], memory_order_relaxed);
+            if (v > pk[i])
+                pk[i] = v;
+        }
+    }
+    return pk;
+}
+
 /* Record the access, stamped clock; what was recorded before conflicts
- * unless known (a clock vector) shows it ordered before. */
+ * unless known (a clock vector) shows it ordered before.  own: a plain
+ * store of me's to its own heap. */
 static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
                          size_t n, uint32_t clock, const uint32_t *known, const char *call,
-                         void *addr, const char *why)
+                         void *addr, const char *why, int own)
 {
     struct race_hdr *h = r->h;
     if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed))
         return;
-    uint16_t site = site_id(me, r, call, addr);
+    const uint32_t *pk = own ? plain_known(me, r, known) : NULL;
+    uint16_t site = site_id(me, r, call, addr) | (own ? SITE_OWN : 0);
     uint32_t me1 = (uint32_t)me->pe + 1;
     int found = 0, o_write = 0, o_pe = 0;
     uint16_t o_site = 0;
@@ -424,13 +546,17 @@ static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int 
         _Atomic uint32_t *l = gran_lock(r, pe, g);
         spin_lock(l);
         struct gran *s = gran_at(r, pe, g);
-        if (!found && s->w_pe1 && s->w_pe1 != me1 && s->w_clk > known[s->w_pe1 - 1] &&
-            s->w_lo < hi && lo < s->w_hi) {
-            found = 1, o_write = 1, o_pe = (int)s->w_pe1 - 1, o_site = s->w_site;
-            o_lo = base + s->w_lo, o_hi = base + s->w_hi;
+        if (!found && s->w_pe1 && s->w_pe1 != me1 && s->w_lo < hi && lo < s->w_hi) {
+            const uint32_t *k = known;
+            if (s->w_site & SITE_OWN) /* their plain store */
+                k = pk ? pk : (pk = plain_known(me, r, known));
+            if (s->w_clk > k[s->w_pe1 - 1]) {
+                found = 1, o_write = 1, o_pe = (int)s->w_pe1 - 1, o_site = s->w_site;
+                o_lo = base + s->w_lo, o_hi = base + s->w_hi;
+            }
         }
-        if (!found && write && s->r_pe1 && s->r_pe1 != me1 && s->r_clk > known[s->r_pe1 - 1] &&
-            s->r_lo < hi && lo < s->r_hi) {
+        if (!found && write && s->r_pe1 && s->r_pe1 != me1 &&
+            s->r_clk > (own ? pk : known)[s->r_pe1 - 1] && s->r_lo < hi && lo < s->r_hi) {
             found = 1, o_write = 0, o_pe = (int)s->r_pe1 - 1, o_site = s->r_site;
             o_lo = base + s->r_lo, o_hi = base + s->r_hi;
         }
@@ -442,14 +568,23 @@ static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int 
         spin_unlock(l);
     }
     if (found)
-        report(me, r, write, pe, off, off + n, site, o_write, o_pe, o_site, o_lo, o_hi, why);
+        report(me, r, write, pe, off, off + n, site & (uint16_t)~SITE_OWN, o_write, o_pe,
+               o_site & (uint16_t)~SITE_OWN, o_lo, o_hi, why);
 }
 
 void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
                          size_t off, size_t n, uint32_t clock, const char *call, void *addr)
 {
     access_known(me, r, write, pe, off, n, clock, r->vc, call, addr,
-                 "no wait, signal or sync orders the two");
+                 "no wait, signal or sync orders the two", 0);
+}
+
+void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
+                            const char *call, void *addr)
+{
+    access_known(me, r, 1, me->pe, off, n, r->vc[me->pe], r->vc, call, addr,
+                 "no wait, signal or sync orders the two", 1);
+    shmemu__race_page_release(me, r, off);
 }
 
 void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
@@ -457,7 +592,7 @@ void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, si
 {
     access_known(me, r, 1, pe, off, n, r->vc[me->pe], then, call, addr,
                  "the put may land until its context's quiet or fence, which came after "
-                 "(a barrier completes the default context only)");
+                 "(a barrier completes the default context only)", 0);
 }
 
 /* ------------------------------------------------------------ team syncs */
@@ -475,14 +610,18 @@ void shmemu__race_sync_arrive(shmemu__pe *me, struct shmemu__race *r, int slot, 
         if (r->vc[i])
             atomic_max(&t[i], r->vc[i]);
     r->vc[me->pe]++;
+    shmemu__own_epoch(me);
 }
 
 void shmemu__race_sync_done(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
 {
     _Atomic uint32_t *t = team_vc(r, slot, gen);
+    int news = 0;
     for (int i = 0; i < me->npes; i++) {
         uint32_t v = atomic_load_explicit(&t[i], memory_order_relaxed);
         if (v > r->vc[i])
-            r->vc[i] = v;
+            r->vc[i] = v, news = 1;
     }
+    if (news)
+        shmemu__own_epoch(me);
 }

@@ -14,10 +14,12 @@
  * PE that does not happen before it is a conflict, reported once per pair
  * of call sites as a checker note, and the job ends with SHMEMU_ERACE.
  *
- * What it cannot see: loads and stores a PE makes to its own heap directly,
- * and loads through shmemu_ptr (stores through it are held and recorded
- * as puts: pointers.c).  Shadow records keep one writer and one reader
- * per granule, so some conflicts are missed; none is invented.
+ * A PE's own plain stores to its heap are seen by own.c (the program's view
+ * of its heap is read-only under race detection), in host code; not its
+ * loads, nor loads through shmemu_ptr (stores through it are held and
+ * recorded as puts: pointers.c), nor device threads' own stores.  Shadow
+ * records keep one writer and one reader per granule, so some conflicts
+ * are missed; none is invented.
  */
 #ifndef SHMEMU_RACE_H
 #define SHMEMU_RACE_H
@@ -75,6 +77,22 @@ void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, si
                               size_t n, const uint32_t *then, const char *call,
                               void *site) SHMEMU__HIDDEN;
 
+/* A PE's own plain stores (own.c), where tracked (shmemu__race_tracks_own:
+ * jobs of at most 1024 PEs).  A store of [off, off + n) of me's heap made
+ * at addr, recorded as a write and published on its page: the store
+ * may have been a release (a flag) that a peer's acquire of any word of
+ * the page then learns.  Conflicts of a plain store are judged against
+ * all that either side may have learned by plain loads (every clock
+ * published on its own heap and on those it has views of). */
+int shmemu__race_tracks_own(const struct shmemu__race *r) SHMEMU__HIDDEN;
+void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
+                            const char *call, void *addr) SHMEMU__HIDDEN;
+/* Publish me's clock vector on the page of off of its own heap: the
+ * library wrote there for it, and the program's stores that follow on
+ * that page until its clock moves are not seen. */
+void shmemu__race_page_release(shmemu__pe *me, struct shmemu__race *r, size_t off) SHMEMU__HIDDEN;
+/* The same for all of me's heap (a kernel's stores, unseen). */
+void shmemu__race_heap_release(shmemu__pe *me, struct shmemu__race *r) SHMEMU__HIDDEN;
 /* Team syncs: on arrival (generation gen of team slot), and once passed. */
 void shmemu__race_sync_arrive(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
     SHMEMU__HIDDEN;

@@ -34,7 +34,7 @@ static int locate(shmemu__pe *me, const void *addr, int *pe, size_t *off)
     if (shmemu__chk_view_locate(me, addr, pe, off))
         return 1;
     for (int q = 0; q < me->npes; q++) {
-        uintptr_t b = (uintptr_t)shmemu__tl_ptr_direct(me->job, q, 0);
+        uintptr_t b = shmemu__tl_ptr_direct(me->job, q, 0) ? (uintptr_t)me->tlj->heap_base[q] : 0;
         if (b && a - b < me->heap_size) {
             *pe = q;
             *off = (size_t)(a - b);

@@ -589,6 +589,7 @@ static void launch_abandon(shmemu__pe *me)
     me->kernel_abandon = NULL;
     me->kernel_live = NULL;
     me->in_kernel = 0;
+    shmemu__own_kernel(me, 0);
     if (shmemu__dev_launch == L)
         shmemu__dev_launch = NULL;
     shmemu_devrt_self = &host_self;
@@ -690,8 +691,10 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
     shmemu__dev_launch = L;
     me->kernel_live = L;
     me->kernel_abandon = launch_abandon;
+    shmemu__own_kernel(me, 1);
     schedule(L);
     launch_end(L);
+    shmemu__own_kernel(me, 0);
     me->kernel_abandon = NULL;
     me->kernel_live = NULL;
     shmemu__dev_launch = NULL;

@@ -29,6 +29,7 @@ void shmemu__job_free(struct shmemu__job *job)
         shmemu__tl_job_destroy(job);
     shmemu__pe_slab_free(job);
     free(job->tl.heap_base);
+    free(job->tl.lib_base);
     free(job->tl.priv);
     free(job);
 }
@@ -200,11 +201,16 @@ static int job_prepare(const char *transport, int npes, size_t heap, int exact,
     job->tl.pe_ctx_size = shmemu__pe_ctx_size();
     job->tl.seed = job->check.fuzz ? job->check.seed : 0;
     job->tl.views = job->check.fuzz || job->check.race; /* shmemu_ptr's, for peers */
+    /* the program's own stores, for race detection (not where its heap is
+     * a device's: device discipline faults on every access anyway) */
+    job->tl.aliases = job->check.race && !job->check.device;
     job->tl.calls = &core_calls;
     size_t priv = shmemu__tl_priv_size(job->ops);
     job->tl.priv = calloc(1, priv ? priv : 1);
     job->tl.heap_base = calloc((size_t)npes, sizeof(char *));
-    if (!job->tl.priv || !job->tl.heap_base || shmemu__pe_slab_alloc(job, npes) != 0) {
+    job->tl.lib_base = calloc((size_t)npes, sizeof(char *));
+    if (!job->tl.priv || !job->tl.heap_base || !job->tl.lib_base ||
+        shmemu__pe_slab_alloc(job, npes) != 0) {
         shmemu__job_free(job);
         return shmemu__fail(NULL, SHMEMU_ENOMEM, call, "out of memory");
     }

@@ -217,6 +217,7 @@ static void drain(shmemu__pe *me)
     shmemu__ctx_id = SHMEMU_CTX_DEFAULT;
     shmemu__full_fence();
     shmemu__notify_delivered(me);
+    shmemu__own_stop(me); /* the program's memory its own again */
 }
 
 /* The process no longer hosts me: threads that call later join no PE. */
@@ -269,6 +270,7 @@ int shmemu__pe_entry(struct shmemu_tl_job *tl, int pe)
             pe_free(me);
             return rc;
         }
+        shmemu__own_start(me);
         rc = job->pe_main(job->arg);
         if (me->refs > 0) { /* not finalized by pe_main itself */
             if (rc != 0 && !shmemu__aborted(me)) {
@@ -370,6 +372,7 @@ int shmemu_init(void)
     shmemu__self = me;
     shmemu__ctx_id = SHMEMU_CTX_DEFAULT;
     atomic_store(&shmemu__proc_pe, me);
+    shmemu__own_start(me);
     if (!atexit_done && atexit(finalize_at_exit) == 0)
         atexit_done = 1;
     return shmemu__ok();

@@ -89,7 +89,8 @@ static int parse_int(const char *s, int64_t *out)
 
 int shmemu__parse_check(const char *s, struct shmemu__check_cfg *out)
 {
-    struct shmemu__check_cfg c = {0, 0, 0, 1};
+    struct shmemu__check_cfg c = {0};
+    c.seed = 1;
     if (!s)
         return -1;
     if (!*s || strcasecmp(s, "off") == 0 || strcmp(s, "0") == 0) {
@@ -116,6 +117,8 @@ int shmemu__parse_check(const char *s, struct shmemu__check_cfg *out)
             c.fuzz = 1;
         else if (strcasecmp(tok, "race") == 0)
             c.race = 1;
+        else if (strcasecmp(tok, "calls") == 0 && !colon)
+            c.race = c.race_calls = 1;
         else if (strcasecmp(tok, "device") == 0 && !colon)
             c.device = 1;
         else if (strcasecmp(tok, "all") == 0)

@@ -101,6 +101,7 @@ enum shmemu__param_kind {
 struct shmemu__check_cfg {
     int fuzz;      /* delivery fuzzing and schedule perturbation */
     int race;      /* conflicting-access detection */
+    int race_calls; /* ... of the library's calls only (not own stores) */
     int device;    /* symmetric memory behaves as device memory (shm) */
     uint64_t seed; /* fuzz:SEED; 0 when none was given: then 1 */
 };

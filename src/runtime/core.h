@@ -431,6 +431,11 @@ int shmemu__static_attach(shmemu__pe *me) SHMEMU__HIDDEN;
 /* addr in the static data and mapped: its heap offset in *off_p, 1; in the
  * static data but not symmetric here: -1; elsewhere 0. */
 int shmemu__static_off(const shmemu__pe *me, const void *addr, size_t *off_p) SHMEMU__HIDDEN;
+/* mark[p] = 1 for each page p of the static data that holds the program's
+ * variables (.data, .bss) and nothing the loader writes (a lazily bound
+ * GOT); the library's own data (sections shmemu_data, shmemu_bss) may share
+ * such a page.  -1 where the program's file cannot be read. */
+int shmemu__static_program_pages(const shmemu__pe *me, unsigned char *mark) SHMEMU__HIDDEN;
 /* A one-line reason why addr (static data, not symmetric) cannot be
  * reached, naming the variable where the symbol table knows it. */
 /* The variable at heap offset off when it lies in me's static data, as

@@ -135,12 +135,15 @@ void *shmemu__tl_ptr(struct shmemu__job *job, int pe, size_t off)
     return job->ops->ptr(&job->tl, pe, off);
 }
 
-/* What the core itself may load and store. */
+/* What the core itself may load and store: through the transport's alias
+ * where it has one (the program's own view may then be read-only). */
 void *shmemu__tl_ptr_direct(struct shmemu__job *job, int pe, size_t off)
 {
     const struct shmemu_transport_ops *ops = job->transport;
     if (!(ops->caps & SHMEMU_TL_CAP_LOAD_STORE) || !SHMEMU_TL_HAS(ops, ptr))
         return NULL;
+    if (job->tl.lib_base && job->tl.lib_base[pe])
+        return job->tl.lib_base[pe] + off;
     return ops->ptr(&job->tl, pe, off);
 }
 

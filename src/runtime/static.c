@@ -13,10 +13,12 @@
  * so a remote access to one is refused with the variable's name.
  */
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -100,6 +102,75 @@ int shmemu__static_attach(shmemu__pe *me)
     me->static_off = off;
     me->static_mapped = 1;
     return SHMEMU_OK;
+}
+
+static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    *(uintptr_t *)arg = info->dlpi_addr;
+    return 1;
+}
+
+/* Mark the pages of [lo, hi) that [a, b) overlaps. */
+static void mark_pages(unsigned char *m, uintptr_t lo, uintptr_t hi, size_t pg, uintptr_t a,
+                       uintptr_t b, unsigned char bit)
+{
+    if (b <= lo || a >= hi || b <= a)
+        return;
+    a = a < lo ? lo : a;
+    b = b > hi ? hi : b;
+    for (uintptr_t p = (a - lo) / pg; p < (b - lo + pg - 1) / pg; p++)
+        m[p] |= bit;
+}
+
+int shmemu__static_program_pages(const shmemu__pe *me, unsigned char *mark)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), npages = me->static_len / pg;
+    memset(mark, 0, npages);
+    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
+        close(fd);
+        return -1;
+    }
+    size_t len = (size_t)st.st_size;
+    const char *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return -1;
+    const Elf64_Ehdr *eh = (const void *)map;
+    const Elf64_Shdr *sh = (const void *)(map + eh->e_shoff);
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        !eh->e_shoff || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len ||
+        eh->e_shstrndx >= eh->e_shnum || sh[eh->e_shstrndx].sh_offset > len) {
+        munmap((void *)map, len);
+        return -1;
+    }
+    uintptr_t base = 0, lo = (uintptr_t)me->static_lo, hi = lo + me->static_len;
+    dl_iterate_phdr(main_base, &base);
+    if (eh->e_type != ET_DYN)
+        base = 0;
+    const char *names = map + sh[eh->e_shstrndx].sh_offset;
+    size_t names_len = len - sh[eh->e_shstrndx].sh_offset;
+    /* 1: the program's variables; 2: anything else (the GOT the loader
+     * binds lazily into, what the loader copies in) */
+    for (int i = 0; i < eh->e_shnum; i++) {
+        if (!(sh[i].sh_flags & SHF_ALLOC) || sh[i].sh_name >= names_len)
+            continue;
+        const char *n = names + sh[i].sh_name;
+        uintptr_t a = base + sh[i].sh_addr, b = a + sh[i].sh_size;
+        if (!strcmp(n, ".data") || !strcmp(n, ".bss"))
+            mark_pages(mark, lo, hi, pg, a, b, 1);
+        else if (strcmp(n, "shmemu_data") && strcmp(n, "shmemu_bss"))
+            mark_pages(mark, lo, hi, pg, a, b, 2);
+    }
+    munmap((void *)map, len);
+    for (size_t p = 0; p < npages; p++)
+        mark[p] = mark[p] == 1;
+    return 0;
 }
 
 int shmemu__static_off(const shmemu__pe *me, const void *addr, size_t *off_p)

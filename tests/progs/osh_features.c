@@ -40,6 +40,11 @@
  *   osh_features race T     PEs 0 and 1 put 16 longs into the last PE's
  *                           static buffer: unordered (T 0), or ordered by
  *                           a quiet and a barrier (T 1, the correct twin)
+ *   osh_features verdict T  shmemvv's result check: each PE stores its
+ *                           verdict into a static int with a plain store
+ *                           and PE 0 reads every PE's with shmem_int_g:
+ *                           unordered (T 0), or with a barrier between
+ *                           (T 1, the correct twin)
  */
 #include <complex.h>
 #include <shmem.h>
@@ -402,6 +407,7 @@ static void openshmem_1_6(int me, int n)
 static int stuck_flag[2]; /* misuse 6 to 8: nobody sets them */
 static long polled_flag;
 static long raced[16]; /* "race" */
+static int verdict;    /* "verdict" */
 
 int main(int argc, char **argv)
 {
@@ -517,6 +523,20 @@ int main(int argc, char **argv)
         if (ordered && me == n - 1)
             for (int i = 0; i < 16; i++)
                 CHECK(raced[i] == 100 + i, "raced[%d] = %ld", i, raced[i]);
+        shmem_finalize();
+        return failures ? 1 : 0;
+    }
+    if (argc > 2 && !strcmp(argv[1], "verdict")) {
+        int ordered = atoi(argv[2]), all = 1;
+        verdict = 1000 + me;
+        if (ordered)
+            shmem_barrier_all();
+        if (me == 0)
+            for (int p = 1; p < n; p++)
+                all &= shmem_int_g(&verdict, p) == 1000 + p;
+        shmem_barrier_all();
+        if (ordered)
+            CHECK(all, "a verdict read after the barrier was not the one stored");
         shmem_finalize();
         return failures ? 1 : 0;
     }

@@ -159,6 +159,9 @@ static int cache_take(struct shmemu_tl_hostmem *hm, size_t heap_len, int npes, i
 
 static void release(struct shmemu_tl_hostmem *hm, int npes, size_t low, size_t top)
 {
+    if (hm->alias) /* this job's alone */
+        munmap(hm->alias, hm->alias_len);
+    hm->alias = NULL;
     if (hm->heaps) {
         for (int pe = 0; pe < npes && pe < hm->reserved; pe++) {
             size_t len = hm->heap_len, t = top < len ? top : len;
@@ -223,6 +226,21 @@ int shmemu_tl_hostmem_map_view(const struct shmemu_tl_hostmem *hm, int pe, size_
                 (off_t)((size_t)pe * hm->heap_len + off)) == MAP_FAILED
                ? SHMEMU_ENOMEM
                : SHMEMU_OK;
+}
+
+int shmemu_tl_hostmem_alias(struct shmemu_tl_hostmem *hm, int npes, char **lib_base)
+{
+    if (!hm->views)
+        return SHMEMU_OK;
+    size_t len = hm->heap_len * (size_t)npes;
+    char *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, hm->fd, 0);
+    if (a == MAP_FAILED)
+        return SHMEMU_ENOMEM;
+    hm->alias = a;
+    hm->alias_len = len;
+    for (int pe = 0; pe < npes; pe++)
+        lib_base[pe] = a + (size_t)pe * hm->heap_len;
+    return SHMEMU_OK;
 }
 
 int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap_size,

@@ -23,6 +23,8 @@ struct shmemu_tl_hostmem {
     size_t ctl_len;
     int views;               /* heaps are shared mappings of fd (map_view) */
     int fd;
+    char *alias;             /* this job's heaps mapped again (aliases) */
+    size_t alias_len;
 };
 
 /* Map npes heaps of heap_size bytes (bases[pe] set, each aligned to
@@ -38,6 +40,11 @@ int shmemu_tl_hostmem_create(struct shmemu_tl_hostmem *hm, int npes, size_t heap
  * SHMEMU_ENOTSUP for others.  Async-signal-safe. */
 int shmemu_tl_hostmem_map_view(const struct shmemu_tl_hostmem *hm, int pe, size_t off,
                                void *addr, size_t len, int writable);
+/* For a job that asks for aliases (shmemu_tl_job.aliases), with heaps
+ * created with views: the npes heaps mapped a second time, lib_base[pe]
+ * set to each.  Without views nothing is done (the program's view of its
+ * heap then stays writable). */
+int shmemu_tl_hostmem_alias(struct shmemu_tl_hostmem *hm, int npes, char **lib_base);
 /* Unmap what create mapped (idempotent).  The heaps may be kept for the
  * process's next create, which gets them back zeroed (what job's
  * heap_low and heap_top say it may have written). */

@@ -29,7 +29,7 @@ static inline void bulk_copy(void *dst, const void *src, size_t n)
 
 int shmemu_mapped_rma(struct shmemu_tl_job *job, const struct shmemu_tl_rma *d)
 {
-    return shmemu_mapped_rma_at(job->heap_base[d->pe], d);
+    return shmemu_mapped_rma_at(shmemu_tl_lib_heap(job, d->pe), d);
 }
 
 int shmemu_mapped_rma_at(char *heap, const struct shmemu_tl_rma *d)
@@ -55,8 +55,8 @@ int shmemu_mapped_rma_at(char *heap, const struct shmemu_tl_rma *d)
 
 int shmemu_mapped_amo(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d)
 {
-    return shmemu_tl_cpu_amo(job->heap_base[d->pe] + d->off, d) == 0 ? SHMEMU_OK
-                                                                     : SHMEMU_EINVAL;
+    return shmemu_tl_cpu_amo(shmemu_tl_lib_heap(job, d->pe) + d->off, d) == 0 ? SHMEMU_OK
+                                                                          : SHMEMU_EINVAL;
 }
 
 void *shmemu_mapped_ptr(struct shmemu_tl_job *job, int pe, size_t off)

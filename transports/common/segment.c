@@ -94,6 +94,9 @@ void shmemu_shm_seg_destroy(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj
     if (sj->view)
         munmap(sj->view, sj->stride * (size_t)job->npes);
     sj->view = NULL;
+    if (sj->alias)
+        munmap(sj->alias, job->heap_size * (size_t)job->npes);
+    sj->alias = NULL;
     if (sj->ctl)
         munmap(sj->ctl, sj->ctl_len);
     if (sj->fd >= 0)
@@ -138,6 +141,17 @@ static int map_segment(struct shmemu_tl_job *job, struct shmemu_shm_seg *sj)
             return SHMEMU_ENOMEM;
         }
         job->heap_base[pe] = at;
+    }
+    if (job->aliases && !sj->device_view) {
+        char *a = mmap(NULL, job->heap_size * (size_t)job->npes, PROT_READ | PROT_WRITE,
+                       MAP_SHARED, sj->fd, (off_t)sj->ctl_len);
+        if (a == MAP_FAILED) {
+            shmemu_tl_say(job, "mapping the heaps a second time failed: %s", strerror(errno));
+            return SHMEMU_ENOMEM;
+        }
+        sj->alias = a;
+        for (int pe = 0; pe < job->npes; pe++)
+            job->lib_base[pe] = a + (size_t)pe * job->heap_size;
     }
     if (sj->device_view) {
         sj->view = shmemu_mapped_reserve(sj->stride * (size_t)job->npes,

@@ -19,6 +19,8 @@ struct shmemu_shm_seg {
      * reached at `heaps` by the device-view table alone. */
     int device_view;
     char *view;
+    char *alias; /* the heaps again, for the transport's own accesses
+                  * (shmemu_tl_job.aliases) */
     int fd;
     void *ctl;
     size_t ctl_len; /* page-rounded; the heaps follow it in the segment */

@@ -23,6 +23,9 @@ static int local_job_create(struct shmemu_tl_job *job)
                                       job->ctl_hot_size, job->views, job->heap_base);
     if (st == SHMEMU_OK)
         job->ctl = hm->ctl;
+    if (st == SHMEMU_OK && job->aliases &&
+        (st = shmemu_tl_hostmem_alias(hm, job->npes, job->lib_base)) != SHMEMU_OK)
+        shmemu_tl_hostmem_destroy(hm, job);
     return st;
 }
 

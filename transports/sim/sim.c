@@ -352,7 +352,9 @@ static int sim_job_create(struct shmemu_tl_job *job)
     for (int pe = 0; pe < job->npes; pe++)
         (void)madvise(job->heap_base[pe], job->heap_size, MADV_NOHUGEPAGE);
     job->ctl = s->hm.ctl;
-    return SHMEMU_OK;
+    if (job->aliases && (st = shmemu_tl_hostmem_alias(&s->hm, job->npes, job->lib_base)) != SHMEMU_OK)
+        shmemu_tl_hostmem_destroy(&s->hm, job);
+    return st;
 }
 
 /* For run.c: the scheduler's steps, static above so that the switch

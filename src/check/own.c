@@ -1,0 +1,323 @@
+/*
+ * own.c - a PE's own plain stores to its symmetric memory, for race
+ * detection (SHMEMU_CHECK=race).
+ *
+ * The race detector sees what goes through the library.  A PE that stores
+ * a result into its own symmetric variable while a peer reads it with
+ * shmem_g, with nothing ordering the two, races as surely as two puts do
+ * (the check of an OpenSHMEM test suite did exactly that).  So under race
+ * detection the program's view of its own heap is read-only, and so are the
+ * pages of its static data that peers have accessed (PE processes: static
+ * data is symmetric there); the transport reaches the heaps through an
+ * alias of its own (shmemu_tl_job.lib_base), so peers' puts do not fault.
+ *
+ * A store there faults.  The handler records it as a write of the bytes the
+ * instruction stores (decoded; `rep movs`/`rep stos` whole), publishes the
+ * PE's clock on the page, and makes the page writable until the PE's clock
+ * next moves (an epoch: race.c calls shmemu__own_epoch), when it is
+ * read-only again.  So each page costs a fault per epoch, and the stores
+ * after the first in an epoch are not recorded (a conflict missed, never
+ * one invented); but any of them may have been a flag (a release store is
+ * a plain mov on x86), and a peer's acquire on the page learns the clock
+ * they were all made at.  The PE's loads are not seen either: a plain
+ * store's conflicts are judged against all that either side may have
+ * learned by loading (race.c's plain_known).
+ *
+ * Not recorded: stores from inside the library (a get into the PE's own
+ * buffer: recorded as the get), atomic instructions, device threads' stores
+ * (a kernel runs with the heap writable: device calls are not part of the
+ * race detector's order yet, and every store is published as a possible
+ * flag).  Where the library cannot tell the program's store from a fault
+ * of its own (valgrind, ThreadSanitizer with fibers, not x86-64, jobs of
+ * more than 1024 PEs) nothing is protected.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "internal.h"
+#include "race.h"
+#include "x86_insn.h"
+
+#if defined(__x86_64__)
+
+#define OPEN_MAX 64 /* pages open at once; past that the whole heap closes */
+#define OWN_SLOTS 2048
+
+struct own {
+    shmemu__pe *me;
+    char *heap;             /* the program's view of its heap, protected part */
+    size_t len;
+    char *stat;             /* its static data (PE processes), or NULL */
+    size_t stat_len;
+    unsigned char *watched; /* per page of stat: protected (holds the program's) */
+    size_t page;
+    _Atomic int lock;
+    char *open[OPEN_MAX];
+    int nopen, overflow;
+    int suspended; /* a kernel runs: the heap is writable */
+};
+
+/* The library's own writable data, in sections of their own (the
+ * Makefile renames them): where it is linked into the program, its
+ * static data holds them too, and they are not the program's. */
+extern char __start_shmemu_data[] __attribute__((weak));
+extern char __stop_shmemu_data[] __attribute__((weak));
+extern char __start_shmemu_bss[] __attribute__((weak));
+extern char __stop_shmemu_bss[] __attribute__((weak));
+
+static int in_library_data(uintptr_t a)
+{
+    return (a >= (uintptr_t)__start_shmemu_data && a < (uintptr_t)__stop_shmemu_data) ||
+           (a >= (uintptr_t)__start_shmemu_bss && a < (uintptr_t)__stop_shmemu_bss);
+}
+
+/* Regions by address, for the handler (which takes no locks to find them). */
+struct own_slot {
+    _Atomic uintptr_t lo, hi;
+    struct own *_Atomic o;
+};
+static struct own_slot slots[OWN_SLOTS];
+static _Atomic int slots_top;
+
+static struct own *own_at(uintptr_t a)
+{
+    int top = atomic_load_explicit(&slots_top, memory_order_acquire);
+    for (int i = 0; i < top; i++) {
+        struct own_slot *s = &slots[i];
+        if (a >= atomic_load_explicit(&s->lo, memory_order_acquire) &&
+            a < atomic_load_explicit(&s->hi, memory_order_acquire))
+            return atomic_load_explicit(&s->o, memory_order_acquire);
+    }
+    return NULL;
+}
+
+static int slot_add(struct own *o, uintptr_t lo, uintptr_t hi)
+{
+    for (int i = 0; i < OWN_SLOTS; i++) {
+        struct own *none = NULL;
+        if (!atomic_compare_exchange_strong(&slots[i].o, &none, o))
+            continue;
+        atomic_store_explicit(&slots[i].lo, lo, memory_order_release);
+        atomic_store_explicit(&slots[i].hi, hi, memory_order_release);
+        int top = atomic_load(&slots_top);
+        while (top < i + 1 && !atomic_compare_exchange_weak(&slots_top, &top, i + 1)) {
+        }
+        return 0;
+    }
+    return -1;
+}
+
+static void slots_drop(struct own *o)
+{
+    for (int i = 0; i < OWN_SLOTS; i++)
+        if (atomic_load(&slots[i].o) == o) {
+            atomic_store(&slots[i].hi, 0);
+            atomic_store(&slots[i].lo, 0);
+            atomic_store(&slots[i].o, NULL);
+        }
+}
+
+static void own_lock(struct own *o)
+{
+    while (atomic_exchange_explicit(&o->lock, 1, memory_order_acquire))
+        shmemu__relax();
+}
+
+static void own_unlock(struct own *o) { atomic_store_explicit(&o->lock, 0, memory_order_release); }
+
+/* The heap offset of a in o's regions. */
+static size_t off_of(const shmemu__pe *me, const struct own *o, uintptr_t a)
+{
+    if (o->stat && a - (uintptr_t)o->stat < o->stat_len)
+        return me->static_off + (size_t)(a - (uintptr_t)o->stat);
+    return (size_t)(a - (uintptr_t)me->heap);
+}
+
+/* Every page the PE opened read-only again.  Under o->lock. */
+static void close_all(struct own *o)
+{
+    if (o->overflow) {
+        mprotect(o->heap, o->len, PROT_READ);
+        for (size_t p = 0; o->stat && p < o->stat_len / o->page; p++)
+            if (o->watched[p])
+                mprotect(o->stat + p * o->page, o->page, PROT_READ);
+    } else {
+        for (int i = 0; i < o->nopen; i++)
+            mprotect(o->open[i], o->page, PROT_READ);
+    }
+    o->nopen = 0;
+    o->overflow = 0;
+}
+
+void shmemu__own_epoch(shmemu__pe *me)
+{
+    struct own *o = me->chk ? me->chk->own : NULL;
+    if (!o)
+        return;
+    own_lock(o);
+    if (o->suspended) /* a kernel's stores, unseen: each may be a flag */
+        shmemu__race_heap_release(me, me->chk->race);
+    else if (o->nopen || o->overflow)
+        close_all(o);
+    own_unlock(o);
+}
+
+/* The bytes the faulting instruction stores, from a: [*lo, *hi). */
+static void stored_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+    const greg_t *g = uc->uc_mcontext.gregs;
+    struct shmemu__rep_string r;
+    struct shmemu__store st;
+    *lo = a, *hi = a + 1;
+    if (shmemu__x86_rep_string((const unsigned char *)g[REG_RIP], &r)) {
+        if (!(g[REG_EFL] & 0x400) && (uintptr_t)g[REG_RDI] == a) /* DF clear: upwards */
+            *hi = a + (size_t)g[REG_RCX] * r.size;
+    } else if (shmemu__x86_decode_store(uc, &st) && st.ea <= a && a < st.ea + st.size) {
+        *lo = st.ea, *hi = st.ea + st.size;
+    }
+}
+
+/* The store is the program's (not the library's, not an atomic): record
+ * the part of it in o's region holding a. */
+static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, uintptr_t a)
+{
+    uintptr_t lo, hi, rlo = (uintptr_t)o->heap, rhi = rlo + o->len;
+    if (o->stat && a - (uintptr_t)o->stat < o->stat_len)
+        rlo = (uintptr_t)o->stat, rhi = rlo + o->stat_len;
+    stored_range(uc, a, &lo, &hi);
+    lo = lo < rlo ? rlo : lo;
+    hi = hi > rhi ? rhi : hi;
+    void *pc = shmemu__chk_user_pc((void *)uc->uc_mcontext.gregs[REG_RIP]);
+    shmemu__chk_enter(me);
+    shmemu__race_own_store(me, me->chk->race, off_of(me, o, lo), hi - lo, "plain store", pc);
+    shmemu__chk_leave(me);
+}
+
+int shmemu__own_fault(siginfo_t *si, void *ucv)
+{
+    uintptr_t a = (uintptr_t)si->si_addr;
+    struct own *o = own_at(a);
+    ucontext_t *uc = ucv;
+    if (!o || !(uc->uc_mcontext.gregs[REG_ERR] & 2)) /* ours are readable */
+        return 0;
+    int saved_errno = errno;
+    shmemu__pe *was = shmemu__self;
+    if (!was) /* a thread the program started: its PE's (threads.c) */
+        shmemu__self = o->me;
+    shmemu__pe *me = o->me;
+    char *page = (char *)(a & ~(uintptr_t)(o->page - 1));
+    if (shmemu__self == me && !o->suspended) {
+        if (shmemu__chk_depth == 0 && !in_library_data(a) &&
+            !shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]))
+            record(me, o, uc, a);
+        else /* the library's or an atomic: the program's stores that follow */
+            shmemu__race_page_release(me, me->chk->race, off_of(me, o, a));
+    }
+    own_lock(o);
+    int opened = mprotect(page, o->page, PROT_READ | PROT_WRITE) == 0;
+    if (opened && o->nopen < OPEN_MAX)
+        o->open[o->nopen++] = page;
+    else if (opened)
+        o->overflow = 1;
+    own_unlock(o);
+    shmemu__self = was;
+    errno = saved_errno;
+    return opened; /* else (no memory for one more mapping) a bare fault */
+}
+
+void shmemu__own_kernel(shmemu__pe *me, int running)
+{
+    struct own *o = me->chk ? me->chk->own : NULL;
+    if (!o)
+        return;
+    own_lock(o);
+    o->suspended = running;
+    if (running) {
+        mprotect(o->heap, o->len, PROT_READ | PROT_WRITE);
+        shmemu__race_heap_release(me, me->chk->race);
+    } else {
+        shmemu__race_heap_release(me, me->chk->race);
+        o->overflow = 1; /* every page back to read-only */
+        close_all(o);
+    }
+    own_unlock(o);
+}
+
+void shmemu__own_start(shmemu__pe *me)
+{
+    struct shmemu__chk *k = me->chk;
+    const struct shmemu__job *job = me->job;
+    if (!k || !k->race || job->check.race_calls || !shmemu__race_tracks_own(k->race) ||
+        !job->tl.lib_base || !job->tl.lib_base[me->pe] ||
+        !SHMEMU_TL_HAS(job->transport, map_view) || shmemu__chk_no_faults(job->transport))
+        return;
+    struct own *o = calloc(1, sizeof(*o));
+    if (!o)
+        return;
+    o->me = me;
+    o->page = (size_t)sysconf(_SC_PAGESIZE);
+    o->heap = me->heap;
+    /* not the teams' workspaces at the top: the library's alone */
+    o->len = (me->heap_size - SHMEMU__WORKSPACE_TOTAL) & ~(o->page - 1);
+    if (me->static_mapped && me->static_len % o->page == 0) {
+        o->stat = me->static_lo;
+        o->stat_len = me->static_len;
+        o->watched = calloc(o->stat_len / o->page, 1);
+        if (o->watched && shmemu__static_program_pages(me, o->watched) != 0) {
+            free(o->watched);
+            o->watched = NULL;
+            o->stat = NULL; /* not knowing, none */
+        }
+    }
+    if ((o->stat && !o->watched) || shmemu__chk_handlers_install() != 0 ||
+        slot_add(o, (uintptr_t)o->heap, (uintptr_t)o->heap + o->len) != 0 ||
+        (o->stat && slot_add(o, (uintptr_t)o->stat, (uintptr_t)o->stat + o->stat_len) != 0)) {
+        slots_drop(o);
+        free(o->watched);
+        free(o);
+        return;
+    }
+    if (mprotect(o->heap, o->len, PROT_READ) != 0) {
+        slots_drop(o);
+        free(o->watched);
+        free(o);
+        return;
+    }
+    for (size_t p = 0; o->stat && p < o->stat_len / o->page; p++)
+        if (o->watched[p])
+            mprotect(o->stat + p * o->page, o->page, PROT_READ);
+    k->own = o;
+}
+
+void shmemu__own_stop(shmemu__pe *me)
+{
+    struct own *o = me->chk ? me->chk->own : NULL;
+    if (!o)
+        return;
+    own_lock(o);
+    mprotect(o->heap, o->len, PROT_READ | PROT_WRITE);
+    for (size_t p = 0; o->stat && p < o->stat_len / o->page; p++)
+        if (o->watched[p])
+            mprotect(o->stat + p * o->page, o->page, PROT_READ | PROT_WRITE);
+    me->chk->own = NULL;
+    own_unlock(o);
+    slots_drop(o);
+    free(o->watched);
+    free(o);
+}
+
+#else /* not x86-64: the program's stores are not seen */
+
+void shmemu__own_epoch(shmemu__pe *me) { (void)me; }
+int shmemu__own_fault(siginfo_t *si, void *ucv) { return (void)si, (void)ucv, 0; }
+void shmemu__own_kernel(shmemu__pe *me, int running) { (void)me, (void)running; }
+void shmemu__own_start(shmemu__pe *me) { (void)me; }
+void shmemu__own_stop(shmemu__pe *me) { (void)me; }
+
+#endif
