@@ -430,16 +430,18 @@ static const struct opt {
     {"--op", 1},        {"--in-place", 1},    {"--team", 1},        {"--transport", 1},
 };
 
-/* --check MODE: fuzz[:SEED], race, device, comma-separated (docs/CHECK.md). */
+/* --check MODE: fuzz[:SEED], race (or calls), device, comma-separated
+ * (docs/CHECK.md). */
 static const char *check_mode(const char *v)
 {
     char *copy = strdup(v), *save = NULL;
     int n = 0;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
         long long k;
-        if (strcmp(t, "race") && strcmp(t, "device") && strcmp(t, "fuzz") &&
+        if (strcmp(t, "race") && strcmp(t, "calls") && strcmp(t, "device") && strcmp(t, "fuzz") &&
             !(!strncmp(t, "fuzz:", 5) && !cli_long(t + 5, 0, INT64_MAX, &k)))
-            die("--check takes fuzz[:SEED], race and device, comma-separated; not '%s'", t);
+            die("--check takes fuzz[:SEED], race (or calls) and device, comma-separated; not '%s'",
+                t);
     }
     free(copy);
     if (!n)
@@ -457,7 +459,7 @@ static void usage(FILE *f)
             "                     [--transport local,shm] [--seed N] [--inputs exact|random]\n"
             "                     [--quick | --thorough] [--max-bytes SIZE] [--json FILE] [-v]\n"
             "                     [--heap-size SIZE] [--timeout SECONDS]\n"
-            "                     [--fuzz N [--race]] [--check MODE: fuzz:SEED,race,device]\n"
+            "                     [--fuzz N [--race]] [--check MODE: fuzz:SEED,race|calls,device]\n"
             "                     [--explore N [--strategy random|rr|pct[:DEPTH]]] [--sim SPEC]\n"
             "collectives: allreduce reduce reduce_scatter allgather broadcast alltoall\n");
 }

@@ -342,10 +342,15 @@ void shmemu__chk_perform(shmemu__pe *me, struct held *h)
         check_destination(me, h);
     if (h->kind == H_GET && h->rma.nbytes)
         unpoison_overlapping(k, h->rma.local, h->rma.nbytes);
-    if (h->kind == H_AMO)
+    if (h->kind == H_AMO) {
         (void)k->amo(me->tlj, &h->amo);
-    else
-        (void)k->rma(me->tlj, &h->rma);
+    } else {
+        /* a get into the PE's own watched memory: past the watch (own.c) */
+        struct shmemu_tl_rma r = h->rma;
+        if (r.op == SHMEMU_TL_GET)
+            r.local = shmemu__own_lib_addr(me, r.local, r.nbytes);
+        (void)k->rma(me->tlj, &r);
+    }
     if (h->view)
         shmemu__chk_view_landed(me, h);
     if (h->kind != H_GET) {

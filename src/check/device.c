@@ -13,6 +13,8 @@
  * Faults elsewhere go to whatever handled SIGSEGV before.
  */
 #include <dlfcn.h>
+#include <link.h>
+#include <stdatomic.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -57,14 +59,58 @@ static void describe_block(const shmemu__pe *me, size_t off, char *buf, size_t l
                  b->req, b->off);
 }
 
+static int system_path(const char *path)
+{
+    return path && (strncmp(path, "/lib", 4) == 0 || strncmp(path, "/usr/lib", 8) == 0);
+}
+
+/* The code segments of the loaded objects, and which are a system
+ * library's: dladdr on every store a checked program makes would cost a
+ * fifth of its run.  Filled again (when nobody else is) on a miss: an
+ * object loaded since. */
+#define CODE_MAX 64
+static struct code_range {
+    _Atomic uintptr_t lo, hi;
+    _Atomic int sys;
+} code[CODE_MAX];
+static _Atomic int ncode, code_busy;
+
+static int add_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size, (void)arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        int n = atomic_load(&ncode);
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || n == CODE_MAX)
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        atomic_store(&code[n].lo, lo);
+        atomic_store(&code[n].hi, lo + ph->p_memsz);
+        atomic_store(&code[n].sys, system_path(info->dlpi_name));
+        atomic_store_explicit(&ncode, n + 1, memory_order_release);
+    }
+    return 0;
+}
+
 /* A system library's code (memcpy, memset in libc): the report then also
  * names the user's code that called it. */
 static int in_system_library(void *pc)
 {
-    Dl_info info;
-    if (!dladdr(pc, &info) || !info.dli_fname)
-        return 0;
-    return strncmp(info.dli_fname, "/lib", 4) == 0 || strncmp(info.dli_fname, "/usr/lib", 8) == 0;
+    uintptr_t a = (uintptr_t)pc;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = atomic_load_explicit(&ncode, memory_order_acquire);
+        for (int i = 0; i < n; i++)
+            if (a >= atomic_load_explicit(&code[i].lo, memory_order_relaxed) &&
+                a < atomic_load_explicit(&code[i].hi, memory_order_relaxed))
+                return atomic_load_explicit(&code[i].sys, memory_order_relaxed);
+        if (pass || atomic_exchange(&code_busy, 1))
+            break;
+        atomic_store(&ncode, 0);
+        dl_iterate_phdr(add_code, NULL);
+        atomic_store(&code_busy, 0);
+    }
+    Dl_info info; /* another thread refills the table, or not code at all */
+    return dladdr(pc, &info) && system_path(info.dli_fname);
 }
 
 void *shmemu__chk_user_pc(void *pc)

@@ -283,6 +283,9 @@ int shmemu__chk_no_faults(const struct shmemu_transport_ops *t) SHMEMU__HIDDEN;
  * handled); the race detector's clock of me moved (an epoch ends). */
 int shmemu__own_fault(siginfo_t *si, void *ucv) SHMEMU__HIDDEN;
 void shmemu__own_epoch(shmemu__pe *me) SHMEMU__HIDDEN;
+/* Where the library writes [p, p + n) of me's watched memory without a
+ * fault (the transport's alias); p itself elsewhere. */
+void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n) SHMEMU__HIDDEN;
 
 /* For reports on a fault: pc, or where the program called the system
  * library (memcpy, memset) that pc is in. */

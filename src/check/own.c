@@ -231,6 +231,21 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     return opened; /* else (no memory for one more mapping) a bare fault */
 }
 
+void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n)
+{
+    const struct own *o = me->chk ? me->chk->own : NULL;
+    uintptr_t a = (uintptr_t)p;
+    if (!o || !n)
+        return p;
+    char *lib = me->tlj->lib_base[me->pe];
+    if (a - (uintptr_t)o->heap < o->len && n <= o->len - (a - (uintptr_t)o->heap))
+        return lib + (a - (uintptr_t)o->heap);
+    if (o->stat && a - (uintptr_t)o->stat < o->stat_len &&
+        n <= o->stat_len - (a - (uintptr_t)o->stat))
+        return lib + me->static_off + (a - (uintptr_t)o->stat);
+    return p;
+}
+
 void shmemu__own_kernel(shmemu__pe *me, int running)
 {
     struct own *o = me->chk ? me->chk->own : NULL;
@@ -316,6 +331,7 @@ void shmemu__own_stop(shmemu__pe *me)
 
 void shmemu__own_epoch(shmemu__pe *me) { (void)me; }
 int shmemu__own_fault(siginfo_t *si, void *ucv) { return (void)si, (void)ucv, 0; }
+void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n) { return (void)me, (void)n, p; }
 void shmemu__own_kernel(shmemu__pe *me, int running) { (void)me, (void)running; }
 void shmemu__own_start(shmemu__pe *me) { (void)me; }
 void shmemu__own_stop(shmemu__pe *me) { (void)me; }
