@@ -25,8 +25,8 @@
  *
  * Not recorded: stores from inside the library (a get into the PE's own
  * buffer: recorded as the get), atomic instructions, device threads' stores
- * (a kernel runs with the heap writable: device calls are not part of the
- * race detector's order yet, and every store is published as a possible
+ * (device calls are not part of the race detector's order yet: a kernel's
+ * stores open pages unrecorded, and every one is published as a possible
  * flag).  Where the library cannot tell the program's store from a fault
  * of its own (valgrind, ThreadSanitizer with fibers, not x86-64, jobs of
  * more than 1024 PEs) nothing is protected.
@@ -58,9 +58,14 @@ struct own {
     unsigned char *watched; /* per page of stat: protected (holds the program's) */
     size_t page;
     _Atomic int lock;
-    char *open[OPEN_MAX];
-    int nopen, overflow;
-    int suspended; /* a kernel runs: the heap is writable */
+    struct {
+        char *at;
+        size_t len;
+    } open[OPEN_MAX];   /* runs of pages opened in this epoch */
+    int nopen, overflow; /* more: all of [lo, hi) of the heap, and stat */
+    char *lo, *hi;
+    unsigned faults; /* in this epoch */
+    int suspended;   /* a kernel runs: its stores are not recorded */
 };
 
 /* The library's own writable data, in sections of their own (the
@@ -143,16 +148,25 @@ static size_t off_of(const shmemu__pe *me, const struct own *o, uintptr_t a)
 static void close_all(struct own *o)
 {
     if (o->overflow) {
-        mprotect(o->heap, o->len, PROT_READ);
+        if (o->hi > o->lo)
+            mprotect(o->lo, (size_t)(o->hi - o->lo), PROT_READ);
         for (size_t p = 0; o->stat && p < o->stat_len / o->page; p++)
             if (o->watched[p])
                 mprotect(o->stat + p * o->page, o->page, PROT_READ);
     } else {
-        for (int i = 0; i < o->nopen; i++)
-            mprotect(o->open[i], o->page, PROT_READ);
+        /* runs that touch close in one call (a buffer filled in doubling
+         * runs is one range) */
+        for (int i = 0; i < o->nopen;) {
+            char *at = o->open[i].at, *end = at + o->open[i].len;
+            for (i++; i < o->nopen && o->open[i].at == end; i++)
+                end += o->open[i].len;
+            mprotect(at, (size_t)(end - at), PROT_READ);
+        }
     }
     o->nopen = 0;
     o->overflow = 0;
+    o->faults = 0;
+    o->lo = o->hi = NULL;
 }
 
 void shmemu__own_epoch(shmemu__pe *me)
@@ -184,24 +198,25 @@ static void stored_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintp
 }
 
 /* The store is the program's (not the library's, not an atomic): record
- * the part of it in o's region holding a. */
-static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, uintptr_t a)
+ * the part of it in o's region from a on, [*lo, *hi). */
+static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, uintptr_t a,
+                   uintptr_t *lo, uintptr_t *hi)
 {
-    uintptr_t lo, hi, rlo = (uintptr_t)o->heap, rhi = rlo + o->len;
+    uintptr_t rlo = (uintptr_t)o->heap, rhi = rlo + o->len;
     if (o->stat && a - (uintptr_t)o->stat < o->stat_len)
         rlo = (uintptr_t)o->stat, rhi = rlo + o->stat_len;
-    stored_range(uc, a, &lo, &hi);
-    lo = lo < rlo ? rlo : lo;
-    hi = hi > rhi ? rhi : hi;
+    stored_range(uc, a, lo, hi);
+    *lo = *lo < rlo ? rlo : *lo;
+    *hi = *hi > rhi ? rhi : *hi;
     void *pc = shmemu__chk_user_pc((void *)uc->uc_mcontext.gregs[REG_RIP]);
     shmemu__chk_enter(me);
-    shmemu__race_own_store(me, me->chk->race, off_of(me, o, lo), hi - lo, "plain store", pc);
+    shmemu__race_own_store(me, me->chk->race, off_of(me, o, *lo), *hi - *lo, "plain store", pc);
     shmemu__chk_leave(me);
 }
 
 int shmemu__own_fault(siginfo_t *si, void *ucv)
 {
-    uintptr_t a = (uintptr_t)si->si_addr;
+    uintptr_t a = (uintptr_t)si->si_addr, lo = a, hi = a + 1;
     struct own *o = own_at(a);
     ucontext_t *uc = ucv;
     if (!o || !(uc->uc_mcontext.gregs[REG_ERR] & 2)) /* ours are readable */
@@ -211,20 +226,50 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     if (!was) /* a thread the program started: its PE's (threads.c) */
         shmemu__self = o->me;
     shmemu__pe *me = o->me;
-    char *page = (char *)(a & ~(uintptr_t)(o->page - 1));
     if (shmemu__self == me && !o->suspended) {
         if (shmemu__chk_depth == 0 && !in_library_data(a) &&
             !shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]))
-            record(me, o, uc, a);
+            record(me, o, uc, a, &lo, &hi);
         else /* the library's or an atomic: the program's stores that follow */
             shmemu__race_page_release(me, me->chk->race, off_of(me, o, a));
     }
+    /* A string store (memcpy, memset) opens every page it will write at
+     * once: one fault, not one per page, each recording the rest again.
+     * Each further fault in an epoch (a loop filling a buffer) opens an
+     * aligned run twice as large, up to 2 MiB: each fault costs a
+     * flush of every CPU's TLB where PEs are threads, and the stores after
+     * the first on an open page go unrecorded anyway. */
+    char *page = (char *)(a & ~(uintptr_t)(o->page - 1));
+    size_t len = hi > a ? ((hi - 1) | (o->page - 1)) + 1 - (uintptr_t)page : o->page;
     own_lock(o);
-    int opened = mprotect(page, o->page, PROT_READ | PROT_WRITE) == 0;
-    if (opened && o->nopen < OPEN_MAX)
-        o->open[o->nopen++] = page;
-    else if (opened)
+    unsigned shift = o->faults++;
+    size_t run = o->page << (shift < 9 ? shift : 9);
+    char *base = o->heap;
+    size_t span = o->len;
+    if (o->stat && a - (uintptr_t)o->stat < o->stat_len)
+        run = o->page; /* static pages one by one: not all are watched */
+    if (run > len) {
+        char *at = base + ((size_t)(page - base) & ~(run - 1));
+        if (at + run > base + span)
+            run = (size_t)(base + span - at);
+        if ((char *)a >= at && run > len)
+            page = at, len = run;
+    }
+    own_unlock(o);
+    if (len > o->page && shmemu__self == me && !o->suspended)
+        shmemu__race_heap_release(me, me->chk->race); /* their pages' later stores */
+    own_lock(o);
+    int opened = mprotect(page, len, PROT_READ | PROT_WRITE) == 0;
+    if (opened && o->nopen < OPEN_MAX) {
+        o->open[o->nopen].at = page;
+        o->open[o->nopen++].len = len;
+    } else if (opened) {
         o->overflow = 1;
+    }
+    if (opened && (uintptr_t)page - (uintptr_t)o->heap < o->len) { /* the heap's extent */
+        o->lo = !o->lo || page < o->lo ? page : o->lo;
+        o->hi = page + len > o->hi ? page + len : o->hi;
+    }
     own_unlock(o);
     shmemu__self = was;
     errno = saved_errno;
@@ -253,14 +298,11 @@ void shmemu__own_kernel(shmemu__pe *me, int running)
         return;
     own_lock(o);
     o->suspended = running;
-    if (running) {
-        mprotect(o->heap, o->len, PROT_READ | PROT_WRITE);
-        shmemu__race_heap_release(me, me->chk->race);
-    } else {
-        shmemu__race_heap_release(me, me->chk->race);
-        o->overflow = 1; /* every page back to read-only */
+    /* Its stores open pages as the program's do (one fault a run of
+     * pages), unrecorded, and each may be a flag. */
+    shmemu__race_heap_release(me, me->chk->race);
+    if (!running)
         close_all(o);
-    }
     own_unlock(o);
 }
 
