@@ -43,6 +43,9 @@ const char *th_transport(int i);
  * (docs/CHECK.md: transports that can map a heap again, x86-64, not under
  * valgrind): local, shm and sim. */
 int th_checked_ptrs(const char *transport);
+/* 1 where race detection watches a PE's own stores (docs/CHECK.md): where
+ * checked pointers work, not in a ThreadSanitizer build. */
+int th_own_stores(const char *transport);
 
 /* 1 under SHMEMU_TEST_QUICK: fewer PEs and iterations. */
 int th_quick(void);

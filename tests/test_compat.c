@@ -160,7 +160,13 @@ static void test_race_reported(void **state)
 static void test_verdict_race(void **state)
 {
     (void)state;
-    for (int seed = 0; seed <= 2; seed++)
+    int last_seed = 2;
+#ifdef TH_TSAN
+    printf("# test_verdict_race: the unordered and ordered runs skipped: a PE's own stores "
+           "are not watched in a ThreadSanitizer build (docs/CHECK.md)\n");
+    last_seed = -1;
+#endif
+    for (int seed = 0; seed <= last_seed; seed++)
         for (int n = 2; n <= 4; n++)
             for (int ordered = 0; ordered <= 1; ordered++) {
                 char np[16], check[40];

@@ -482,8 +482,8 @@ static void test_polling(void **state)
 }
 
 /* A PE's own plain store races with a peer's _g of it, either way round:
- * reported wherever its stores are watched (as its checked pointers,
- * docs/CHECK.md), naming the store's line and the _g's. */
+ * reported wherever its stores are watched (th_own_stores, docs/CHECK.md),
+ * naming the store's line and the _g's. */
 static void test_own_store_g(void **state)
 {
     (void)state;
@@ -491,7 +491,7 @@ static void test_own_store_g(void **state)
     int seeds = (int)th_iters(20, 4), skipped = 0;
     for (int t = 0; t < th_transport_count(); t++) {
         const char *tp = th_transport(t);
-        if (!th_checked_ptrs(tp)) {
+        if (!th_own_stores(tp)) {
             skipped++;
             continue;
         }
@@ -529,7 +529,7 @@ static void test_own_store_g(void **state)
     if (skipped)
         printf("# test_own_store_g: %d transport(s) skipped: a PE's own stores are watched "
                "only where its checked pointers work (local, shm, sim on x86-64, not under "
-               "valgrind; sim not under ThreadSanitizer)\n",
+               "valgrind), not in a ThreadSanitizer build\n",
                skipped);
 }
 
