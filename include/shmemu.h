@@ -262,6 +262,19 @@ int shmemu_check_enabled(void);
  */
 int shmemu_check_notes(char *buf, size_t len);
 
+/**
+ * Names [sym, sym + bytes) of the calling PE's symmetric memory signal pads
+ * that every kernel leaves at zero (PyTorch SymmetricMemory's rule: the pad
+ * words a kernel's barrier or signals used are back to 0 when it returns,
+ * so that the next kernel counts from 0).  Under race detection, each time
+ * the PE arrives at a sync of all PEs (shmemu_barrier_all, shmemu_sync_all,
+ * a collective allocation) a nonzero pad byte is reported once, naming the
+ * word, its value and the last kernel the PE ran, and the job ends with
+ * SHMEMU_ERACE.  bytes 0 drops the range starting at sym; at most 16
+ * ranges per PE.  Outside race detection it checks sym and does nothing.
+ */
+int shmemu_check_zero_pads(const void *sym, size_t bytes);
+
 /* --------------------------------------------------------------------- RMA */
 
 /*

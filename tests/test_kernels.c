@@ -1096,6 +1096,129 @@ static void test_scope_reader_device_atomic(void **state)
                 "none of which is under test");
 }
 
+/* ------------------------------------------------------ signal pads */
+
+/* A barrier over signal pads, PyTorch SymmetricMemory's way: thread 0 of
+ * each PE adds 1 to every peer's pad and waits until its own counts the
+ * others; the correct kernel then sets its pad back to 0 (the rule: a
+ * kernel leaves its pads at zero), the buggy one leaves it raised, so the
+ * next launch's barrier would pass at once on a GPU. */
+struct pad_arg {
+    unsigned *pad; /* symmetric */
+    int reset;
+};
+
+SHMEMU_KERNEL(k_pads, struct pad_arg, a)
+{
+    if (threadIdx.x || blockIdx.x)
+        return;
+    int me = shmemu_dev_my_pe(), n = shmemu_dev_n_pes();
+    for (int p = 0; p < n; p++)
+        if (p != me)
+            atomicAdd_system((unsigned *)shmemu_dev_ptr(a.pad, p), 1u);
+    while (atomicAdd_system(a.pad, 0u) < (unsigned)(n - 1)) {
+    }
+    if (a.reset)
+        atomicExch_system(a.pad, 0u);
+}
+
+static int body_pads(void *arg)
+{
+    int reset = *(const int *)arg;
+    unsigned *pads = shmemu_calloc(16, sizeof(unsigned));
+    PE_CHECK(pads != NULL);
+    PE_CHECK_OK(shmemu_check_zero_pads(pads + 3, sizeof(unsigned)));
+    for (int r = 0; r < 3; r++) {
+        struct pad_arg a = {pads + 3, reset};
+        PE_CHECK_OK(shmemu_launch_kernel(k_pads, 2, 32, &a));
+        PE_CHECK_OK(shmemu_barrier_all());
+        if (reset) /* before any PE's next launch raises it again */
+            PE_CHECK_EQ(pads[3], 0u);
+        PE_CHECK_OK(shmemu_barrier_all());
+    }
+    PE_CHECK_OK(shmemu_check_zero_pads(pads + 3, 0));
+    shmemu_free(pads);
+    return 0;
+}
+
+/* The rule is checked where every PE arrives at a barrier: the kernel
+ * that leaves its pad raised is reported on every PE, transport and seed,
+ * naming the pad, its value and the kernel; the one that resets it never.
+ * A pad range outside the symmetric heap is refused in one line. */
+static void test_signal_pads_back_to_zero(void **state)
+{
+    (void)state;
+    int seeds = (int)th_iters(4, 2);
+    for (int tr = 0; tr < th_transport_count(); tr++) {
+        const char *tp = th_transport(tr);
+        for (int npes = 2; npes <= 3; npes++)
+            for (int seed = 0; seed <= seeds; seed++)
+                for (int reset = 0; reset <= 1; reset++) {
+                    char check[40];
+                    snprintf(check, sizeof(check), seed ? "fuzz:%d,race" : "race", seed);
+                    shmemu_opts o = {.npes = npes, .transport = tp, .heap_size = 1 << 20,
+                                     .check = check};
+                    th_capture_start();
+                    int rc = th_launch_opts(&o, body_pads, &reset);
+                    char *err = th_capture_stop();
+                    char want[64], value[200];
+                    snprintf(want, sizeof(want), "contract: PE %d's signal pad heap+0x",
+                             npes - 1);
+                    snprintf(value, sizeof(value),
+                             "is %#x, not 0, as it reached shmemu_barrier_all; the kernel that "
+                             "used it last (k_pads) returned without resetting it",
+                             (unsigned)(npes - 1));
+                    if (reset && rc != SHMEMU_OK)
+                        fail_msg("%s, %d PEs, %s, pads reset: rc %d: %s", tp, npes, check, rc,
+                                 err);
+                    if (!reset && (rc != SHMEMU_ERACE || !strstr(err, want) ||
+                                   !strstr(err, value) ||
+                                   !strstr(err, "(PyTorch SymmetricMemory's rule)")))
+                        fail_msg("%s, %d PEs, %s, pads left raised: rc %d, not SHMEMU_ERACE "
+                                 "with the note: %s",
+                                 tp, npes, check, rc, err);
+                    free(err);
+                }
+    }
+    /* Outside race detection nothing is checked; a bad range always is. */
+    int reset = 0;
+    shmemu_opts o = {.npes = 2, .transport = th_transport(0), .heap_size = 1 << 20};
+    assert_int_equal(th_launch_opts(&o, body_pads, &reset), SHMEMU_OK);
+}
+
+static int body_pads_bad(void *arg)
+{
+    (void)arg;
+    unsigned local[4];
+    unsigned *pads = shmemu_calloc(4, sizeof(unsigned));
+    PE_CHECK(pads != NULL);
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_RETURN));
+    th_capture_start();
+    int rc = shmemu_check_zero_pads(local, sizeof(local));
+    char *err = th_capture_stop();
+    PE_CHECK_EQ(rc, SHMEMU_ERANGE);
+    char want[32];
+    snprintf(want, sizeof(want), "PE %d", shmemu_my_pe());
+    PE_CHECK(strstr(err, want) && strstr(err, "shmemu_check_zero_pads") && strstr(err, "sym"));
+    free(err);
+    th_capture_start();
+    rc = shmemu_check_zero_pads(pads, 5 * sizeof(unsigned)); /* past its block */
+    free(th_capture_stop());
+    PE_CHECK_EQ(rc, SHMEMU_ERANGE);
+    shmemu_barrier_all();
+    shmemu_free(pads);
+    return 0;
+}
+
+static void test_signal_pads_bad_range(void **state)
+{
+    (void)state;
+    /* one PE: the capture of stderr is the process's */
+    shmemu_opts o = {.npes = 1, .transport = th_transport(0), .heap_size = 1 << 20,
+                     .check = "race"};
+    assert_int_equal(th_launch_opts(&o, body_pads_bad, NULL), SHMEMU_OK);
+}
+
 /* Exploration: sim's PCT schedules (depth 3) with delivery fuzzing and
  * race detection, seeds 1..200 -- every fixed twin passes each; every bug
  * is found, and the schedule that found it, run again from its seed,
@@ -1493,6 +1616,8 @@ int main(void)
         cmocka_unit_test(test_planted_bugs),
         cmocka_unit_test(test_scope_threadfence_device),
         cmocka_unit_test(test_scope_reader_device_atomic),
+        cmocka_unit_test(test_signal_pads_back_to_zero),
+        cmocka_unit_test(test_signal_pads_bad_range),
         cmocka_unit_test(test_explored_twins),
         cmocka_unit_test(test_half_conversions),
         cmocka_unit_test(test_misuse),

@@ -140,6 +140,13 @@ struct pause {
     uint64_t exits;      /*    the reader's exits when it began */
 };
 
+/* A range of the PE's heap named signal pads (pads.c). */
+#define PADS_MAX 16
+struct chk_pads {
+    size_t off, len;
+    int told; /* reported once */
+};
+
 struct shmemu__chk {
     uint64_t rng;
     struct held *q;
@@ -161,6 +168,8 @@ struct shmemu__chk {
     int view_store; /* the put being issued is a store through a view */
     struct view *view; /* pointers.c: its views of peers' heaps, or NULL */
     struct own *own;   /* own.c: its own stores watched, or NULL */
+    struct chk_pads pads[PADS_MAX]; /* pads.c: its signal pads */
+    int npads;
     int64_t budget, budget_at; /* for delays: see afford() */
     struct shmemu__race *race; /* NULL: no race detection */
     struct late_write *late;   /* [nlate]: see struct late_write */
@@ -270,6 +279,9 @@ int shmemu__chk_view_locate(shmemu__pe *me, const void *p, int *pe, size_t *off)
 void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
 void shmemu__chk_view_amo_end(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
 
+/* The PE arrives at a sync of all PEs (where, as a report says it):
+ * its signal pads must be back to zero (pads.c). */
+void shmemu__chk_pads_check(shmemu__pe *me, const char *where) SHMEMU__HIDDEN;
 /* Has me mapped its view of pe's heap (a shmemu_ptr to it)? */
 int shmemu__chk_view_mapped(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
 /* The checker's SIGSEGV and SIGTRAP handlers on top (again, if another

@@ -456,8 +456,11 @@ static void check_synced_held(shmemu__pe *me)
 
 static void check_sync_enter_held(shmemu__pe *me, int slot, uint32_t gen)
 {
-    if (me->chk->race)
-        shmemu__race_sync_arrive(me, me->chk->race, slot, gen);
+    struct shmemu__chk *k = me->chk;
+    if (k->npads && slot == 0) /* the world team's */
+        shmemu__chk_pads_check(me, k->call ? shmemu__user_call(k->call) : "a sync of all PEs");
+    if (k->race)
+        shmemu__race_sync_arrive(me, k->race, slot, gen);
 }
 
 static void check_sync_exit_held(shmemu__pe *me, int slot, uint32_t gen)

@@ -695,6 +695,7 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
     schedule(L);
     launch_end(L);
     shmemu__own_kernel(me, 0);
+    me->last_kernel = L->k->name;
     me->kernel_abandon = NULL;
     me->kernel_live = NULL;
     shmemu__dev_launch = NULL;

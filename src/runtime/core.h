@@ -142,6 +142,7 @@ typedef struct shmemu__pe {
     int64_t poll_tl_cpu_ns;
     /* The program's static data (static.c): [static_lo, + static_len) is
      * heap range [static_off, + static_len) when static_mapped. */
+    const char *last_kernel; /* the name of the last kernel it launched */
     char *static_lo;
     size_t static_len;
     size_t static_off;
