@@ -343,3 +343,18 @@ int shmemu_addr_accessible(const void *addr, int pe)
         (void)shmemu__static_off(me, addr, &off);
     return addr && off < me->heap_size && (unsigned)pe < (unsigned)me->npes;
 }
+
+int shmemu_check_zero_pads(const void *sym, size_t bytes)
+{
+    static const char call[] = "shmemu_check_zero_pads";
+    SHMEMU__ENTER(me, call, shmemu__last_status);
+    size_t off;
+    int st = shmemu__check_sym(me, call, "sym", sym, bytes ? bytes : 1, &off);
+    if (st != SHMEMU_OK)
+        return st;
+    if ((st = shmemu__chk_pads_set(me, off, bytes)) != SHMEMU_OK)
+        return shmemu__fail(me, st, call,
+                            "PE %d names more than %d ranges of signal pads (sym %p, bytes %zu)",
+                            me->pe, SHMEMU__PADS_MAX, sym, bytes);
+    return shmemu__ok();
+}

@@ -92,6 +92,12 @@ void shmemu__own_start(shmemu__pe *me) SHMEMU__HIDDEN;
 void shmemu__own_stop(shmemu__pe *me) SHMEMU__HIDDEN;
 void shmemu__own_kernel(shmemu__pe *me, int running) SHMEMU__HIDDEN;
 
+/* shmemu_check_zero_pads (src/api): [off, off + bytes) of me's heap are
+ * signal pads (bytes 0: the range at off is not); SHMEMU_ENOMEM past
+ * SHMEMU__PADS_MAX ranges.  Outside race detection nothing is kept. */
+#define SHMEMU__PADS_MAX 16
+int shmemu__chk_pads_set(shmemu__pe *me, size_t off, size_t bytes) SHMEMU__HIDDEN;
+
 /* SHMEMU_CHECK=device: turn this process's faults on symmetric memory into
  * the job's report (device.c).  Once per process; -1 if the handler could
  * not be installed. */

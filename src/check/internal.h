@@ -141,7 +141,6 @@ struct pause {
 };
 
 /* A range of the PE's heap named signal pads (pads.c). */
-#define PADS_MAX 16
 struct chk_pads {
     size_t off, len;
     int told; /* reported once */
@@ -168,7 +167,7 @@ struct shmemu__chk {
     int view_store; /* the put being issued is a store through a view */
     struct view *view; /* pointers.c: its views of peers' heaps, or NULL */
     struct own *own;   /* own.c: its own stores watched, or NULL */
-    struct chk_pads pads[PADS_MAX]; /* pads.c: its signal pads */
+    struct chk_pads pads[SHMEMU__PADS_MAX]; /* pads.c: its signal pads */
     int npads;
     int64_t budget, budget_at; /* for delays: see afford() */
     struct shmemu__race *race; /* NULL: no race detection */

@@ -20,19 +20,11 @@
 #include "race.h"
 #include "runtime/dispatch.h"
 
-int shmemu_check_zero_pads(const void *sym, size_t bytes)
+int shmemu__chk_pads_set(shmemu__pe *me, size_t off, size_t bytes)
 {
-    static const char call[] = "shmemu_check_zero_pads";
-    SHMEMU__ENTER(me, call, shmemu__last_status);
-    size_t off = 0;
-    if (bytes) {
-        int st = shmemu__check_sym(me, call, "sym", sym, bytes, &off);
-        if (st != SHMEMU_OK)
-            return st;
-    }
     struct shmemu__chk *k = me->chk;
     if (!k || !k->race) /* outside race detection: nothing is checked */
-        return shmemu__ok();
+        return SHMEMU_OK;
     shmemu__chk_enter(me);
     int st = SHMEMU_OK, i = 0;
     while (i < k->npads && k->pads[i].off != off)
@@ -43,17 +35,13 @@ int shmemu_check_zero_pads(const void *sym, size_t bytes)
     } else if (i < k->npads) {
         k->pads[i].len = bytes;
         k->pads[i].told = 0;
-    } else if (k->npads < PADS_MAX) {
+    } else if (k->npads < SHMEMU__PADS_MAX) {
         k->pads[k->npads++] = (struct chk_pads){off, bytes, 0};
     } else {
         st = SHMEMU_ENOMEM;
     }
     shmemu__chk_leave(me);
-    if (st != SHMEMU_OK)
-        return shmemu__fail(me, st, call,
-                            "PE %d names more than %d ranges of signal pads (sym %p, bytes %zu)",
-                            me->pe, PADS_MAX, sym, bytes);
-    return shmemu__ok();
+    return st;
 }
 
 void shmemu__chk_pads_check(shmemu__pe *me, const char *where)
