@@ -118,6 +118,30 @@ static void test_features_checked(void **state)
         }
 }
 
+/* osh_features MODE ARG on n PEs under oshrun with SHMEMU_CHECK=check:
+ * 1 if it passed without a word from shmemu (want NULL), or exited 1 with
+ * a race note that holds every string of want. */
+static int features_checked(int n, const char *check, const char *mode, int arg,
+                            const char *const *want, struct th_outcome *o)
+{
+    char np[16], env_check[48];
+    snprintf(np, sizeof(np), "%d", n);
+    snprintf(env_check, sizeof(env_check), "SHMEMU_CHECK=%s", check);
+    char *argv[] = {th_tool("oshrun"), "-np", np, th_tool("tests/progs/osh_features"),
+                    (char *)mode, arg ? "1" : "0", NULL};
+    const char *env[] = {env_check, NULL};
+    th_run_cmd(argv, env, o);
+    if (!want)
+        return exited(o, 0) && !strstr(o->out, "shmemu");
+    const char *note = strstr(o->out, "shmemu-check: note: race: PE ");
+    if (!exited(o, 1) || !note)
+        return 0;
+    for (; *want; want++)
+        if (!strstr(note, *want))
+            return 0;
+    return 1;
+}
+
 /* A race in an oshrun job (two PEs put into a third's static buffer,
  * nothing orders them): the launcher prints the note, naming the routine,
  * its site in the program and the target, and exits 1, on every seed.  Its
@@ -128,26 +152,14 @@ static void test_race_reported(void **state)
     for (int seed = 0; seed <= 2; seed++)
         for (int n = 3; n <= 4; n++)
             for (int ordered = 0; ordered <= 1; ordered++) {
-                char np[16], check[40], target[48];
-                snprintf(np, sizeof(np), "%d", n);
-                snprintf(check, sizeof(check), seed ? "SHMEMU_CHECK=fuzz:%d,race"
-                                                    : "SHMEMU_CHECK=race", seed);
+                char check[32], target[48];
+                snprintf(check, sizeof(check), seed ? "fuzz:%d,race" : "race", seed);
                 snprintf(target, sizeof(target), "(raced+0) of PE %d's heap, which PE ",
                          n - 1);
-                char *argv[] = {th_tool("oshrun"), "-np", np,
-                                th_tool("tests/progs/osh_features"), "race",
-                                ordered ? "1" : "0", NULL};
-                const char *env[] = {check, NULL};
+                const char *want[] = {"'s shmem_long_put (at main+", target,
+                                      "no wait, signal or sync orders the two", NULL};
                 struct th_outcome o;
-                th_run_cmd(argv, env, &o);
-                const char *note = strstr(o.out, "shmemu-check: note: race: PE ");
-                int ok = ordered ? exited(&o, 0) && !strstr(o.out, "shmemu")
-                                 : exited(&o, 1) && note &&
-                                       strstr(note, "'s shmem_long_put (at main+") &&
-                                       strstr(note, target) &&
-                                       strstr(note, "'s shmem_long_put (at main+") &&
-                                       strstr(note, "no wait, signal or sync orders the two");
-                if (!ok)
+                if (!features_checked(n, check, "race", ordered, ordered ? NULL : want, &o))
                     fail_msg("%s, %d PEs, %s: status %#x, output:\n%s", check, n,
                              ordered ? "ordered" : "unordered", o.status, o.out);
             }
@@ -166,44 +178,26 @@ static void test_verdict_race(void **state)
            "are not watched in a ThreadSanitizer build (docs/CHECK.md)\n");
     last_seed = -1;
 #endif
+    const char *want[] = {"'s plain store (at main+", "'s shmem_int_g (at main+",
+                          " (verdict+0) of PE ", "no wait, signal or sync orders the two", NULL};
     for (int seed = 0; seed <= last_seed; seed++)
         for (int n = 2; n <= 4; n++)
             for (int ordered = 0; ordered <= 1; ordered++) {
-                char np[16], check[40];
-                snprintf(np, sizeof(np), "%d", n);
-                snprintf(check, sizeof(check), seed ? "SHMEMU_CHECK=fuzz:%d,race"
-                                                    : "SHMEMU_CHECK=race", seed);
-                char *argv[] = {th_tool("oshrun"), "-np", np,
-                                th_tool("tests/progs/osh_features"), "verdict",
-                                ordered ? "1" : "0", NULL};
-                const char *env[] = {check, NULL};
+                char check[32];
+                snprintf(check, sizeof(check), seed ? "fuzz:%d,race" : "race", seed);
                 struct th_outcome o;
-                th_run_cmd(argv, env, &o);
-                const char *note = strstr(o.out, "shmemu-check: note: race: PE ");
-                int ok = ordered ? exited(&o, 0) && !strstr(o.out, "shmemu")
-                                 : exited(&o, 1) && note &&
-                                       strstr(note, "'s plain store (at main+") &&
-                                       strstr(note, "'s shmem_int_g (at main+") &&
-                                       strstr(note, " (verdict+0) of PE ") &&
-                                       strstr(note, "no wait, signal or sync orders the two");
-                if (!ok)
+                if (!features_checked(n, check, "verdict", ordered, ordered ? NULL : want, &o))
                     fail_msg("%s, %d PEs, %s: status %#x, output:\n%s", check, n,
                              ordered ? "ordered" : "unordered", o.status, o.out);
             }
     /* SHMEMU_CHECK=calls leaves the program's stores alone, and still
      * sees the library's calls race. */
-    for (int mode = 0; mode <= 1; mode++) {
-        char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_features"),
-                        mode ? "race" : "verdict", "0", NULL};
-        const char *env[] = {"SHMEMU_CHECK=calls", NULL};
-        struct th_outcome o;
-        th_run_cmd(argv, env, &o);
-        int ok = mode ? exited(&o, 1) && strstr(o.out, "'s shmem_long_put (at main+")
-                      : exited(&o, 0) && !strstr(o.out, "shmemu");
-        if (!ok)
-            fail_msg("SHMEMU_CHECK=calls, %s: status %#x, output:\n%s", argv[4], o.status,
-                     o.out);
-    }
+    const char *put[] = {"'s shmem_long_put (at main+", NULL};
+    struct th_outcome o;
+    if (!features_checked(3, "calls", "verdict", 0, NULL, &o))
+        fail_msg("SHMEMU_CHECK=calls, verdict: status %#x, output:\n%s", o.status, o.out);
+    if (!features_checked(3, "calls", "race", 0, put, &o))
+        fail_msg("SHMEMU_CHECK=calls, race: status %#x, output:\n%s", o.status, o.out);
 }
 
 /* Threads inside each PE (SHMEM_THREAD_MULTIPLE) on 1 to 4 PEs, plain and

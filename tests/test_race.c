@@ -349,6 +349,28 @@ static size_t first_range(const char *note)
     return hi - lo;
 }
 
+/* Run body under race detection (seed 0) or fuzz:seed,race: it must end
+ * with SHMEMU_ERACE and a race note, which is returned (in notes); the
+ * mode run goes to check[32]. */
+static const char *planted_note(const char *tp, int npes, int seed, int (*body)(void *),
+                                char *notes, size_t len, char *check)
+{
+    if (seed)
+        snprintf(check, 32, "fuzz:%d,race", seed);
+    else
+        snprintf(check, 32, "race");
+    th_capture_start();
+    int rc = launch(tp, npes, check, body, NULL, notes, len);
+    free(th_capture_stop());
+    if (rc != SHMEMU_ERACE)
+        fail_msg("%s, %d PEs, %s: returned %d, not SHMEMU_ERACE; notes: %s", tp, npes, check,
+                 rc, notes);
+    const char *r = strstr(notes, "race: PE ");
+    if (!r)
+        fail_msg("%s %s: no race note: %s", tp, check, notes);
+    return r;
+}
+
 /* first_call NULL: race_put_ptr's writer (ptr_writer). */
 static void planted(int (*body)(void *), const char *first_call, const char *second_call,
                     size_t first_len)
@@ -361,19 +383,7 @@ static void planted(int (*body)(void *), const char *first_call, const char *sec
         for (int npes = 2; npes <= 3; npes++)
             for (int seed = 0; seed <= seeds; seed++) {
                 char check[32];
-                if (seed)
-                    snprintf(check, sizeof(check), "fuzz:%d,race", seed);
-                else
-                    snprintf(check, sizeof(check), "race");
-                th_capture_start();
-                int rc = launch(tp, npes, check, body, NULL, notes, sizeof(notes));
-                free(th_capture_stop());
-                if (rc != SHMEMU_ERACE)
-                    fail_msg("%s, %d PEs, %s: returned %d, not SHMEMU_ERACE; notes: %s", tp,
-                             npes, check, rc, notes);
-                const char *r = strstr(notes, "race: PE ");
-                if (!r)
-                    fail_msg("%s %s: no race note: %s", tp, check, notes);
+                const char *r = planted_note(tp, npes, seed, body, notes, sizeof(notes), check);
                 /* Both PEs and both calls, whichever came first. */
                 int a = r[9] - '0';
                 char want[160];
@@ -498,21 +508,11 @@ static void test_own_store_g(void **state)
         for (int npes = 2; npes <= 4; npes++)
             for (int seed = 0; seed <= seeds; seed++) {
                 char check[32];
-                if (seed)
-                    snprintf(check, sizeof(check), "fuzz:%d,race", seed);
-                else
-                    snprintf(check, sizeof(check), "race");
-                th_capture_start();
-                int rc = launch(tp, npes, check, race_own_g, NULL, notes, sizeof(notes));
-                free(th_capture_stop());
-                if (rc != SHMEMU_ERACE)
-                    fail_msg("%s, %d PEs, %s: returned %d, not SHMEMU_ERACE; notes: %s", tp,
-                             npes, check, rc, notes);
-                const char *r = strstr(notes, "race: PE ");
-                if (!r)
-                    fail_msg("%s %s: no race note: %s", tp, check, notes);
+                const char *r =
+                    planted_note(tp, npes, seed, race_own_g, notes, sizeof(notes), check);
                 int a = r[9] - '0';
-                const char *store = "plain store (at race_own_g+", *g = "shmemu_int_g (at race_own_g+";
+                const char *store = "plain store (at race_own_g+",
+                           *g = "shmemu_int_g (at race_own_g+";
                 char want[160];
                 snprintf(want, sizeof(want), "race: PE %d's %s", a, a == 0 ? g : store);
                 if (strncmp(r, want, strlen(want)) != 0)

@@ -298,6 +298,25 @@ void shmemu__own_epoch(shmemu__pe *me) SHMEMU__HIDDEN;
  * fault (the transport's alias); p itself elsewhere. */
 void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n) SHMEMU__HIDDEN;
 
+/* Address ranges a signal handler finds its state by, without a lock
+ * (ranges.c): a fixed table of slots, each its range, then its owner. */
+struct chk_range {
+    _Atomic uintptr_t lo, hi;
+    void *_Atomic owner;
+};
+struct chk_ranges {
+    struct chk_range *slot;
+    int cap;
+    _Atomic int top;
+};
+/* The owner of the range holding a, or NULL. */
+void *shmemu__chk_range_find(struct chk_ranges *t, uintptr_t a) SHMEMU__HIDDEN;
+/* -1 when every slot is taken. */
+int shmemu__chk_range_add(struct chk_ranges *t, void *owner, uintptr_t lo, uintptr_t hi)
+    SHMEMU__HIDDEN;
+/* Every range of owner's. */
+void shmemu__chk_range_drop(struct chk_ranges *t, void *owner) SHMEMU__HIDDEN;
+
 /* For reports on a fault: pc, or where the program called the system
  * library (memcpy, memset) that pc is in. */
 void *shmemu__chk_user_pc(void *pc) SHMEMU__HIDDEN;

@@ -83,50 +83,8 @@ static int in_library_data(uintptr_t a)
 }
 
 /* Regions by address, for the handler (which takes no locks to find them). */
-struct own_slot {
-    _Atomic uintptr_t lo, hi;
-    struct own *_Atomic o;
-};
-static struct own_slot slots[OWN_SLOTS];
-static _Atomic int slots_top;
-
-static struct own *own_at(uintptr_t a)
-{
-    int top = atomic_load_explicit(&slots_top, memory_order_acquire);
-    for (int i = 0; i < top; i++) {
-        struct own_slot *s = &slots[i];
-        if (a >= atomic_load_explicit(&s->lo, memory_order_acquire) &&
-            a < atomic_load_explicit(&s->hi, memory_order_acquire))
-            return atomic_load_explicit(&s->o, memory_order_acquire);
-    }
-    return NULL;
-}
-
-static int slot_add(struct own *o, uintptr_t lo, uintptr_t hi)
-{
-    for (int i = 0; i < OWN_SLOTS; i++) {
-        struct own *none = NULL;
-        if (!atomic_compare_exchange_strong(&slots[i].o, &none, o))
-            continue;
-        atomic_store_explicit(&slots[i].lo, lo, memory_order_release);
-        atomic_store_explicit(&slots[i].hi, hi, memory_order_release);
-        int top = atomic_load(&slots_top);
-        while (top < i + 1 && !atomic_compare_exchange_weak(&slots_top, &top, i + 1)) {
-        }
-        return 0;
-    }
-    return -1;
-}
-
-static void slots_drop(struct own *o)
-{
-    for (int i = 0; i < OWN_SLOTS; i++)
-        if (atomic_load(&slots[i].o) == o) {
-            atomic_store(&slots[i].hi, 0);
-            atomic_store(&slots[i].lo, 0);
-            atomic_store(&slots[i].o, NULL);
-        }
-}
+static struct chk_range slots[OWN_SLOTS];
+static struct chk_ranges regions = {slots, OWN_SLOTS, 0};
 
 static void own_lock(struct own *o)
 {
@@ -217,7 +175,7 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, uintptr_
 int shmemu__own_fault(siginfo_t *si, void *ucv)
 {
     uintptr_t a = (uintptr_t)si->si_addr, lo = a, hi = a + 1;
-    struct own *o = own_at(a);
+    struct own *o = shmemu__chk_range_find(&regions, a);
     ucontext_t *uc = ucv;
     if (!o || !(uc->uc_mcontext.gregs[REG_ERR] & 2)) /* ours are readable */
         return 0;
@@ -333,15 +291,15 @@ void shmemu__own_start(shmemu__pe *me)
         }
     }
     if ((o->stat && !o->watched) || shmemu__chk_handlers_install() != 0 ||
-        slot_add(o, (uintptr_t)o->heap, (uintptr_t)o->heap + o->len) != 0 ||
-        (o->stat && slot_add(o, (uintptr_t)o->stat, (uintptr_t)o->stat + o->stat_len) != 0)) {
-        slots_drop(o);
+        shmemu__chk_range_add(&regions, o, (uintptr_t)o->heap, (uintptr_t)o->heap + o->len) != 0 ||
+        (o->stat && shmemu__chk_range_add(&regions, o, (uintptr_t)o->stat, (uintptr_t)o->stat + o->stat_len) != 0)) {
+        shmemu__chk_range_drop(&regions, o);
         free(o->watched);
         free(o);
         return;
     }
     if (mprotect(o->heap, o->len, PROT_READ) != 0) {
-        slots_drop(o);
+        shmemu__chk_range_drop(&regions, o);
         free(o->watched);
         free(o);
         return;
@@ -364,7 +322,7 @@ void shmemu__own_stop(shmemu__pe *me)
             mprotect(o->stat + p * o->page, o->page, PROT_READ | PROT_WRITE);
     me->chk->own = NULL;
     own_unlock(o);
-    slots_drop(o);
+    shmemu__chk_range_drop(&regions, o);
     free(o->watched);
     free(o);
 }

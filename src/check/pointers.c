@@ -99,59 +99,18 @@ struct view {
 };
 
 /* The process's views, found by address from the signal handlers (which
- * cannot take locks): each slot holds its view's range, then the view.  A
- * view is its PE's until that PE ends; only its PE's threads fault in it. */
+ * cannot take locks).  A view is its PE's until that PE ends; only its
+ * PE's threads fault in it. */
 #define VIEWS_MAX 4096
-struct view_slot {
-    _Atomic uintptr_t lo, hi;
-    struct view *_Atomic v;
-};
-static struct view_slot slots[VIEWS_MAX];
-static _Atomic int slots_top;
+static struct chk_range slots[VIEWS_MAX];
+static struct chk_ranges views = {slots, VIEWS_MAX, 0};
 static struct sigaction prev_segv, prev_trap;
 static _Atomic int installed;
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static pid_t my_tid(void) { return (pid_t)syscall(SYS_gettid); }
 
-static struct view *view_at(uintptr_t a)
-{
-    int top = atomic_load_explicit(&slots_top, memory_order_acquire);
-    for (int i = 0; i < top; i++) {
-        struct view_slot *s = &slots[i];
-        if (a >= atomic_load_explicit(&s->lo, memory_order_acquire) &&
-            a < atomic_load_explicit(&s->hi, memory_order_acquire))
-            return atomic_load_explicit(&s->v, memory_order_acquire);
-    }
-    return NULL;
-}
-
-static int slot_add(struct view *v, uintptr_t lo, uintptr_t hi)
-{
-    for (int i = 0; i < VIEWS_MAX; i++) {
-        struct view *none = NULL;
-        if (!atomic_compare_exchange_strong(&slots[i].v, &none, v))
-            continue;
-        atomic_store_explicit(&slots[i].lo, lo, memory_order_release);
-        atomic_store_explicit(&slots[i].hi, hi, memory_order_release);
-        int top = atomic_load(&slots_top);
-        while (top < i + 1 && !atomic_compare_exchange_weak(&slots_top, &top, i + 1)) {
-        }
-        return 0;
-    }
-    return -1; /* that many PEs with views: this one's pointers stay NULL */
-}
-
-static void slot_drop(struct view *v)
-{
-    for (int i = 0; i < VIEWS_MAX; i++)
-        if (atomic_load(&slots[i].v) == v) {
-            atomic_store(&slots[i].hi, 0);
-            atomic_store(&slots[i].lo, 0);
-            atomic_store(&slots[i].v, NULL);
-            return;
-        }
-}
+static struct view *view_at(uintptr_t a) { return shmemu__chk_range_find(&views, a); }
 
 /* The view whose store this thread is stepping: its PE's (sim runs every
  * PE in one thread), else the one view this thread steps in (a thread the
@@ -160,9 +119,9 @@ static struct view *view_stepping(void)
 {
     pid_t self = my_tid();
     struct view *any = NULL;
-    int top = atomic_load_explicit(&slots_top, memory_order_acquire), n = 0;
+    int top = atomic_load_explicit(&views.top, memory_order_acquire), n = 0;
     for (int i = 0; i < top; i++) {
-        struct view *v = atomic_load_explicit(&slots[i].v, memory_order_acquire);
+        struct view *v = atomic_load_explicit(&slots[i].owner, memory_order_acquire);
         /* the lock first: nopen is its holder's */
         if (!v || atomic_load_explicit(&v->stepper, memory_order_acquire) != self || !v->nopen)
             continue;
@@ -673,7 +632,8 @@ static struct view *view_of(shmemu__pe *me)
     void *base = mmap(NULL, v->stride * (size_t)v->npes, PROT_NONE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (!v->mapped || !v->buf || base == MAP_FAILED || install() != 0 ||
-        slot_add(v, (uintptr_t)base, (uintptr_t)base + v->stride * (size_t)v->npes) != 0) {
+        shmemu__chk_range_add(&views, v, (uintptr_t)base,
+                              (uintptr_t)base + v->stride * (size_t)v->npes) != 0) {
         if (base != MAP_FAILED)
             munmap(base, v->stride * (size_t)v->npes);
         free(v->mapped);
@@ -728,7 +688,7 @@ void shmemu__check_ptr_fini(shmemu__pe *me)
     if (!v)
         return;
     me->chk->view = NULL;
-    slot_drop(v);
+    shmemu__chk_range_drop(&views, v);
     munmap(v->base, v->stride * (size_t)v->npes);
     free(v->dirty);
     free(v->mapped);
