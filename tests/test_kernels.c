@@ -1096,6 +1096,89 @@ static void test_scope_reader_device_atomic(void **state)
                 "none of which is under test");
 }
 
+/* ------------------------------------------- partly overlapping flags */
+
+/* vLLM's custom allreduce (issue 2760): two writers raise flags in one
+ * PE's signal area with stores of different widths, the second's 4 bytes
+ * inside the first's 8, nothing ordering them: whichever lands last wins
+ * half of the word, and the waiter sees a value neither wrote.  The fixed
+ * twin gives each writer a slot of its own. */
+struct overlap_arg {
+    uint64_t *slots; /* symmetric, 2 words */
+    int fixed;
+};
+
+SHMEMU_KERNEL(k_overlap, struct overlap_arg, a)
+{
+    if (threadIdx.x || blockIdx.x)
+        return;
+    int me = shmemu_dev_my_pe(), target = shmemu_dev_n_pes() - 1;
+    if (me == 0) {
+        volatile uint64_t *s = (uint64_t *)shmemu_dev_ptr(a.slots, target);
+        *s = 0x100000001ull;
+    } else if (me == 1) {
+        volatile uint32_t *s = (uint32_t *)shmemu_dev_ptr(a.slots + a.fixed, target);
+        s[a.fixed ? 0 : 1] = 2;
+    }
+}
+
+static int body_overlap(void *arg)
+{
+    int fixed = *(const int *)arg;
+    uint64_t *slots = shmemu_calloc(2, sizeof(uint64_t));
+    PE_CHECK(slots != NULL);
+    struct overlap_arg a = {slots, fixed};
+    PE_CHECK_OK(shmemu_launch_kernel(k_overlap, 1, 32, &a));
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (fixed && shmemu_my_pe() == shmemu_n_pes() - 1) {
+        PE_CHECK_EQ(slots[0], 0x100000001ull);
+        PE_CHECK_EQ(slots[1], 2u);
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(slots);
+    return 0;
+}
+
+/* Reported under race detection on every seed where device threads' peer
+ * pointers are checked (their stores are puts to the race detector),
+ * naming both stores and the bytes they share; the twin never. */
+static void test_signal_partial_overlap(void **state)
+{
+    (void)state;
+    int ran = 0, seeds = (int)th_iters(6, 2);
+    for (int tr = 0; tr < th_transport_count(); tr++) {
+        const char *tp = th_transport(tr);
+        if (!th_checked_ptrs(tp))
+            continue;
+        ran++;
+        for (int seed = 0; seed <= seeds; seed++)
+            for (int fixed = 0; fixed <= 1; fixed++) {
+                char check[40];
+                snprintf(check, sizeof(check), seed ? "fuzz:%d,race" : "race", seed);
+                shmemu_opts o = {.npes = 3, .transport = tp, .heap_size = 1 << 20,
+                                 .check = check};
+                th_capture_start();
+                int rc = th_launch_opts(&o, body_overlap, &fixed);
+                char *err = th_capture_stop();
+                if (fixed && rc != SHMEMU_OK)
+                    fail_msg("%s, %s, own slots: rc %d: %s", tp, check, rc, err);
+                const char *r = strstr(err, "race: PE ");
+                if (!fixed && (rc != SHMEMU_ERACE || !r ||
+                               !strstr(r, "'s shmemu_ptr store (at k_overlap") ||
+                               !strstr(r, "of PE 2's heap, which PE ") ||
+                               !strstr(r, "'s shmemu_ptr store (at k_overlap") ||
+                               !strstr(r, "no wait, signal or sync orders the two")))
+                    fail_msg("%s, %s, overlapping flags: rc %d, not SHMEMU_ERACE with the "
+                             "note: %s",
+                             tp, check, rc, err);
+                free(err);
+            }
+    }
+    if (!ran)
+        th_skip("device threads' stores through peer pointers are seen on local, shm and "
+                "sim (x86-64, not under valgrind), none of which is under test");
+}
+
 /* ------------------------------------------------------ signal pads */
 
 /* A barrier over signal pads, PyTorch SymmetricMemory's way: thread 0 of
@@ -1616,6 +1699,7 @@ int main(void)
         cmocka_unit_test(test_planted_bugs),
         cmocka_unit_test(test_scope_threadfence_device),
         cmocka_unit_test(test_scope_reader_device_atomic),
+        cmocka_unit_test(test_signal_partial_overlap),
         cmocka_unit_test(test_signal_pads_back_to_zero),
         cmocka_unit_test(test_signal_pads_bad_range),
         cmocka_unit_test(test_explored_twins),
