@@ -1179,6 +1179,94 @@ static void test_signal_partial_overlap(void **state)
                 "sim (x86-64, not under valgrind), none of which is under test");
 }
 
+/* ------------------------------------- a kernel that returns too soon */
+
+/* ROCm aiter's issue 4082: each PE's kernel waits at a device barrier for
+ * every input to be written, reads every PE's input with
+ * shmemu_dev_getmem, and returns; the host then writes its next input,
+ * while a slower peer may still read this one.  The fixed kernel ends with
+ * a second barrier: every peer is done reading. */
+struct early_arg {
+    int *in, *out;
+    int n, fixed;
+};
+
+SHMEMU_KERNEL(k_early, struct early_arg, a)
+{
+    if (threadIdx.x || blockIdx.x)
+        return;
+    int np = shmemu_dev_n_pes();
+    shmemu_dev_barrier_all();
+    for (int p = 0; p < np; p++)
+        shmemu_dev_getmem(a.out + (size_t)p * (size_t)a.n, a.in, (size_t)a.n * sizeof(int), p);
+    if (a.fixed)
+        shmemu_dev_barrier_all();
+}
+
+static int body_early(void *arg)
+{
+    int fixed = *(const int *)arg, me = shmemu_my_pe(), np = shmemu_n_pes(), n = 16;
+    int *in = shmemu_calloc((size_t)n, sizeof(int));
+    int *out = shmemu_calloc((size_t)(n * np), sizeof(int));
+    PE_CHECK(in && out);
+    for (int r = 1; r <= 3; r++) {
+        for (int i = 0; i < n; i++) /* the host's plain stores: the next input */
+            in[i] = r * 1000 + me * 100 + i;
+        struct early_arg a = {in, out, n, fixed};
+        PE_CHECK_OK(shmemu_launch_kernel(k_early, 1, 32, &a));
+        for (int p = 0; fixed && p < np; p++)
+            for (int i = 0; i < n; i++)
+                PE_CHECK_EQ(out[p * n + i], r * 1000 + p * 100 + i);
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(out);
+    shmemu_free(in);
+    return 0;
+}
+
+/* Under race detection the host's store of its next input and a peer's
+ * device get of the last one, nothing between (the kernel returned
+ * without a barrier), are reported on every seed where the PE's own stores
+ * are watched, naming the store and the get's source line; the fixed
+ * kernel never. */
+static void test_kernel_returns_early(void **state)
+{
+    (void)state;
+    int ran = 0, seeds = (int)th_iters(6, 2);
+    for (int tr = 0; tr < th_transport_count(); tr++) {
+        const char *tp = th_transport(tr);
+        if (!th_own_stores(tp))
+            continue;
+        ran++;
+        for (int npes = 2; npes <= 3; npes++)
+            for (int seed = 0; seed <= seeds; seed++)
+                for (int fixed = 0; fixed <= 1; fixed++) {
+                    char check[40];
+                    snprintf(check, sizeof(check), seed ? "fuzz:%d,race" : "race", seed);
+                    shmemu_opts o = {.npes = npes, .transport = tp, .heap_size = 1 << 20,
+                                     .check = check};
+                    th_capture_start();
+                    int rc = th_launch_opts(&o, body_early, &fixed);
+                    char *err = th_capture_stop();
+                    if (fixed && rc != SHMEMU_OK)
+                        fail_msg("%s, %d PEs, %s, a barrier at the end: rc %d: %s", tp, npes,
+                                 check, rc, err);
+                    const char *r = strstr(err, "race: PE ");
+                    if (!fixed && (rc != SHMEMU_ERACE || !r ||
+                                   !strstr(r, "'s plain store (at body_early+") ||
+                                   !strstr(r, "'s shmemu_dev_getmem (at tests/test_kernels.c:") ||
+                                   !strstr(r, "no wait, signal or sync orders the two")))
+                        fail_msg("%s, %d PEs, %s, no barrier at the end: rc %d, not "
+                                 "SHMEMU_ERACE with the note: %s",
+                                 tp, npes, check, rc, err);
+                    free(err);
+                }
+    }
+    if (!ran)
+        th_skip("a PE's own stores are watched on local, shm and sim (x86-64, not under "
+                "valgrind or ThreadSanitizer), none of which is under test");
+}
+
 /* ------------------------------------------------------ signal pads */
 
 /* A barrier over signal pads, PyTorch SymmetricMemory's way: thread 0 of
@@ -1700,6 +1788,7 @@ int main(void)
         cmocka_unit_test(test_scope_threadfence_device),
         cmocka_unit_test(test_scope_reader_device_atomic),
         cmocka_unit_test(test_signal_partial_overlap),
+        cmocka_unit_test(test_kernel_returns_early),
         cmocka_unit_test(test_signal_pads_back_to_zero),
         cmocka_unit_test(test_signal_pads_bad_range),
         cmocka_unit_test(test_explored_twins),

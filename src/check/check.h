@@ -85,6 +85,22 @@ void shmemu__check_ptr_fini(shmemu__pe *me) SHMEMU__HIDDEN;
  * state where PEs take turns in one thread (job/pe.c). */
 extern _Thread_local int shmemu__chk_depth SHMEMU__HIDDEN;
 
+/* Device calls under race detection (scope.c, for src/device/calls.c;
+ * nothing outside it): the PE's clock now (for a put held until it
+ * lands); a device RMA's access of [off, off + n) of pe's heap (write: a
+ * put landing, stamped with its clock at issue; else a get), named "call
+ * (at file:line)"; a signal's or AMO's release on word off of pe's heap
+ * before it acts, and its acquire once it has read the word (an AMO that
+ * fetches, a wait or test satisfied); the gen-th device barrier of all
+ * PEs, on arrival and once passed. */
+uint32_t shmemu__check_dev_clock(shmemu__pe *me) SHMEMU__HIDDEN;
+void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, size_t n,
+                              uint32_t clock, const char *call, const char *file, int line)
+    SHMEMU__HIDDEN;
+void shmemu__check_dev_release(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
+void shmemu__check_dev_acquire(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
+void shmemu__check_dev_barrier(shmemu__pe *me, int done, uint32_t gen) SHMEMU__HIDDEN;
+
 /* A PE's own plain stores under race detection (own.c): watched from
  * when the program runs (start) until the PE leaves (stop); a kernel runs
  * with them unwatched (running 1, then 0). */

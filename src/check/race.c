@@ -67,7 +67,8 @@ static struct layout layout_of(int npes, size_t heap_size, uint32_t *cap_p)
     cap = cap < 1024 ? 1024 : cap > 65536 ? 65536 : cap;
     l.word_size = round64(sizeof(struct word) + 4 * n);
     l.team_vc = round64(sizeof(struct race_hdr));
-    l.words = l.team_vc + round64((size_t)SHMEMU__TEAMS_MAX * 2 * n * 4);
+    /* a slot per team, and one for the device barrier (all PEs') */
+    l.words = l.team_vc + round64((size_t)(SHMEMU__TEAMS_MAX + 1) * 2 * n * 4);
     l.heapjoin = l.words + cap * l.word_size;
     l.shadow = l.heapjoin + (n <= OWN_NPES_MAX ? round64(n * n * 4) : 0);
     l.total = l.shadow + n * ((heap_size + GRANULE - 1) / GRANULE) * sizeof(struct gran);
@@ -526,15 +527,15 @@ static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const
 /* Record the access, stamped clock; what was recorded before conflicts
  * unless known (a clock vector) shows it ordered before.  own: a plain
  * store of me's to its own heap. */
-static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
-                         size_t n, uint32_t clock, const uint32_t *known, const char *call,
-                         void *addr, const char *why, int own)
+static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
+                        size_t n, uint32_t clock, const uint32_t *known, uint16_t site,
+                        const char *why, int own)
 {
     struct race_hdr *h = r->h;
     if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed))
         return;
     const uint32_t *pk = own ? plain_known(me, r, known) : NULL;
-    uint16_t site = site_id(me, r, call, addr) | (own ? SITE_OWN : 0);
+    site |= own ? SITE_OWN : 0;
     uint32_t me1 = (uint32_t)me->pe + 1;
     int found = 0, o_write = 0, o_pe = 0;
     uint16_t o_site = 0;
@@ -572,11 +573,40 @@ static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int 
                o_site & (uint16_t)~SITE_OWN, o_lo, o_hi, why);
 }
 
+static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
+                         size_t n, uint32_t clock, const uint32_t *known, const char *call,
+                         void *addr, const char *why, int own)
+{
+    if (n && !atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
+        access_site(me, r, write, pe, off, n, clock, known, site_id(me, r, call, addr), why,
+                    own);
+}
+
 void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
                          size_t off, size_t n, uint32_t clock, const char *call, void *addr)
 {
     access_known(me, r, write, pe, off, n, clock, r->vc, call, addr,
                  "no wait, signal or sync orders the two", 0);
+}
+
+void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
+                             size_t off, size_t n, uint32_t clock, const char *call,
+                             const char *file, int line)
+{
+    /* The site's text is "call (at file:line)": a cache entry keyed by the
+     * call and the file's name, the line folded into the address. */
+    void *key = (void *)((uintptr_t)file ^ ((uintptr_t)line << 20));
+    unsigned slot = (unsigned)(((uintptr_t)key >> 2) ^ ((uintptr_t)call >> 3)) % 256;
+    struct site_cache *c = &r->cache[slot];
+    if (!(c->id && c->call == call && c->addr == key)) {
+        char text[SITE_LEN];
+        snprintf(text, sizeof(text), "%s (at %s:%d)", call, file ? file : "?", line);
+        c->call = call;
+        c->addr = key;
+        c->id = text_id(r, text);
+    }
+    access_site(me, r, write, pe, off, n, clock, r->vc, c->id,
+                "no wait, signal or sync orders the two", 1);
 }
 
 void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
@@ -611,6 +641,14 @@ void shmemu__race_sync_arrive(shmemu__pe *me, struct shmemu__race *r, int slot, 
             atomic_max(&t[i], r->vc[i]);
     r->vc[me->pe]++;
     shmemu__own_epoch(me);
+}
+
+void shmemu__race_dev_barrier(shmemu__pe *me, struct shmemu__race *r, int done, uint32_t gen)
+{
+    if (done)
+        shmemu__race_sync_done(me, r, SHMEMU__TEAMS_MAX, gen);
+    else
+        shmemu__race_sync_arrive(me, r, SHMEMU__TEAMS_MAX, gen);
 }
 
 void shmemu__race_sync_done(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)

@@ -15,8 +15,9 @@
  * of call sites as a checker note, and the job ends with SHMEMU_ERACE.
  *
  * A PE's own plain stores to its heap are seen by own.c (the program's view
- * of its heap is read-only under race detection), in host code; not its
- * loads, nor loads through shmemu_ptr (stores through it are held and
+ * of its heap is read-only under race detection), in host code, and
+ * device calls' puts and gets (src/device/calls.c, through scope.c); not
+ * its loads, nor loads through shmemu_ptr (stores through it are held and
  * recorded as puts: pointers.c), nor device threads' own stores.  Shadow
  * records keep one writer and one reader per granule, so some conflicts
  * are missed; none is invented.
@@ -91,6 +92,16 @@ void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, 
  * library wrote there for it, and the program's stores that follow on
  * that page until its clock moves are not seen. */
 void shmemu__race_page_release(shmemu__pe *me, struct shmemu__race *r, size_t off) SHMEMU__HIDDEN;
+/* A device call's access (device.c's RMA: write 1 a put landing, 0 a
+ * get), stamped clock, judged as a plain access is (a device thread's
+ * flags may be plain loads and stores), named "call (at file:line)". */
+void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
+                             size_t off, size_t n, uint32_t clock, const char *call,
+                             const char *file, int line) SHMEMU__HIDDEN;
+/* The device barrier of all PEs (its gen-th), on arrival and once passed,
+ * as a team sync. */
+void shmemu__race_dev_barrier(shmemu__pe *me, struct shmemu__race *r, int done, uint32_t gen)
+    SHMEMU__HIDDEN;
 /* The same for all of me's heap (a kernel's stores, unseen). */
 void shmemu__race_heap_release(shmemu__pe *me, struct shmemu__race *r) SHMEMU__HIDDEN;
 /* Team syncs: on arrival (generation gen of team slot), and once passed. */

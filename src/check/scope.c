@@ -78,3 +78,59 @@ void shmemu__check_dev_atomic(shmemu__pe *me, const void *addr, const char *narr
     }
     shmemu__chk_leave(me);
 }
+
+/* ------------------------------------------- device calls, for race.c */
+
+static struct shmemu__race *dev_race(shmemu__pe *me)
+{
+    return me->chk ? me->chk->race : NULL;
+}
+
+uint32_t shmemu__check_dev_clock(shmemu__pe *me)
+{
+    struct shmemu__race *r = dev_race(me);
+    return r ? shmemu__race_clock(r) : 0;
+}
+
+void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, size_t n,
+                              uint32_t clock, const char *call, const char *file, int line)
+{
+    struct shmemu__race *r = dev_race(me);
+    if (!r || !n)
+        return;
+    shmemu__chk_enter(me);
+    shmemu__race_dev_access(me, r, write, pe, off, n, clock, call, file, line);
+    shmemu__chk_leave(me);
+}
+
+void shmemu__check_dev_release(shmemu__pe *me, int pe, size_t off)
+{
+    struct shmemu__race *r = dev_race(me);
+    if (!r)
+        return;
+    shmemu__chk_enter(me);
+    uint32_t *rel = shmemu__race_release_begin(me, r);
+    shmemu__race_release(me, r, pe, off, rel);
+    free(rel);
+    shmemu__chk_leave(me);
+}
+
+void shmemu__check_dev_acquire(shmemu__pe *me, int pe, size_t off)
+{
+    struct shmemu__race *r = dev_race(me);
+    if (!r)
+        return;
+    shmemu__chk_enter(me);
+    shmemu__race_acquire(me, r, pe, off, 8);
+    shmemu__chk_leave(me);
+}
+
+void shmemu__check_dev_barrier(shmemu__pe *me, int done, uint32_t gen)
+{
+    struct shmemu__race *r = dev_race(me);
+    if (!r)
+        return;
+    shmemu__chk_enter(me);
+    shmemu__race_dev_barrier(me, r, done, gen);
+    shmemu__chk_leave(me);
+}

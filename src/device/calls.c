@@ -67,6 +67,12 @@ static void check_local(struct dev_thread *t, const char *call, const char *what
         shmemu__dev_fail(t, SHMEMU_EINVAL, call, "%s is NULL with %zu bytes", what, n);
 }
 
+/* The heap offset of symmetric address sym (peer_addr checked it). */
+static size_t sym_off(const struct dev_thread *t, const void *sym)
+{
+    return (size_t)((const char *)sym - t->L->me->heap);
+}
+
 /* ------------------------------------------------------------ holding */
 
 static int in_own_heap(shmemu__pe *me, const void *p, size_t n)
@@ -91,6 +97,8 @@ static void check_source(struct dev_thread *t, const struct dev_put *p)
 
 static void deliver_one(struct dev_thread *t, struct dev_put *p)
 {
+    shmemu__check_dev_access(t->L->me, 1, p->pe, p->off, p->n, p->clock, p->call, p->file,
+                             p->line);
     memcpy(p->dst, p->data, p->n);
     if (p->nbi && in_own_heap(t->L->me, p->src, p->n)) {
         check_source(t, p);
@@ -159,13 +167,17 @@ void shmemu__dev_flush(struct dev_thread *t)
     }
 }
 
-/* A put of n bytes from src to dst (pe's heap): now, or held (fuzz). */
-static void put_bytes(struct dev_thread *t, const char *call, char *dst, const void *src,
-                      size_t n, int pe, int nbi)
+/* A put of n bytes from src to dst (pe's heap, at offset off): now, or
+ * held (fuzz). */
+static void put_bytes(struct dev_thread *t, const char *call, char *dst, size_t off,
+                      const void *src, size_t n, int pe, int nbi)
 {
+    shmemu__pe *me = t->L->me;
     if (!n)
         return;
     if (!t->L->checked) {
+        shmemu__check_dev_access(me, 1, pe, off, n, shmemu__check_dev_clock(me), call,
+                                 t->self.file, t->self.line);
         memmove(dst, src, n);
         return;
     }
@@ -173,7 +185,8 @@ static void put_bytes(struct dev_thread *t, const char *call, char *dst, const v
     if (!p)
         shmemu__dev_fail(t, SHMEMU_ENOMEM, call, "no memory to hold a %zu-byte put", n);
     *p = (struct dev_put){.pe = pe, .dst = dst, .src = src, .n = n, .nbi = nbi,
-                          .file = t->self.file, .line = t->self.line};
+                          .file = t->self.file, .line = t->self.line, .call = call,
+                          .off = off, .clock = shmemu__check_dev_clock(me)};
     memcpy(p->data, src, n);
     *t->held_tail = p;
     t->held_tail = &p->next;
@@ -241,7 +254,7 @@ static void do_put(struct dev_thread *t, const char *call, void *dest, const voi
 {
     char *dst = peer_addr(t, call, "dest", dest, n, pe);
     check_local(t, call, "src", src, n);
-    put_bytes(t, call, dst, src, n, pe, nbi);
+    put_bytes(t, call, dst, sym_off(t, dest), src, n, pe, nbi);
 }
 
 static void do_get(struct dev_thread *t, const char *call, void *dest, const void *src,
@@ -249,6 +262,9 @@ static void do_get(struct dev_thread *t, const char *call, void *dest, const voi
 {
     const char *from = peer_addr(t, call, "src", src, n, pe);
     check_local(t, call, "dest", dest, n);
+    shmemu__pe *me = t->L->me;
+    shmemu__check_dev_access(me, 0, pe, sym_off(t, src), n, shmemu__check_dev_clock(me), call,
+                             t->self.file, t->self.line);
     if (n)
         memmove(dest, from, n);
 }
@@ -344,6 +360,7 @@ void shmemu_devrt_signal_op(uint64_t *sig, uint64_t signal, int sig_op, int pe)
     shmemu__dev_yield(t, NULL);
     if (t->L->checked)
         note_unordered(t, call, pe);
+    shmemu__check_dev_release(t->L->me, pe, sym_off(t, sig));
     signal_apply(t, call, w, signal, sig_op);
 }
 
@@ -355,8 +372,12 @@ static void put_signal(struct dev_thread *t, const char *call, void *dest, const
     char *dst = peer_addr(t, call, "dest", dest, n, pe);
     check_local(t, call, "src", src, n);
     uint64_t *w = signal_word(t, call, sig, pe);
+    shmemu__pe *me = t->L->me;
+    shmemu__check_dev_access(me, 1, pe, sym_off(t, dest), n, shmemu__check_dev_clock(me), call,
+                             t->self.file, t->self.line);
     if (n)
         memmove(dst, src, n);
+    shmemu__check_dev_release(me, pe, sym_off(t, sig));
     signal_apply(t, call, w, signal, sig_op);
 }
 
@@ -395,12 +416,17 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
     char *dst = peer_addr(t, call, "dest", dest, nbytes, pe);
     check_local(t, call, "src", src, nbytes);
     uint64_t *w = signal_word(t, call, sig, pe);
+    shmemu__pe *me = t->L->me;
+    shmemu__check_dev_access(me, 1, pe, sym_off(t, dest) + lo, len, shmemu__check_dev_clock(me),
+                             call, t->self.file, t->self.line);
     if (len)
         memmove(dst + lo, (const char *)src + lo, len);
     shmemu_devrt_syncthreads();
     shmemu__dev_group_check(t, grp, seq, t->L->per_block, 0, call);
-    if (t->rank == 0)
+    if (t->rank == 0) {
+        shmemu__check_dev_release(me, pe, sym_off(t, sig));
         signal_apply(t, call, w, signal, sig_op);
+    }
     shmemu_devrt_syncthreads();
 }
 
@@ -442,6 +468,7 @@ static uint64_t wait_word(struct dev_thread *t, const char *call, uint64_t *ivar
         uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
         if (cmp_ok(v, cmp, value)) {
             t->waits = NULL;
+            shmemu__check_dev_acquire(me, me->pe, sym_off(t, ivar));
             return v;
         }
         t->wait_pe = me->pe;
@@ -473,6 +500,8 @@ int shmemu_devrt_uint64_test(uint64_t *ivar, int cmp, uint64_t value)
         shmemu__dev_fail(t, SHMEMU_EINVAL, call, "cmp %d is not a SHMEMU_CMP_* value", cmp);
     uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
     int ok = cmp_ok(v, cmp, value);
+    if (ok)
+        shmemu__check_dev_acquire(me, me->pe, sym_off(t, ivar));
     if (!ok) { /* a poll: a turn for the others */
         t->wait_pe = me->pe;
         t->wait_off = (size_t)((char *)ivar - me->heap);
@@ -490,6 +519,7 @@ uint64_t shmemu_devrt_signal_fetch(const uint64_t *sig)
     shmemu__pe *me = t->L->me;
     const uint64_t *w = (const uint64_t *)(void *)peer_addr(t, call, "sig_addr", sig, 8, me->pe);
     uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    shmemu__check_dev_acquire(me, me->pe, sym_off(t, sig)); /* a poll loop reads the data next */
     t->wait_pe = me->pe;
     t->wait_off = (size_t)((const char *)sig - me->heap);
     t->wait_val = v;
@@ -540,16 +570,26 @@ uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int
     shmemu__dev_yield(t, NULL);
     if (t->L->checked && op != SHMEMU_DEV_AMO_FETCH)
         note_unordered(t, call, pe);
+    shmemu__pe *me = t->L->me;
+    size_t off = sym_off(t, dest);
+    uint64_t old;
+    /* As the host's AMOs: one that writes publishes what came before it,
+     * one that reads learns what the word's writers published. */
+    if (op != SHMEMU_DEV_AMO_FETCH)
+        shmemu__check_dev_release(me, pe, off);
     switch (op) {
-    case SHMEMU_DEV_AMO_FETCH: return __atomic_load_n(w, __ATOMIC_SEQ_CST);
+    case SHMEMU_DEV_AMO_FETCH: old = __atomic_load_n(w, __ATOMIC_SEQ_CST); break;
     case SHMEMU_DEV_AMO_SET: __atomic_store_n(w, value, __ATOMIC_SEQ_CST); return 0;
-    case SHMEMU_DEV_AMO_SWAP: return __atomic_exchange_n(w, value, __ATOMIC_SEQ_CST);
-    case SHMEMU_DEV_AMO_ADD: return __atomic_fetch_add(w, value, __ATOMIC_SEQ_CST);
+    case SHMEMU_DEV_AMO_SWAP: old = __atomic_exchange_n(w, value, __ATOMIC_SEQ_CST); break;
+    case SHMEMU_DEV_AMO_ADD: old = __atomic_fetch_add(w, value, __ATOMIC_SEQ_CST); break;
     case SHMEMU_DEV_AMO_CSWAP:
         __atomic_compare_exchange_n(w, &cond, value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-        return cond;
+        old = cond;
+        break;
+    default: shmemu__dev_fail(t, SHMEMU_EINVAL, call, "op %d is not an AMO", op);
     }
-    shmemu__dev_fail(t, SHMEMU_EINVAL, call, "op %d is not an AMO", op);
+    shmemu__check_dev_acquire(me, pe, off);
+    return old;
 }
 
 /* -------------------------------------------------------------- barriers */
@@ -578,6 +618,8 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
     }
     t->L->in_barrier = t;
     uint64_t seq = __atomic_add_fetch(&ws[SHMEMU_DEVRT_W_SEQ], 1, __ATOMIC_RELAXED);
+    /* to the race detector, a sync of all PEs (the seq-th on each) */
+    shmemu__check_dev_barrier(me, 0, (uint32_t)seq);
     int n = me->npes;
     for (int r = 0, d = 1; d < n && r < SHMEMU_DEVRT_ROUNDS; r++, d <<= 1) {
         uint64_t *mine = &ws[SHMEMU_DEVRT_W_ROUND + r];
@@ -586,6 +628,7 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
         __atomic_fetch_add(w, 1, __ATOMIC_RELEASE);
         (void)wait_word(t, call, mine, SHMEMU_CMP_GE, seq);
     }
+    shmemu__check_dev_barrier(me, 1, (uint32_t)seq);
     shmemu__dev_yield(t, NULL);
     t->L->in_barrier = NULL; /* returning: a barrier entered now is the next one */
 }

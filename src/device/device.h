@@ -31,6 +31,9 @@ struct dev_put {
     int overtaken;      /* a signal or AMO to the same PE went out after it */
     const char *file;
     int line;
+    const char *call;
+    size_t off;         /* dest's heap offset */
+    uint32_t clock;     /* the race detector's, at issue */
     unsigned char data[]; /* the bytes as they were when the put was issued */
 };
 
