@@ -25,9 +25,9 @@
  *
  * Not recorded: stores from inside the library (a get into the PE's own
  * buffer: recorded as the get), atomic instructions, device threads' stores
- * (device calls are not part of the race detector's order yet: a kernel's
- * stores open pages unrecorded, and every one is published as a possible
- * flag).  Where the library cannot tell the program's store from a fault
+ * (threads of a kernel order among themselves through __syncthreads and
+ * volatile flags the detector does not see: a kernel's stores open pages
+ * unrecorded, and every one is published as a possible flag).  Where the library cannot tell the program's store from a fault
  * of its own (valgrind, ThreadSanitizer with fibers, not x86-64, jobs of
  * more than 1024 PEs) nothing is protected.
  */
