@@ -102,15 +102,25 @@ static size_t off_of(const shmemu__pe *me, const struct own *o, uintptr_t a)
     return (size_t)(a - (uintptr_t)me->heap);
 }
 
+/* The watched pages of static data in [at, at + len) read-only again (a
+ * string store may have opened some of the library's, which stay
+ * writable: its own system calls may write there). */
+static void close_static(struct own *o, char *at, size_t len)
+{
+    for (size_t p = (size_t)(at - o->stat) / o->page;
+         p < o->stat_len / o->page && o->stat + p * o->page < at + len; p++)
+        if (o->watched[p])
+            mprotect(o->stat + p * o->page, o->page, PROT_READ);
+}
+
 /* Every page the PE opened read-only again.  Under o->lock. */
 static void close_all(struct own *o)
 {
     if (o->overflow) {
         if (o->hi > o->lo)
             mprotect(o->lo, (size_t)(o->hi - o->lo), PROT_READ);
-        for (size_t p = 0; o->stat && p < o->stat_len / o->page; p++)
-            if (o->watched[p])
-                mprotect(o->stat + p * o->page, o->page, PROT_READ);
+        if (o->stat)
+            close_static(o, o->stat, o->stat_len);
     } else {
         /* runs that touch close in one call (a buffer filled in doubling
          * runs is one range) */
@@ -118,7 +128,10 @@ static void close_all(struct own *o)
             char *at = o->open[i].at, *end = at + o->open[i].len;
             for (i++; i < o->nopen && o->open[i].at == end; i++)
                 end += o->open[i].len;
-            mprotect(at, (size_t)(end - at), PROT_READ);
+            if (o->stat && (uintptr_t)at - (uintptr_t)o->stat < o->stat_len)
+                close_static(o, at, (size_t)(end - at));
+            else
+                mprotect(at, (size_t)(end - at), PROT_READ);
         }
     }
     o->nopen = 0;
