@@ -532,7 +532,10 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
                         const char *why, int own)
 {
     struct race_hdr *h = r->h;
-    if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed))
+    /* A plain access is judged by what either side may have learned by
+     * loads, kept in jobs of at most OWN_NPES_MAX PEs: beyond, none is
+     * recorded (a conflict missed, never one invented). */
+    if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed) || (own && !r->plain))
         return;
     const uint32_t *pk = own ? plain_known(me, r, known) : NULL;
     site |= own ? SITE_OWN : 0;
