@@ -1145,7 +1145,7 @@ static int body_overlap(void *arg)
 static void test_signal_partial_overlap(void **state)
 {
     (void)state;
-    int ran = 0, seeds = (int)th_iters(6, 2);
+    int ran = 0, seeds = (int)th_iters(20, 10); /* the twins: --fuzz 20 --race */
     for (int tr = 0; tr < th_transport_count(); tr++) {
         const char *tp = th_transport(tr);
         if (!th_checked_ptrs(tp))
@@ -1195,10 +1195,14 @@ SHMEMU_KERNEL(k_early, struct early_arg, a)
 {
     if (threadIdx.x || blockIdx.x)
         return;
-    int np = shmemu_dev_n_pes();
+    int np = shmemu_dev_n_pes(), me = shmemu_dev_my_pe();
     shmemu_dev_barrier_all();
+    /* its own input it has: only the peers' are fetched (a read of its own
+     * would also take the granule's one reader record in the detector) */
     for (int p = 0; p < np; p++)
-        shmemu_dev_getmem(a.out + (size_t)p * (size_t)a.n, a.in, (size_t)a.n * sizeof(int), p);
+        if (p != me)
+            shmemu_dev_getmem(a.out + (size_t)p * (size_t)a.n, a.in, (size_t)a.n * sizeof(int),
+                              p);
     if (a.fixed)
         shmemu_dev_barrier_all();
 }
@@ -1215,7 +1219,7 @@ static int body_early(void *arg)
         struct early_arg a = {in, out, n, fixed};
         PE_CHECK_OK(shmemu_launch_kernel(k_early, 1, 32, &a));
         for (int p = 0; fixed && p < np; p++)
-            for (int i = 0; i < n; i++)
+            for (int i = 0; p != me && i < n; i++)
                 PE_CHECK_EQ(out[p * n + i], r * 1000 + p * 100 + i);
     }
     PE_CHECK_OK(shmemu_barrier_all());
@@ -1232,7 +1236,7 @@ static int body_early(void *arg)
 static void test_kernel_returns_early(void **state)
 {
     (void)state;
-    int ran = 0, seeds = (int)th_iters(6, 2);
+    int ran = 0, seeds = (int)th_iters(20, 10); /* the twins: --fuzz 20 --race */
     for (int tr = 0; tr < th_transport_count(); tr++) {
         const char *tp = th_transport(tr);
         if (!th_own_stores(tp))
@@ -1319,7 +1323,7 @@ static int body_pads(void *arg)
 static void test_signal_pads_back_to_zero(void **state)
 {
     (void)state;
-    int seeds = (int)th_iters(4, 2);
+    int seeds = (int)th_iters(20, 10); /* the twin: --fuzz 20 --race */
     for (int tr = 0; tr < th_transport_count(); tr++) {
         const char *tp = th_transport(tr);
         for (int npes = 2; npes <= 3; npes++)
@@ -1376,18 +1380,76 @@ static int body_pads_bad(void *arg)
     rc = shmemu_check_zero_pads(pads, 5 * sizeof(unsigned)); /* past its block */
     free(th_capture_stop());
     PE_CHECK_EQ(rc, SHMEMU_ERANGE);
+    /* 16 ranges at most; naming one again changes it, 0 bytes drops it */
+    unsigned char *many = shmemu_calloc(17, 1);
+    PE_CHECK(many != NULL);
+    for (int i = 0; i < 16; i++)
+        PE_CHECK_OK(shmemu_check_zero_pads(many + i, 1));
+    PE_CHECK_OK(shmemu_check_zero_pads(many + 3, 1));
+    th_capture_start();
+    rc = shmemu_check_zero_pads(many + 16, 1);
+    err = th_capture_stop();
+    PE_CHECK_EQ(rc, SHMEMU_ENOMEM);
+    PE_CHECK(strstr(err, want) && strstr(err, "shmemu_check_zero_pads") &&
+             strstr(err, "more than 16 ranges of signal pads") && strstr(err, "bytes 1"));
+    free(err);
+    PE_CHECK_OK(shmemu_check_zero_pads(many + 5, 0));
+    PE_CHECK_OK(shmemu_check_zero_pads(many + 16, 1)); /* room again */
+    for (int i = 0; i <= 16; i++)
+        PE_CHECK_OK(shmemu_check_zero_pads(many + i, 0));
     shmemu_barrier_all();
+    shmemu_free(many);
     shmemu_free(pads);
     return 0;
 }
 
+/* Bad ranges are refused in one line naming the PE, the call and sym, on
+ * every transport (one PE: the capture of stderr is the process's). */
 static void test_signal_pads_bad_range(void **state)
 {
     (void)state;
-    /* one PE: the capture of stderr is the process's */
-    shmemu_opts o = {.npes = 1, .transport = th_transport(0), .heap_size = 1 << 20,
-                     .check = "race"};
-    assert_int_equal(th_launch_opts(&o, body_pads_bad, NULL), SHMEMU_OK);
+    for (int tr = 0; tr < th_transport_count(); tr++) {
+        shmemu_opts o = {.npes = 1, .transport = th_transport(tr), .heap_size = 1 << 20,
+                         .check = "race"};
+        if (th_launch_opts(&o, body_pads_bad, NULL) != SHMEMU_OK)
+            fail_msg("%s: the bad ranges were not refused as they should be", th_transport(tr));
+    }
+}
+
+/* A pad the host leaves raised, with no kernel run: reported as such at
+ * the barrier; dropped from the pads before it, never. */
+static int body_pads_host(void *arg)
+{
+    int drop = *(const int *)arg;
+    uint64_t *pad = shmemu_calloc(2, sizeof(uint64_t));
+    PE_CHECK(pad != NULL);
+    PE_CHECK_OK(shmemu_check_zero_pads(pad, 2 * sizeof(uint64_t)));
+    pad[1] = 7;
+    if (drop)
+        PE_CHECK_OK(shmemu_check_zero_pads(pad, 0));
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(pad);
+    return 0;
+}
+
+static void test_signal_pads_dropped(void **state)
+{
+    (void)state;
+    for (int tr = 0; tr < th_transport_count(); tr++)
+        for (int drop = 0; drop <= 1; drop++) {
+            const char *tp = th_transport(tr);
+            shmemu_opts o = {.npes = 2, .transport = tp, .heap_size = 1 << 20, .check = "race"};
+            th_capture_start();
+            int rc = th_launch_opts(&o, body_pads_host, &drop);
+            char *err = th_capture_stop();
+            if (drop ? rc != SHMEMU_OK
+                     : rc != SHMEMU_ERACE ||
+                           !strstr(err, "(byte 8 of 16 named by shmemu_check_zero_pads) is "
+                                        "0x7, not 0, as it reached shmemu_barrier_all; the "
+                                        "kernel that used it last (none ran on this PE)"))
+                fail_msg("%s, %s: rc %d: %s", tp, drop ? "dropped" : "left raised", rc, err);
+            free(err);
+        }
 }
 
 /* Exploration: sim's PCT schedules (depth 3) with delivery fuzzing and
@@ -1791,6 +1853,7 @@ int main(void)
         cmocka_unit_test(test_kernel_returns_early),
         cmocka_unit_test(test_signal_pads_back_to_zero),
         cmocka_unit_test(test_signal_pads_bad_range),
+        cmocka_unit_test(test_signal_pads_dropped),
         cmocka_unit_test(test_explored_twins),
         cmocka_unit_test(test_half_conversions),
         cmocka_unit_test(test_misuse),

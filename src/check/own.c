@@ -7,7 +7,7 @@
  * shmem_g, with nothing ordering the two, races as surely as two puts do
  * (the check of an OpenSHMEM test suite did exactly that).  So under race
  * detection the program's view of its own heap is read-only, and so are the
- * pages of its static data that peers have accessed (PE processes: static
+ * pages of its static data that hold its variables (PE processes: static
  * data is symmetric there); the transport reaches the heaps through an
  * alias of its own (shmemu_tl_job.lib_base), so peers' puts do not fault.
  *
@@ -27,9 +27,10 @@
  * buffer: recorded as the get), atomic instructions, device threads' stores
  * (threads of a kernel order among themselves through __syncthreads and
  * volatile flags the detector does not see: a kernel's stores open pages
- * unrecorded, and every one is published as a possible flag).  Where the library cannot tell the program's store from a fault
- * of its own (valgrind, ThreadSanitizer with fibers, not x86-64, jobs of
- * more than 1024 PEs) nothing is protected.
+ * unrecorded, and every one is published as a possible flag).  Where a
+ * fault handler cannot carry out the program's stores (valgrind, not
+ * x86-64), in a ThreadSanitizer build (no aliases) and in jobs of more than
+ * 1024 PEs nothing is protected.
  */
 #include <errno.h>
 #include <signal.h>
@@ -46,7 +47,7 @@
 
 #if defined(__x86_64__)
 
-#define OPEN_MAX 64 /* pages open at once; past that the whole heap closes */
+#define OPEN_MAX 64 /* runs of pages open at once; past that, all they span closes */
 #define OWN_SLOTS 2048
 
 struct own {
@@ -94,10 +95,15 @@ static void own_lock(struct own *o)
 
 static void own_unlock(struct own *o) { atomic_store_explicit(&o->lock, 0, memory_order_release); }
 
+static int in_stat(const struct own *o, uintptr_t a)
+{
+    return o->stat && a - (uintptr_t)o->stat < o->stat_len;
+}
+
 /* The heap offset of a in o's regions. */
 static size_t off_of(const shmemu__pe *me, const struct own *o, uintptr_t a)
 {
-    if (o->stat && a - (uintptr_t)o->stat < o->stat_len)
+    if (in_stat(o, a))
         return me->static_off + (size_t)(a - (uintptr_t)o->stat);
     return (size_t)(a - (uintptr_t)me->heap);
 }
@@ -128,7 +134,7 @@ static void close_all(struct own *o)
             char *at = o->open[i].at, *end = at + o->open[i].len;
             for (i++; i < o->nopen && o->open[i].at == end; i++)
                 end += o->open[i].len;
-            if (o->stat && (uintptr_t)at - (uintptr_t)o->stat < o->stat_len)
+            if (in_stat(o, (uintptr_t)at))
                 close_static(o, at, (size_t)(end - at));
             else
                 mprotect(at, (size_t)(end - at), PROT_READ);
@@ -174,7 +180,7 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, uintptr_
                    uintptr_t *lo, uintptr_t *hi)
 {
     uintptr_t rlo = (uintptr_t)o->heap, rhi = rlo + o->len;
-    if (o->stat && a - (uintptr_t)o->stat < o->stat_len)
+    if (in_stat(o, a))
         rlo = (uintptr_t)o->stat, rhi = rlo + o->stat_len;
     stored_range(uc, a, lo, hi);
     *lo = *lo < rlo ? rlo : *lo;
@@ -214,22 +220,17 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     size_t len = hi > a ? ((hi - 1) | (o->page - 1)) + 1 - (uintptr_t)page : o->page;
     own_lock(o);
     unsigned shift = o->faults++;
-    size_t run = o->page << (shift < 9 ? shift : 9);
-    char *base = o->heap;
-    size_t span = o->len;
-    if (o->stat && a - (uintptr_t)o->stat < o->stat_len)
-        run = o->page; /* static pages one by one: not all are watched */
+    size_t run = in_stat(o, a) ? o->page /* one by one: not all are watched */
+                               : o->page << (shift < 9 ? shift : 9);
     if (run > len) {
-        char *at = base + ((size_t)(page - base) & ~(run - 1));
-        if (at + run > base + span)
-            run = (size_t)(base + span - at);
+        char *at = o->heap + ((size_t)(page - o->heap) & ~(run - 1));
+        if (at + run > o->heap + o->len)
+            run = (size_t)(o->heap + o->len - at);
         if ((char *)a >= at && run > len)
             page = at, len = run;
     }
-    own_unlock(o);
     if (len > o->page && shmemu__self == me && !o->suspended)
         shmemu__race_heap_release(me, me->chk->race); /* their pages' later stores */
-    own_lock(o);
     int opened = mprotect(page, len, PROT_READ | PROT_WRITE) == 0;
     if (opened && o->nopen < OPEN_MAX) {
         o->open[o->nopen].at = page;
@@ -237,7 +238,7 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     } else if (opened) {
         o->overflow = 1;
     }
-    if (opened && (uintptr_t)page - (uintptr_t)o->heap < o->len) { /* the heap's extent */
+    if (opened && !in_stat(o, (uintptr_t)page)) { /* the heap's extent */
         o->lo = !o->lo || page < o->lo ? page : o->lo;
         o->hi = page + len > o->hi ? page + len : o->hi;
     }
@@ -256,8 +257,7 @@ void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n)
     char *lib = me->tlj->lib_base[me->pe];
     if (a - (uintptr_t)o->heap < o->len && n <= o->len - (a - (uintptr_t)o->heap))
         return lib + (a - (uintptr_t)o->heap);
-    if (o->stat && a - (uintptr_t)o->stat < o->stat_len &&
-        n <= o->stat_len - (a - (uintptr_t)o->stat))
+    if (in_stat(o, a) && n <= o->stat_len - (a - (uintptr_t)o->stat))
         return lib + me->static_off + (a - (uintptr_t)o->stat);
     return p;
 }
@@ -303,15 +303,11 @@ void shmemu__own_start(shmemu__pe *me)
             o->stat = NULL; /* not knowing, none */
         }
     }
+    uintptr_t heap = (uintptr_t)o->heap, stat = (uintptr_t)o->stat;
     if ((o->stat && !o->watched) || shmemu__chk_handlers_install() != 0 ||
-        shmemu__chk_range_add(&regions, o, (uintptr_t)o->heap, (uintptr_t)o->heap + o->len) != 0 ||
-        (o->stat && shmemu__chk_range_add(&regions, o, (uintptr_t)o->stat, (uintptr_t)o->stat + o->stat_len) != 0)) {
-        shmemu__chk_range_drop(&regions, o);
-        free(o->watched);
-        free(o);
-        return;
-    }
-    if (mprotect(o->heap, o->len, PROT_READ) != 0) {
+        shmemu__chk_range_add(&regions, o, heap, heap + o->len) != 0 ||
+        (o->stat && shmemu__chk_range_add(&regions, o, stat, stat + o->stat_len) != 0) ||
+        mprotect(o->heap, o->len, PROT_READ) != 0) {
         shmemu__chk_range_drop(&regions, o);
         free(o->watched);
         free(o);

@@ -19,6 +19,7 @@
 #define OWN_NPES_MAX 1024
 #define OWN_PAGE 4096 /* the granule of publishing by own stores: a page */
 #define SITE_OWN 0x8000 /* in a granule's w_site: a PE's own store */
+#define UNORDERED "no wait, signal or sync orders the two" /* a report's verdict */
 
 struct gran {
     uint32_t w_pe1, w_clk; /* last write: PE + 1 (0: none), its clock */
@@ -35,6 +36,7 @@ struct race_hdr {
     uint64_t granules; /* per heap */
     _Atomic uint32_t nraces;
     _Atomic uint32_t disabled;
+    _Atomic uint32_t own_entries; /* a page's or heap's entry was published */
     _Atomic uint32_t site_lock;
     uint32_t nsites;
     uint32_t npairs;
@@ -268,12 +270,11 @@ static void join_into(_Atomic uint32_t *dst, const uint32_t *vc, int npes)
             atomic_max(&dst[i], vc[i]);
 }
 
-void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
-                          const uint32_t *vc)
+/* Join vc into w (an entry of pe's heap, NULL: the table is full) and into
+ * what was published on that heap. */
+static void publish(shmemu__pe *me, struct shmemu__race *r, int pe, struct word *w,
+                    const uint32_t *vc)
 {
-    if (!vc || atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
-        return;
-    struct word *w = find_word(r, pe, off, 1);
     if (!w) {
         give_up(me, r, "too many words used as flags");
         return;
@@ -284,28 +285,30 @@ void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t
         join_into(hj, vc, me->npes);
 }
 
-static void own_release(shmemu__pe *me, struct shmemu__race *r, struct word *w)
+void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                          const uint32_t *vc)
 {
-    if (!w) {
-        give_up(me, r, "too many words used as flags");
+    if (!vc || atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
         return;
-    }
-    join_into(w->vc, r->vc, me->npes);
-    _Atomic uint32_t *hj = heapjoin(r, me->pe);
-    if (hj)
-        join_into(hj, r->vc, me->npes);
+    publish(me, r, pe, find_word(r, pe, off, 1), vc);
 }
 
+/* A PE's plain stores, unseen, may be flags: its clock vector now goes on
+ * a page's entry, or the whole heap's. */
 void shmemu__race_heap_release(shmemu__pe *me, struct shmemu__race *r)
 {
-    if (!atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
-        own_release(me, r, find_heap(r, me->pe, 1));
+    if (!atomic_load_explicit(&r->h->disabled, memory_order_relaxed)) {
+        atomic_store_explicit(&r->h->own_entries, 1, memory_order_release);
+        publish(me, r, me->pe, find_heap(r, me->pe, 1), r->vc);
+    }
 }
 
 void shmemu__race_page_release(shmemu__pe *me, struct shmemu__race *r, size_t off)
 {
-    if (!atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
-        own_release(me, r, find_page(r, me->pe, off, 1));
+    if (!atomic_load_explicit(&r->h->disabled, memory_order_relaxed)) {
+        atomic_store_explicit(&r->h->own_entries, 1, memory_order_release);
+        publish(me, r, me->pe, find_page(r, me->pe, off, 1), r->vc);
+    }
 }
 
 static struct gran *gran_at(struct shmemu__race *r, int pe, uint64_t g)
@@ -335,10 +338,11 @@ void shmemu__race_acquire(shmemu__pe *me, struct shmemu__race *r, int pe, size_t
     int news = 0;
     /* A flag the owner stored with a plain store publishes on its page,
      * a kernel's on the whole heap. */
-    struct word *all = n ? find_heap(r, pe, 0) : NULL;
+    int pages = n && atomic_load_explicit(&r->h->own_entries, memory_order_acquire);
+    struct word *all = pages ? find_heap(r, pe, 0) : NULL;
     if (all)
         news |= learn(me, r, all);
-    for (size_t p = off & ~(size_t)(OWN_PAGE - 1); n && p < off + n; p += OWN_PAGE) {
+    for (size_t p = off & ~(size_t)(OWN_PAGE - 1); pages && p < off + n; p += OWN_PAGE) {
         struct word *e = find_page(r, pe, p, 0);
         if (e)
             news |= learn(me, r, e);
@@ -444,20 +448,40 @@ static uint16_t text_id(struct shmemu__race *r, const char *text)
     return id;
 }
 
+/* The id of the site text the cache keeps for (call, key); on a miss,
+ * text (called with buf[SITE_LEN]) writes it. */
+static uint16_t cached_site(struct shmemu__race *r, const char *call, void *key,
+                            void (*text)(char *buf, const void *arg), const void *arg)
+{
+    unsigned slot = (unsigned)(((uintptr_t)key >> 2) ^ ((uintptr_t)call >> 3)) % 256;
+    struct site_cache *c = &r->cache[slot];
+    if (c->id && c->call == call && c->addr == key)
+        return c->id;
+    char buf[SITE_LEN];
+    text(buf, arg);
+    c->call = call;
+    c->addr = key;
+    c->id = text_id(r, buf);
+    return c->id;
+}
+
+struct code_site {
+    shmemu__pe *me;
+    const char *call;
+    void *addr;
+};
+
+static void code_site_text(char *buf, const void *arg)
+{
+    const struct code_site *s = arg;
+    snprintf(buf, SITE_LEN, "%s (at %s)", s->call ? s->call : "?",
+             shmemu__check_site(s->me, s->addr));
+}
+
 static uint16_t site_id(shmemu__pe *me, struct shmemu__race *r, const char *call, void *addr)
 {
-    unsigned slot = (unsigned)(((uintptr_t)addr >> 2) ^ ((uintptr_t)call >> 3)) % 256;
-    struct site_cache *c = &r->cache[slot];
-    if (c->id && c->call == call && c->addr == addr)
-        return c->id;
-    char text[SITE_LEN];
-    snprintf(text, sizeof(text), "%s (at %s)", call ? call : "?",
-             shmemu__check_site(me, addr));
-    uint16_t id = text_id(r, text);
-    c->call = call;
-    c->addr = addr;
-    c->id = id;
-    return id;
+    struct code_site s = {me, call, addr};
+    return cached_site(r, call, addr, code_site_text, &s);
 }
 
 void shmemu__race_release_by(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
@@ -514,7 +538,8 @@ static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const
     int n = me->npes;
     memcpy(pk, known, (size_t)n * sizeof(uint32_t));
     for (int q = 0; q < n; q++) {
-        _Atomic uint32_t *hj = q == me->pe || shmemu__chk_view_mapped(me, q) ? heapjoin(r, q) : NULL;
+        _Atomic uint32_t *hj =
+            q == me->pe || shmemu__chk_view_mapped(me, q) ? heapjoin(r, q) : NULL;
         for (int i = 0; hj && i < n; i++) {
             uint32_t v = atomic_load_explicit(&hj[i], memory_order_relaxed);
             if (v > pk[i])
@@ -589,34 +614,36 @@ void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int 
                          size_t off, size_t n, uint32_t clock, const char *call, void *addr)
 {
     access_known(me, r, write, pe, off, n, clock, r->vc, call, addr,
-                 "no wait, signal or sync orders the two", 0);
+                 UNORDERED, 0);
+}
+
+struct line_site {
+    const char *call, *file;
+    int line;
+};
+
+static void line_site_text(char *buf, const void *arg)
+{
+    const struct line_site *s = arg;
+    snprintf(buf, SITE_LEN, "%s (at %s:%d)", s->call, s->file ? s->file : "?", s->line);
 }
 
 void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
                              size_t off, size_t n, uint32_t clock, const char *call,
                              const char *file, int line)
 {
-    /* The site's text is "call (at file:line)": a cache entry keyed by the
-     * call and the file's name, the line folded into the address. */
-    void *key = (void *)((uintptr_t)file ^ ((uintptr_t)line << 20));
-    unsigned slot = (unsigned)(((uintptr_t)key >> 2) ^ ((uintptr_t)call >> 3)) % 256;
-    struct site_cache *c = &r->cache[slot];
-    if (!(c->id && c->call == call && c->addr == key)) {
-        char text[SITE_LEN];
-        snprintf(text, sizeof(text), "%s (at %s:%d)", call, file ? file : "?", line);
-        c->call = call;
-        c->addr = key;
-        c->id = text_id(r, text);
-    }
-    access_site(me, r, write, pe, off, n, clock, r->vc, c->id,
-                "no wait, signal or sync orders the two", 1);
+    /* cached by the call and the file's name, the line folded into it */
+    struct line_site s = {call, file, line};
+    uint16_t site = cached_site(r, call, (void *)((uintptr_t)file ^ ((uintptr_t)line << 20)),
+                                line_site_text, &s);
+    access_site(me, r, write, pe, off, n, clock, r->vc, site, UNORDERED, 1);
 }
 
 void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
                             const char *call, void *addr)
 {
     access_known(me, r, 1, me->pe, off, n, r->vc[me->pe], r->vc, call, addr,
-                 "no wait, signal or sync orders the two", 1);
+                 UNORDERED, 1);
     shmemu__race_page_release(me, r, off);
 }
 
