@@ -105,32 +105,43 @@ static __constant__ struct shmemu_devrt_table shmemu_devrt_t;
     type *name = name##__shmemu_shared
 
 /* Launch k on the calling PE's device with the table set first; sync: wait
- * for the kernel (shmemu_launch_kernel) or only enqueue it (_on_stream). */
+ * for the kernel (shmemu_launch_kernel) or only enqueue it (_on_stream).
+ * coop: every block resident at once (a cooperative launch, which CUDA
+ * refuses when the grid does not fit the device), else CUDA's <<<>>>. */
 template <typename A>
 static inline int shmemu_devrt_cuda_launch(void (*k)(A), dim3 grid, dim3 block, const A *arg,
-                                           cudaStream_t stream, int sync)
+                                           cudaStream_t stream, int sync, int coop)
 {
     static struct shmemu_devrt_table t;
+    const char *call = coop ? "shmemu_launch_kernel" : "shmemu_launch_kernel_plain";
     int st = shmemu_devrt_cuda_table(&t);
     if (st != SHMEMU_OK)
         return st;
     cudaError_t e = cudaMemcpyToSymbolAsync(shmemu_devrt_t, &t, sizeof(t), 0,
                                             cudaMemcpyHostToDevice, stream);
-    if (e == cudaSuccess) {
+    if (e == cudaSuccess && coop) {
+        void *args[] = {(void *)arg};
+        e = cudaLaunchCooperativeKernel((const void *)k, grid, block, args, 0, stream);
+    } else if (e == cudaSuccess) {
         k<<<grid, block, 0, stream>>>(*arg);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess && sync)
         e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess)
-        return shmemu_error(SHMEMU_ENODEV, "shmemu_launch_kernel", "%s", cudaGetErrorString(e));
+        return shmemu_error(SHMEMU_ENODEV, call, "%s", cudaGetErrorString(e));
     return SHMEMU_OK;
 }
 #define shmemu_launch_kernel(name, grid, block, argp)                          \
-    shmemu_devrt_cuda_launch(name, dim3(grid), dim3(block), (argp), (cudaStream_t)0, 1)
+    shmemu_devrt_cuda_launch(name, dim3(grid), dim3(block), (argp), (cudaStream_t)0, 1, 1)
 #define shmemu_launch_kernel_on_stream(name, grid, block, argp, stream)        \
     shmemu_devrt_cuda_launch(name, dim3(grid), dim3(block), (argp),             \
-                             (cudaStream_t)(stream), 0)
+                             (cudaStream_t)(stream), 0, 1)
+#define shmemu_launch_kernel_plain(name, grid, block, argp)                    \
+    shmemu_devrt_cuda_launch(name, dim3(grid), dim3(block), (argp), (cudaStream_t)0, 1, 0)
+#define shmemu_launch_kernel_plain_on_stream(name, grid, block, argp, stream)  \
+    shmemu_devrt_cuda_launch(name, dim3(grid), dim3(block), (argp),             \
+                             (cudaStream_t)(stream), 0, 0)
 
 static __device__ __forceinline__ int shmemu_dev_my_pe(void) { return shmemu_devrt_t.me; }
 static __device__ __forceinline__ int shmemu_dev_n_pes(void) { return shmemu_devrt_t.npes; }
@@ -474,8 +485,24 @@ static inline shmemu_dim3 shmemu_devrt_dim3_n(unsigned long long n)
     shmemu_devrt_launch(&name##__shmemu_kernel, SHMEMU_DIM3_OF(grid),            \
                         SHMEMU_DIM3_OF(block), (argp), sizeof *(argp), (stream))
 
+/** As CUDA's kernel<<<grid, block>>>: no promise that the blocks run at
+ *  once.  Here they run as room frees up, at most SHMEMU_DEVICE_RESIDENT
+ *  at a time (1 by default, all that CUDA promises), so a kernel whose
+ *  blocks wait for each other stalls, and the job's deadlock detection
+ *  ends it naming this rule.  Otherwise as shmemu_launch_kernel. */
+#define shmemu_launch_kernel_plain(name, grid, block, argp)                    \
+    shmemu_devrt_launch_plain(&name##__shmemu_kernel, SHMEMU_DIM3_OF(grid),      \
+                              SHMEMU_DIM3_OF(block), (argp), sizeof *(argp), NULL)
+/** The same, enqueued on a CUDA stream under nvcc; here it runs at once. */
+#define shmemu_launch_kernel_plain_on_stream(name, grid, block, argp, stream)  \
+    shmemu_devrt_launch_plain(&name##__shmemu_kernel, SHMEMU_DIM3_OF(grid),      \
+                              SHMEMU_DIM3_OF(block), (argp), sizeof *(argp), (stream))
+
 int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 block,
                         const void *arg, size_t arg_size, void *stream);
+int shmemu_devrt_launch_plain(const struct shmemu_kernel *k, shmemu_dim3 grid,
+                              shmemu_dim3 block, const void *arg, size_t arg_size,
+                              void *stream);
 void *shmemu_devrt_shared(const void *key, size_t bytes);
 /* Where the calling device thread is, for reports; then the call. */
 static inline int shmemu_devrt_at(const char *file, int line)

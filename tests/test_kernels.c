@@ -880,6 +880,124 @@ static void test_planted_bugs(void **state)
     }
 }
 
+/* Primus-Turbo 482, the "cheap fence" that waits for one wave: every
+ * thread (a wave) of PE 0's block puts its row of the payload with
+ * putmem_nbi, the block meets at __syncthreads, and thread 0 alone
+ * quiets and raises the tail.  Its quiet completes its own row only (a
+ * fence or quiet orders the calling thread's puts, NVSHMEM), and
+ * __syncthreads completes nothing, so PE 1 may see the tail and then the
+ * other rows as they were.  The fix: each thread quiets its own puts
+ * before __syncthreads. */
+struct wave_arg {
+    int *rows, *out; /* ROWS x ROW_LEN ints, symmetric */
+    uint64_t *tail;
+    int fixed;
+};
+
+enum { WAVES = 4, ROW_LEN = 24 };
+
+static void must_hold(const char *err, const char *words);
+
+SHMEMU_KERNEL(k_one_wave_quiet, struct wave_arg, a)
+{
+    int me = shmemu_dev_my_pe();
+    unsigned w = threadIdx.x;
+    if (me == 0) {
+        int row[ROW_LEN];
+        for (int i = 0; i < ROW_LEN; i++)
+            row[i] = (int)(w * 1000 + (unsigned)i + 1);
+        shmemu_dev_putmem_nbi(a.rows + w * ROW_LEN, row, sizeof(row), 1);
+        if (a.fixed)
+            shmemu_dev_quiet(); /* each wave completes its own row */
+        __syncthreads();
+        if (w == 0) {
+            shmemu_dev_quiet(); /* the cheap fence: thread 0's row only */
+            shmemu_dev_signal_op(a.tail, 1, SHMEMU_SIGNAL_SET, 1);
+        }
+    } else if (me == 1 && w == 0) {
+        shmemu_dev_signal_wait_until(a.tail, SHMEMU_CMP_EQ, 1);
+        for (int i = 0; i < WAVES * ROW_LEN; i++)
+            a.out[i] = a.rows[i];
+    }
+}
+
+static int body_one_wave(void *arg)
+{
+    int fixed = *(const int *)arg;
+    int *rows = shmemu_calloc(WAVES * ROW_LEN, sizeof(int));
+    int *out = shmemu_calloc(WAVES * ROW_LEN, sizeof(int));
+    uint64_t *tail = shmemu_calloc(1, sizeof(uint64_t));
+    PE_CHECK(rows && out && tail);
+    struct wave_arg a = {rows, out, tail, fixed};
+    PE_CHECK_OK(shmemu_launch_kernel(k_one_wave_quiet, 1, WAVES, &a));
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (shmemu_my_pe() == 1)
+        for (int w = 0; w < WAVES; w++)
+            for (int i = 0; i < ROW_LEN; i++)
+                PE_CHECK_EQ(out[w * ROW_LEN + i], w * 1000 + i + 1);
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(tail);
+    shmemu_free(out);
+    shmemu_free(rows);
+    return 0;
+}
+
+/* The one-wave quiet is caught on every transport that runs kernels
+ * (stale rows read after the tail, with a note naming the tail's signal,
+ * the other thread's put and its line, and the fix); its fixed twin
+ * passes under --fuzz 20 --race, every seed. */
+static void test_one_wave_quiet(void **state)
+{
+    (void)state;
+    static const char *const transports[] = {"sim", "local", "shm"};
+    int seeds = (int)th_iters(20, 4);
+    for (size_t ti = 0; ti < 3; ti++) {
+        char why[200];
+        if (!th_transport_usable(transports[ti], why, sizeof(why)))
+            continue;
+        int planted = 1;
+#ifdef TH_TSAN
+        planted = !strcmp(transports[ti], "sim"); /* as test_planted_bugs */
+#endif
+        int caught = 0;
+        for (int seed = 1; seed <= seeds; seed++)
+            for (int fixed = !planted; fixed <= 1; fixed++) {
+                char check[40], sim[40];
+                snprintf(check, sizeof(check), fixed ? "fuzz:%d,race" : "fuzz:%d", seed);
+                snprintf(sim, sizeof(sim), "random,seed:%d", seed);
+                setenv("SHMEMU_SIM", sim, 1);
+                shmemu_opts o = {.npes = 2, .transport = transports[ti],
+                                 .heap_size = 1 << 20, .check = check};
+                th_capture_start();
+                int rc = th_launch_opts(&o, body_one_wave, &fixed);
+                char *err = th_capture_stop();
+                unsetenv("SHMEMU_SIM");
+                if (fixed && rc != SHMEMU_OK)
+                    fail_msg("%s, %s, every wave quiets: rc %d: %s", transports[ti], check,
+                             rc, err);
+                if (!fixed && rc != SHMEMU_OK) {
+                    must_hold(err, "PE 0/2 block (0,0,0) thread (0,0,0) of kernel "
+                                   "k_one_wave_quiet at tests/test_kernels.c:");
+                    must_hold(err, "shmemu_dev_signal_op reached PE 1 before the put at "
+                                   "tests/test_kernels.c:");
+                    must_hold(err, "which this thread follows through __syncthreads: a fence "
+                                   "or quiet orders only the calling thread's puts, and "
+                                   "__syncthreads none (NVSHMEM)");
+                    caught++;
+                }
+                free(err);
+            }
+        if (!planted) {
+            printf("# one-wave quiet on %s: only its fixed twin runs under ThreadSanitizer\n",
+                   transports[ti]);
+            continue;
+        }
+        printf("# one-wave quiet on %s: caught in %d of %d seeds\n", transports[ti], caught,
+               seeds);
+        assert_true(caught >= 1);
+    }
+}
+
 /* The 16-bit float conversions shmemu_device.h gives both sides (the
  * device built-ins and the cuda plugin's kernels use them): every value
  * round-trips, and the boundaries round to nearest even. */
@@ -1462,6 +1580,7 @@ struct explored {
     int scope_mode;      /* k_scope's, or -1 */
     struct bug_arg bug;  /* k_bug's */
     int buggy;
+    int wave;            /* k_one_wave_quiet's fixed (body_one_wave), or 0 */
 };
 
 static int explore_one(const struct explored *e, int seed, char **err, uint64_t *sched)
@@ -1474,7 +1593,11 @@ static int explore_one(const struct explored *e, int seed, char **err, uint64_t 
     int mode = e->scope_mode;
     struct bug_arg b = e->bug;
     th_capture_start();
-    int rc = th_launch_opts(&o, e->body, e->scope_mode >= 0 ? (void *)&mode : (void *)&b);
+    int wave = e->wave;
+    int rc = th_launch_opts(&o, e->body,
+                            e->body == body_one_wave ? (void *)&wave
+                            : e->scope_mode >= 0     ? (void *)&mode
+                                                     : (void *)&b);
     *err = th_capture_stop();
     unsetenv("SHMEMU_SIM");
     shmemu_sim_stats st;
@@ -1488,16 +1611,18 @@ static void test_explored_twins(void **state)
     if (!sim_here())
         th_skip("the sim transport is not built here");
     static const struct explored cases[] = {
-        {"__threadfence_system() before the flag", body_scope, SCOPE_SYSTEM, {0}, 0},
-        {"__threadfence() before the flag", body_scope, SCOPE_DEVICE, {0}, 1},
-        {"no fence before the flag", body_scope, SCOPE_NONE, {0}, 1},
-        {"a device-scope atomic polls the flag", body_scope, SCOPE_READER, {0}, 1},
-        {"put, fence, signal", body_bug, -1, {.bug = BUG_NO_FENCE, .fixed = 1}, 0},
-        {"put, signal", body_bug, -1, {.bug = BUG_NO_FENCE}, 1},
-        {"put_nbi, quiet, signal", body_bug, -1, {.bug = BUG_NO_QUIET, .fixed = 1}, 0},
-        {"put_nbi, signal", body_bug, -1, {.bug = BUG_NO_QUIET}, 1},
-        {"put_nbi, quiet, source reused", body_bug, -1, {.bug = BUG_SRC, .fixed = 1}, 0},
-        {"put_nbi, source reused", body_bug, -1, {.bug = BUG_SRC}, 1},
+        {"__threadfence_system() before the flag", body_scope, SCOPE_SYSTEM, {0}, 0, 0},
+        {"__threadfence() before the flag", body_scope, SCOPE_DEVICE, {0}, 1, 0},
+        {"no fence before the flag", body_scope, SCOPE_NONE, {0}, 1, 0},
+        {"a device-scope atomic polls the flag", body_scope, SCOPE_READER, {0}, 1, 0},
+        {"put, fence, signal", body_bug, -1, {.bug = BUG_NO_FENCE, .fixed = 1}, 0, 0},
+        {"put, signal", body_bug, -1, {.bug = BUG_NO_FENCE}, 1, 0},
+        {"put_nbi, quiet, signal", body_bug, -1, {.bug = BUG_NO_QUIET, .fixed = 1}, 0, 0},
+        {"put_nbi, signal", body_bug, -1, {.bug = BUG_NO_QUIET}, 1, 0},
+        {"put_nbi, quiet, source reused", body_bug, -1, {.bug = BUG_SRC, .fixed = 1}, 0, 0},
+        {"put_nbi, source reused", body_bug, -1, {.bug = BUG_SRC}, 1, 0},
+        {"every wave quiets its rows, then the tail", body_one_wave, -1, {0}, 0, 1},
+        {"one wave quiets, then the tail (Primus-Turbo 482)", body_one_wave, -1, {0}, 1, 0},
     };
     int seeds = (int)th_iters(200, 5);
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -1714,6 +1839,174 @@ static void test_misuse(void **state)
     }
 }
 
+/* -------------------------------------------------- residency of blocks */
+
+/* Which blocks run at once: a plain launch (CUDA's <<<>>>) promises no
+ * more than one, and runs them as room frees up, at most
+ * SHMEMU_DEVICE_RESIDENT at a time; shmemu_launch_kernel (NVSHMEM's
+ * collective launch) keeps every block resident, so its blocks may wait
+ * for each other. */
+struct waves_arg {
+    unsigned *running, *peak; /* blocks inside now; the most at once */
+    unsigned *order, *next;   /* the order in which blocks entered */
+    unsigned *sum;            /* what the threads added: the work was all done */
+};
+
+SHMEMU_KERNEL(k_waves, struct waves_arg, a)
+{
+    if (threadIdx.x == 0) {
+        unsigned now = atomicAdd(a.running, 1u) + 1;
+        atomicMax(a.peak, now);
+        a.order[atomicAdd(a.next, 1u)] = blockIdx.x;
+    }
+    __syncthreads(); /* turns for the other blocks' threads */
+    atomicAdd(a.sum, blockIdx.x * blockDim.x + threadIdx.x + 1);
+    __syncthreads();
+    if (threadIdx.x == 0)
+        atomicSub(a.running, 1u);
+}
+
+/* Every block but the last waits for the last one's signal: fine when
+ * every block is resident, a wait that may never end on a plain launch
+ * with room for fewer. */
+struct meet_arg {
+    uint64_t *flag;
+    uint64_t round;
+};
+
+SHMEMU_KERNEL(k_blocks_meet, struct meet_arg, a)
+{
+    if (threadIdx.x != 0)
+        return;
+    if (blockIdx.x == gridDim.x - 1)
+        shmemu_dev_signal_op(a.flag, 1, SHMEMU_SIGNAL_ADD, shmemu_dev_my_pe());
+    else
+        shmemu_dev_signal_wait_until(a.flag, SHMEMU_CMP_GE, a.round);
+}
+
+struct waves_cfg {
+    int plain;
+    unsigned resident; /* what SHMEMU_DEVICE_RESIDENT says (plain) */
+    int meet;          /* run k_blocks_meet rather than k_waves */
+};
+
+static int body_waves(void *arg)
+{
+    const struct waves_cfg *c = arg;
+    const unsigned nb = 6, nt = 5;
+    unsigned *w = shmemu_calloc(16, sizeof(unsigned));
+    uint64_t *flag = shmemu_calloc(1, sizeof(uint64_t));
+    PE_CHECK(w && flag);
+    for (uint64_t round = 1; round <= 2; round++) {
+        int st;
+        if (c->meet) {
+            struct meet_arg m = {flag, round};
+            st = c->plain ? shmemu_launch_kernel_plain(k_blocks_meet, nb, nt, &m)
+                          : shmemu_launch_kernel(k_blocks_meet, nb, nt, &m);
+            PE_CHECK_OK(st);
+            PE_CHECK_EQ(*flag, round);
+            continue;
+        }
+        memset(w, 0, 16 * sizeof(unsigned));
+        struct waves_arg a = {w, w + 1, w + 2, w + 8, w + 9};
+        st = c->plain ? shmemu_launch_kernel_plain(k_waves, nb, nt, &a)
+                      : shmemu_launch_kernel(k_waves, nb, nt, &a);
+        PE_CHECK_OK(st);
+        PE_CHECK_EQ(*a.sum, nb * nt * (nb * nt + 1) / 2);
+        PE_CHECK_EQ(*a.next, nb);
+        PE_CHECK_EQ(*a.running, 0);
+        if (c->plain) {
+            unsigned at_once = c->resident < nb ? c->resident : nb;
+            PE_CHECK(*a.peak >= 1 && *a.peak <= at_once);
+            /* Blocks become resident in index order: one at a time, in
+             * exactly that order. */
+            for (unsigned b = 0; c->resident == 1 && b < nb; b++)
+                PE_CHECK_EQ(a.order[b], b);
+        }
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(flag);
+    shmemu_free(w);
+    return 0;
+}
+
+static void set_resident(unsigned n)
+{
+    char v[16];
+    snprintf(v, sizeof(v), "%u", n);
+    setenv("SHMEMU_DEVICE_RESIDENT", v, 1);
+}
+
+/* Plain launches run their blocks in waves of SHMEMU_DEVICE_RESIDENT (1,
+ * 2, all), collective ones all at once; blocks that wait for each other
+ * pass on a collective launch and on a plain one with room for them all,
+ * on every transport that runs kernels, plainly and checked. */
+static void test_plain_launch_waves(void **state)
+{
+    (void)state;
+    static const unsigned residents[] = {1, 2, 6, 100};
+    for (size_t r = 0; r < sizeof(residents) / sizeof(residents[0]); r++) {
+        set_resident(residents[r]);
+        struct waves_cfg plain = {1, residents[r], 0};
+        th_run(body_waves, &plain, TH_NPES(1, 3), 1 << 20);
+    }
+    set_resident(1);
+    struct waves_cfg coll = {0, 0, 0}, coll_meet = {0, 0, 1};
+    th_run(body_waves, &coll, TH_NPES(1, 3), 1 << 20);
+    th_run(body_waves, &coll_meet, TH_NPES(1, 3), 1 << 20);
+    set_resident(6);
+    struct waves_cfg roomy_meet = {1, 6, 1};
+    th_run(body_waves, &roomy_meet, TH_NPES(2), 1 << 20);
+    unsetenv("SHMEMU_DEVICE_RESIDENT");
+}
+
+/* A plain launch whose blocks wait for each other, with room for fewer
+ * than all: blocks 0 to 4 wait for block 5, which cannot start while they
+ * hold the places.  The job's deadlock detection ends it, and the
+ * launch's line names the blocks that had not started, the wait, the rule
+ * and the fix; every seed on every transport, plain and checked. */
+static void test_plain_launch_blocks_wait(void **state)
+{
+    (void)state;
+    setenv("SHMEMU_LIVELOCK", "0.5", 1);
+    setenv("SHMEMU_TIMEOUT", "60", 1); /* a regression fails, it does not hang */
+    for (int i = 0; i < th_transport_count(); i++) {
+        const char *tl = th_transport(i);
+        char why[200];
+        if (!th_transport_usable(tl, why, sizeof(why)) ||
+            (strcmp(tl, "local") && strcmp(tl, "shm") && strcmp(tl, "sim")))
+            continue;
+        for (unsigned resident = 1; resident <= 5; resident += 4) {
+            for (int checked = 0; checked <= 1; checked++) {
+                set_resident(resident);
+                struct waves_cfg c = {1, resident, 1};
+                shmemu_opts o = {.npes = 2, .transport = tl, .heap_size = 1 << 20,
+                                 .check = checked ? "fuzz:3,race" : NULL};
+                th_capture_start();
+                int rc = th_launch_opts(&o, body_waves, &c);
+                char *err = th_capture_stop();
+                char want[160];
+                snprintf(want, sizeof(want), "%u of its 6 blocks had not started while block "
+                         "(0,0,0) thread (0,0,0) waited at tests/test_kernels.c:",
+                         6 - resident);
+                if (rc != SHMEMU_EDEADLOCK || !strstr(err, want) ||
+                    !strstr(err, "shmemu_dev_signal_wait_until") ||
+                    !strstr(err, "a plain launch (shmemu_launch_kernel_plain, CUDA's <<<>>>) "
+                                 "runs blocks as room frees up") ||
+                    !strstr(err, "launch with shmemu_launch_kernel (every block resident")) {
+                    fprintf(stderr, "%s, resident %u, checked %d: status %d, report:\n%s", tl,
+                            resident, checked, rc, err);
+                    fail();
+                }
+                free(err);
+            }
+        }
+    }
+    unsetenv("SHMEMU_DEVICE_RESIDENT");
+    unsetenv("SHMEMU_LIVELOCK");
+    unsetenv("SHMEMU_TIMEOUT");
+}
+
 /* Every device thread of every PE waits for a signal nobody sends: the
  * job's livelock detection ends it as deadlocked, naming the wait. */
 SHMEMU_KERNEL(k_stuck, struct bad_arg, a)
@@ -1847,6 +2140,7 @@ int main(void)
         cmocka_unit_test(test_barriers),
         cmocka_unit_test(test_sim_replay),
         cmocka_unit_test(test_planted_bugs),
+        cmocka_unit_test(test_one_wave_quiet),
         cmocka_unit_test(test_scope_threadfence_device),
         cmocka_unit_test(test_scope_reader_device_atomic),
         cmocka_unit_test(test_signal_partial_overlap),
@@ -1858,6 +2152,8 @@ int main(void)
         cmocka_unit_test(test_half_conversions),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_stuck),
+        cmocka_unit_test(test_plain_launch_waves),
+        cmocka_unit_test(test_plain_launch_blocks_wait),
         cmocka_unit_test(test_devcc_programs),
         cmocka_unit_test(test_verify_kernel_lib),
     };

@@ -150,7 +150,7 @@ static void check_livelock(shmemu__pe *me, const char *call, void *site, int pe,
         used += (size_t)snprintf(buf, len,
                                  "shmemu: livelock: for %.1f s every PE has polled words that "
                                  "did not change or slept in the library; nothing can change "
-                                 "them (SHMEMU_LIVELOCK=%.0f s):\n",
+                                 "them (SHMEMU_LIVELOCK=%g s):\n",
                                  (double)(now - me->poll.since_ns) / 1e9,
                                  (double)me->poll.limit_ns / 1e9);
         for (int p = 0; p < n && used < len; p++) {

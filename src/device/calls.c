@@ -186,7 +186,8 @@ static void put_bytes(struct dev_thread *t, const char *call, char *dst, size_t 
         shmemu__dev_fail(t, SHMEMU_ENOMEM, call, "no memory to hold a %zu-byte put", n);
     *p = (struct dev_put){.pe = pe, .dst = dst, .src = src, .n = n, .nbi = nbi,
                           .file = t->self.file, .line = t->self.line, .call = call,
-                          .off = off, .clock = shmemu__check_dev_clock(me)};
+                          .off = off, .clock = shmemu__check_dev_clock(me),
+                          .bgen = t->blk->gen};
     memcpy(p->data, src, n);
     *t->held_tail = p;
     t->held_tail = &p->next;
@@ -210,6 +211,36 @@ static void note_unordered(struct dev_thread *t, const char *call, int pe)
     for (struct dev_put *p = t->held; p; p = p->next)
         if (p->pe == pe)
             p->overtaken = 1;
+    /* Other threads' puts that this thread follows through __syncthreads
+     * (issued before one it has passed): the signal announces them too,
+     * yet a fence or quiet orders only its own caller's puts (NVSHMEM),
+     * and __syncthreads none -- a "cheap fence" that waits for one wave
+     * while others wrote the payload (Primus-Turbo 482). */
+    struct dev_launch *L = t->L;
+    size_t first = (size_t)(t->blk - L->blk) * L->per_block;
+    noted = 0;
+    for (unsigned i = 0; i < L->per_block; i++) {
+        struct dev_thread *u = &L->th[first + i];
+        for (struct dev_put *p = u == t ? NULL : u->held; p; p = p->next) {
+            if (p->pe != pe || p->bgen >= t->blk->gen)
+                continue;
+            if (!noted++) {
+                char where[200];
+                shmemu__dev_where(t, where, sizeof(where));
+                const struct shmemu_dev_self *o = &u->self;
+                shmemu__check_note(L->me->job,
+                                   "%s: %s reached PE %d before the put at %s:%d to PE %d by "
+                                   "thread (%u,%u,%u), which this thread follows through "
+                                   "__syncthreads: a fence or quiet orders only the calling "
+                                   "thread's puts, and __syncthreads none (NVSHMEM): have "
+                                   "each thread call shmemu_dev_quiet() (or _fence) before "
+                                   "__syncthreads, or put with shmemu_dev_putmem_signal",
+                                   where, call, pe, p->file, p->line, pe, o->thread_idx.x,
+                                   o->thread_idx.y, o->thread_idx.z);
+            }
+            p->overtaken = 1;
+        }
+    }
 }
 
 /* ------------------------------------------------------------- queries */

@@ -14,7 +14,9 @@
 #include "shmemu_device.h"
 #include "sim/fiber.h"
 
-enum { DT_READY, DT_SYNC, DT_DONE };
+/* DT_PENDING: its block is not resident yet (a plain launch runs at most
+ * SHMEMU_DEVICE_RESIDENT blocks at once). */
+enum { DT_READY, DT_SYNC, DT_DONE, DT_PENDING };
 
 struct dev_block;
 struct dev_launch;
@@ -34,6 +36,7 @@ struct dev_put {
     const char *call;
     size_t off;         /* dest's heap offset */
     uint32_t clock;     /* the race detector's, at issue */
+    unsigned bgen;      /* its block's __syncthreads passed before it was issued */
     unsigned char data[]; /* the bytes as they were when the put was issued */
 };
 
@@ -75,6 +78,7 @@ struct dev_shared {
 
 struct dev_block {
     unsigned nthreads, arrived; /* live threads; those in __syncthreads */
+    unsigned gen;               /* its __syncthreads passed so far */
     struct dev_group group;     /* its _block calls */
     struct dev_group *warps;    /* its warps' _warp calls */
     /* Block-shared memory (SHMEMU_SHARED), by the key of its declaration. */
@@ -101,6 +105,10 @@ struct dev_launch {
     int failed;          /* a status: the launch ends */
     char why[512];       /* its line */
     int checked;         /* checker mode: puts are held and fuzzed */
+    int plain;           /* launched as CUDA's <<<>>>: blocks resident in waves */
+    unsigned resident;   /* at most this many blocks run at once (plain) */
+    unsigned started;    /* blocks made resident so far */
+    int stalled;         /* every resident thread waited while blocks were pending */
     int draw;            /* choices come from the transport's schedule */
     unsigned char coop;  /* the PE takes turns with others (me->coop) */
     uint64_t rng;

@@ -232,18 +232,31 @@ static void block_release(struct dev_launch *L, struct dev_block *b)
 {
     size_t first = (size_t)(b - L->blk) * L->per_block;
     b->arrived = 0;
+    b->gen++;
     for (unsigned i = 0; i < L->per_block; i++)
         if (L->th[first + i].state == DT_SYNC)
             L->th[first + i].state = DT_READY;
     L->progress = 1;
 }
 
-/* A thread that ended no longer holds its block's barrier back. */
+/* A block of a plain launch becomes resident: its threads may run. */
+static void block_start(struct dev_launch *L, unsigned b)
+{
+    size_t first = (size_t)b * L->per_block;
+    for (unsigned i = 0; i < L->per_block; i++)
+        L->th[first + i].state = DT_READY;
+    L->progress = 1;
+}
+
+/* A thread that ended no longer holds its block's barrier back; the last
+ * of a block makes room for the next block of a plain launch. */
 static void block_arrive_exit(struct dev_launch *L, struct dev_block *b)
 {
     b->nthreads--;
     if (b->nthreads && b->arrived == b->nthreads)
         block_release(L, b);
+    if (!b->nthreads && L->started < L->nblocks)
+        block_start(L, L->started++);
 }
 
 void shmemu_devrt_syncthreads(void)
@@ -429,6 +442,8 @@ static int launch_make(struct dev_launch *L, const void *arg, size_t arg_size)
             t->self.thread_idx = (shmemu_dim3){i % L->block.x, i / L->block.x % L->block.y,
                                               i / L->block.x / L->block.y};
             t->self.file = L->k->file;
+            if (b >= L->started)
+                t->state = DT_PENDING;
             shmemu_fiber_make(&t->fib, mem, L->stack_size, guard, thread_main, t);
         }
     }
@@ -479,7 +494,6 @@ static void run_one(struct dev_launch *L, struct dev_thread *t)
     L->me->coop = coop;
 }
 
-static const char call_name[] = "shmemu_launch_kernel";
 
 /* The other PEs' turn (sim: they run now, on this OS thread, so this
  * thread's device state is put aside meanwhile), or the CPU to them. */
@@ -497,6 +511,36 @@ static void host_turn(struct dev_launch *L, int nap, int stuck)
     shmemu__dev_launch = L;
 }
 
+static const char call_name[] = "shmemu_launch_kernel";
+static const char call_plain[] = "shmemu_launch_kernel_plain";
+
+/* Why the launch stopped when the job was aborted.  Where a plain launch
+ * had blocks waiting to start while every resident thread waited (the
+ * job's deadlock or livelock detection then ended it), the rule, in a
+ * line of its own: the job's report, printed once, is another PE's or
+ * the detector's. */
+static void stopped_why(struct dev_launch *L)
+{
+    snprintf(L->why, sizeof(L->why), "kernel %s stopped: the job was aborted", L->k->name);
+    const struct dev_thread *w = L->stalled ? first_waiter(L) : NULL;
+    if (!w)
+        return;
+    const struct shmemu_dev_self *s = &w->self;
+    char line[768];
+    snprintf(line, sizeof(line),
+             "shmemu: PE %d/%d %s: kernel %s: %u of its %u blocks had not started while "
+             "block (%u,%u,%u) thread (%u,%u,%u) waited at %s:%d (%s): a plain launch "
+             "(shmemu_launch_kernel_plain, CUDA's <<<>>>) runs blocks as room frees up, here "
+             "%u at once (SHMEMU_DEVICE_RESIDENT), so a wait between its blocks may never "
+             "end: launch with shmemu_launch_kernel (every block resident at once, NVSHMEM's "
+             "collective launch)\n",
+             L->me->pe, L->me->npes, call_plain, L->k->name, L->nblocks - L->started,
+             L->nblocks, s->block_idx.x, s->block_idx.y, s->block_idx.z, s->thread_idx.x,
+             s->thread_idx.y, s->thread_idx.z, s->file ? s->file : "?", s->line, w->waits,
+             L->resident);
+    shmemu__emit(line);
+}
+
 static void schedule(struct dev_launch *L)
 {
     shmemu__pe *me = L->me;
@@ -506,11 +550,14 @@ static void schedule(struct dev_launch *L)
     while (L->ndone < L->total && !L->failed) {
         if (shmemu__aborted(me)) { /* another PE failed: its line said why */
             L->failed = SHMEMU_EABORTED;
-            snprintf(L->why, sizeof(L->why), "kernel %s stopped: the job was aborted",
-                     L->k->name);
+            stopped_why(L);
             break;
         }
         L->progress = 0;
+        /* A pass after one in which every thread waited is likely one
+         * more: its CPU time (the waits' checks, the nap) is polling, not
+         * work that livelock detection must not interrupt. */
+        int64_t cpu0 = idle && !L->coop ? shmemu__thread_cpu_ns() : 0;
         /* A pass picks among the threads still running: drawing among all
          * of them, most of a short kernel's picks found one that ended. */
         size_t live = 0;
@@ -537,6 +584,7 @@ static void schedule(struct dev_launch *L)
         }
         if (L->progress) {
             idle = 0;
+            L->stalled = 0;
             shmemu__poll_progress(me);
             /* Where PEs take turns, each pass is one: a thread may spin on
              * a word only another PE's turn changes (the loop hook counts
@@ -555,11 +603,15 @@ static void schedule(struct dev_launch *L)
             shmemu__check_land_views(me);
         }
         struct dev_thread *w = first_waiter(L);
+        L->stalled = L->started < L->nblocks;
         if (w)
             shmemu__polled(me, w->waits, NULL, w->wait_pe, w->wait_off, 8, w->wait_val);
         else
             shmemu__polled(me, call_name, NULL, me->pe, 0, 0, 0);
         host_turn(L, !L->coop && ++idle >= 64, 1);
+        if (cpu0)
+            __atomic_fetch_add(&me->poll_tl_cpu_ns, shmemu__thread_cpu_ns() - cpu0,
+                               __ATOMIC_RELAXED);
     }
 }
 
@@ -599,10 +651,10 @@ static void launch_abandon(shmemu__pe *me)
     }
 }
 
-int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 block,
-                        const void *arg, size_t arg_size, void *stream)
+static int launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 block,
+                  const void *arg, size_t arg_size, void *stream, int plain)
 {
-    const char *call = call_name;
+    const char *call = plain ? call_plain : call_name;
     (void)stream; /* the CPU runs it now: there is no stream to order on */
     shmemu__pe *me = shmemu__self;
     if (!me)
@@ -680,7 +732,10 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
                              .nblocks = (unsigned)nb, .per_block = (unsigned)nt,
                              .total = (size_t)(nb * nt), .checked = me->job->check.fuzz,
                              .draw = me->coop, .coop = me->coop,
-                             .rng = me->job->check.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)me->pe};
+                             .rng = me->job->check.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)me->pe,
+                             .plain = plain, .resident = (unsigned)nb, .started = (unsigned)nb};
+    if (plain && (uint64_t)me->job->params.DEVICE_RESIDENT < nb)
+        L->resident = L->started = (unsigned)me->job->params.DEVICE_RESIDENT;
     int st = launch_make(L, arg, arg_size);
     if (st) {
         launch_free(L);
@@ -706,4 +761,16 @@ int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_
     if (st)
         return shmemu__fail(me, st, call, "%s", why);
     return shmemu__ok();
+}
+
+int shmemu_devrt_launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 block,
+                        const void *arg, size_t arg_size, void *stream)
+{
+    return launch(k, grid, block, arg, arg_size, stream, 0);
+}
+
+int shmemu_devrt_launch_plain(const struct shmemu_kernel *k, shmemu_dim3 grid,
+                              shmemu_dim3 block, const void *arg, size_t arg_size, void *stream)
+{
+    return launch(k, grid, block, arg, arg_size, stream, 1);
 }

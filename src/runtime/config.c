@@ -152,6 +152,11 @@ static int parse_one(struct shmemu__params *p, const struct shmemu__param_info *
         return shmemu__parse_size(text, (size_t *)field);
     case SHMEMU__PARAM_INT:
         return parse_int(text, (int64_t *)field);
+    case SHMEMU__PARAM_COUNT:
+        return parse_int(text, (int64_t *)field) || *(int64_t *)field < 1 ||
+                       *(int64_t *)field > UINT32_MAX
+                   ? -1
+                   : 0;
     case SHMEMU__PARAM_CHECK:
         return shmemu__parse_check(text, (struct shmemu__check_cfg *)field);
     case SHMEMU__PARAM_SECONDS:

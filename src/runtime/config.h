@@ -51,6 +51,10 @@
     X(DEVICE_STACK, SIZE, "32K",                                               \
       "bytes of stack for each device thread of a kernel run on the CPU "     \
       "(shmemu_device.h, docs/DEVICE.md), mapped as touched")                  \
+    X(DEVICE_RESIDENT, COUNT, "1",                                             \
+      "blocks of a kernel launched with shmemu_launch_kernel_plain that run "  \
+      "at once on the CPU (CUDA's <<<>>> promises no more than one); "         \
+      "shmemu_launch_kernel keeps every block resident")                       \
     X(SIM, STRING, "random,seed:1",                                            \
       "sim transport: strategy (random, rr, pct[:D]), seed:N, steps:K, "      \
       "stack:SIZE, guard:0|1, watchdog:S, comma-separated; see docs/SIM.md")   \
@@ -94,7 +98,8 @@ enum shmemu__param_kind {
     SHMEMU__PARAM_BIND,
     SHMEMU__PARAM_CHECK,
     SHMEMU__PARAM_SECONDS,
-    SHMEMU__PARAM_AUTO
+    SHMEMU__PARAM_AUTO,
+    SHMEMU__PARAM_COUNT /* a whole number from 1 to 2^32 - 1 */
 };
 
 /* What SHMEMU_CHECK (or shmemu_opts.check) asks for. */
@@ -118,6 +123,7 @@ struct shmemu__params {
     double LIVELOCK; /* seconds; 0: off */
     int STATIC; /* -1 auto, 0 off, 1 on */
     size_t DEVICE_STACK;
+    int64_t DEVICE_RESIDENT;
     /* Read by their parts (the sim, cuda and ucx transports, the
      * collectives' selection); listed here so that one table holds every
      * setting and shmemu-info shows them all. */

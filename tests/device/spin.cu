@@ -40,7 +40,9 @@ SHMEMU_KERNEL(spin, struct spin_args, a)
 }
 
 /* One thread alone, spinning on a flag the left PE raises from a kernel of
- * its own: where PEs take turns (sim), its spin must give them theirs. */
+ * its own: where PEs take turns (sim), its spin must give them theirs.  A
+ * plain launch (CUDA's <<<>>>) suffices: its one block waits for another
+ * PE, never for a block of its own launch. */
 SHMEMU_KERNEL(spin_alone, struct spin_args, a)
 {
     int me = shmemu_dev_my_pe(), np = shmemu_dev_n_pes();
@@ -62,9 +64,9 @@ static int pe_main(void *arg)
     shmemu_putmem(&flag[0], &minus1, sizeof(int), shmemu_my_pe());
     shmemu_barrier_all();
     struct spin_args a = {flag, seen};
-    int st = shmemu_launch_kernel(spin, 2, 4, &a);
+    int st = shmemu_launch_kernel(spin, 2, 4, &a); /* block 0 waits for block 1 */
     if (st == SHMEMU_OK)
-        st = shmemu_launch_kernel(spin_alone, 1, 1, &a);
+        st = shmemu_launch_kernel_plain(spin_alone, 1, 1, &a);
     shmemu_getmem(got, seen, sizeof(got), shmemu_my_pe());
     int ok = st == SHMEMU_OK && got[0] == 1 && got[1] == 1 && got[2] == 1;
     if (!ok)
