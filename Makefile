@@ -192,7 +192,7 @@ ucx-plugin: $(UCX_PLUGIN) $(PMIX_PLUGIN)
 
 $(DEPS_LIB):
 	@mkdir -p $(@D)
-	@CC="$(CC)" scripts/ensure-deps.sh hwloc boost-context
+	@CC="$(CC)" scripts/ensure-deps.sh hwloc boost-context libdw
 	@touch $@
 
 $(DEPS_TEST): $(DEPS_LIB)

@@ -13,6 +13,7 @@ pkg_of() {
     ucx) echo libucx-dev ;;
     pmix) echo libpmix-dev ;;
     mpirun) echo openmpi-bin ;;
+    libdw) echo libdw1 ;; # loaded at run time (source lines in reports)
     *) echo "ensure-deps: no Debian package known for '$1'" >&2; exit 2 ;;
     esac
 }
@@ -22,6 +23,7 @@ have() {
     boost-context) # no .pc file: ask the compiler
         [ "$(${CC:-cc} -print-file-name=libboost_context.a)" != libboost_context.a ] ;;
     mpirun) command -v mpirun >/dev/null 2>&1 ;;
+    libdw) /sbin/ldconfig -p 2>/dev/null | grep -q 'libdw\.so\.1 ' ;;
     *) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" ;;
     esac
 }

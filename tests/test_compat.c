@@ -179,7 +179,9 @@ static void test_verdict_race(void **state)
            "are not watched in a ThreadSanitizer build (docs/CHECK.md)\n");
     last_seed = -1;
 #endif
-    const char *want[] = {"'s plain store (at main+", "'s shmem_int_g (at main+",
+    /* the store by its source line too (the program is built with -g) */
+    const char *want[] = {"'s plain store (at main+", ", tests/progs/osh_features.c:",
+                          "'s shmem_int_g (at main+",
                           " (verdict+0) of PE ", "no wait, signal or sync orders the two", NULL};
     for (int seed = 0; seed <= last_seed; seed++)
         for (int n = 2; n <= 4; n++)

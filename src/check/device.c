@@ -127,6 +127,12 @@ void *shmemu__chk_user_pc(void *pc)
     return pc;
 }
 
+void *shmemu__chk_fault_site(void *pc)
+{
+    void *user = shmemu__chk_user_pc(pc);
+    return user == pc ? (char *)pc + 1 : (char *)user + 1;
+}
+
 static void name_site(void *pc, char *buf, size_t len)
 {
     shmemu__format_site(pc, buf, len);

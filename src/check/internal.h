@@ -320,6 +320,10 @@ void shmemu__chk_range_drop(struct chk_ranges *t, void *owner) SHMEMU__HIDDEN;
 /* For reports on a fault: pc, or where the program called the system
  * library (memcpy, memset) that pc is in. */
 void *shmemu__chk_user_pc(void *pc) SHMEMU__HIDDEN;
+/* The same as a site: a call site is a return address, one past the call,
+ * so the faulting instruction's site is one past it too (reports name the
+ * line of the byte before a site). */
+void *shmemu__chk_fault_site(void *pc) SHMEMU__HIDDEN;
 
 /* Record the writes of context ctx (SHMEMU__CTX_ALL: of every one) that
  * wait for its completion (struct late_write). */

@@ -404,7 +404,7 @@ static int emulate_rep(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe, s
             memcpy((char *)fill + i, &val, r.size);
         src = fill;
     }
-    v->site = shmemu__chk_user_pc((void *)g[REG_RIP]);
+    v->site = shmemu__chk_fault_site((void *)g[REG_RIP]);
     land(me, pe, off, off + total); /* the PE's own stores there go first */
     issue_put(me, v, pe, off, (void *)src, total);
     free(fill);
@@ -428,7 +428,7 @@ static int emulate_store(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe,
     if (st.ea < page || st.ea + st.size > page + v->page)
         return 0; /* across pages: stepped */
     size_t at = (size_t)(st.ea - ((uintptr_t)v->base + (size_t)pe * v->stride));
-    v->site = shmemu__chk_user_pc((void *)uc->uc_mcontext.gregs[REG_RIP]);
+    v->site = shmemu__chk_fault_site((void *)uc->uc_mcontext.gregs[REG_RIP]);
     if (dirty_of(v, (char *)page))
         land(me, pe, at, at + st.size); /* the PE's own stores there go first */
     issue_put(me, v, pe, at, st.bytes, st.size);
@@ -486,7 +486,7 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
     }
     if (!v->nopen) {
         v->rip = (uintptr_t)pc;
-        v->site = shmemu__chk_user_pc(pc);
+        v->site = shmemu__chk_fault_site(pc);
     }
     struct open_page *o = &v->open[v->nopen];
     o->at = at;

@@ -12,7 +12,7 @@
 #define GRANULE 64
 #define LOCKS 4096
 #define SITES 2048
-#define SITE_LEN 120
+#define SITE_LEN 160
 #define PAIRS 256 /* pairs of call sites already reported */
 /* A PE's own stores (own.c) are tracked in jobs of at most this many PEs:
  * what was published on each heap takes npes * npes words. */
@@ -474,8 +474,13 @@ struct code_site {
 static void code_site_text(char *buf, const void *arg)
 {
     const struct code_site *s = arg;
-    snprintf(buf, SITE_LEN, "%s (at %s)", s->call ? s->call : "?",
-             shmemu__check_site(s->me, s->addr));
+    /* and the source line, where the module has one (a site is one past
+     * its instruction, as a return address is) */
+    char line[96] = "";
+    if (s->addr && shmemu__format_line((const char *)s->addr - 1, line + 2, sizeof(line) - 2))
+        memcpy(line, ", ", 2);
+    snprintf(buf, SITE_LEN, "%s (at %s%s)", s->call ? s->call : "?",
+             shmemu__check_site(s->me, s->addr), line);
 }
 
 static uint16_t site_id(shmemu__pe *me, struct shmemu__race *r, const char *call, void *addr)

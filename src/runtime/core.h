@@ -351,6 +351,11 @@ void shmemu__format_site(void *addr, char *buf, size_t len) SHMEMU__HIDDEN;
 /* The program's variable that holds addr, as "name+offset"; 0 where no
  * symbol table knows one. */
 int shmemu__format_object(const void *addr, char *buf, size_t len) SHMEMU__HIDDEN;
+/* The source line of the instruction at pc ("tests/k.cu:41", the path
+ * relative to the working directory where it lies below it), from the
+ * module's DWARF line table (built with -g) through elfutils' libdw where
+ * the process can load it; 0 where none is known. */
+int shmemu__format_line(const void *pc, char *buf, size_t len) SHMEMU__HIDDEN;
 
 /* PEs that take turns in one thread (SHMEMU_TL_CAP_COOPERATIVE): a public
  * call is a scheduling point. */

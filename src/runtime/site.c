@@ -5,11 +5,14 @@
  * "module+offset".  For those we read the module's own symbol table
  * (.symtab, present unless the file was stripped) once per process. */
 #include "core.h"
+#include "platform.h"
 
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,4 +148,156 @@ const char *shmemu__site_name(void *addr)
     static _Thread_local char buf[96];
     shmemu__format_site(addr, buf, sizeof(buf));
     return buf;
+}
+
+/* ------------------------------------------------------ source lines */
+
+/* elfutils' libdw, loaded when first asked (dlopen: nothing to link, and a
+ * process without it names functions only).  Its types are opaque here;
+ * the callbacks table is four pointers (libdwfl.h's Dwfl_Callbacks). */
+struct dwfl_callbacks {
+    void *find_elf, *find_debuginfo, *section_address;
+    char **debuginfo_path;
+};
+
+static struct {
+    int tried, ok;
+    pid_t pid;   /* the process the modules were reported for (shm forks) */
+    void *dwfl;
+    void *(*begin)(const struct dwfl_callbacks *);
+    void (*end)(void *);
+    void (*report_begin)(void *);
+    int (*proc_report)(void *, pid_t);
+    int (*report_end)(void *, void *, void *);
+    void *(*getsrc)(void *, uint64_t);
+    const char *(*lineinfo)(void *, uint64_t *, int *, int *, uint64_t *, uint64_t *);
+    struct dwfl_callbacks cb;
+    char *debuginfo_path;
+} dw;
+static pthread_mutex_t dw_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int dw_load(void)
+{
+    if (dw.tried)
+        return dw.ok;
+    dw.tried = 1;
+    void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return 0;
+    /* dlsym's object pointers into function pointers: POSIX's rule */
+    *(void **)&dw.begin = dlsym(h, "dwfl_begin");
+    *(void **)&dw.end = dlsym(h, "dwfl_end");
+    *(void **)&dw.report_begin = dlsym(h, "dwfl_report_begin");
+    *(void **)&dw.proc_report = dlsym(h, "dwfl_linux_proc_report");
+    *(void **)&dw.report_end = dlsym(h, "dwfl_report_end");
+    *(void **)&dw.getsrc = dlsym(h, "dwfl_getsrc");
+    *(void **)&dw.lineinfo = dlsym(h, "dwfl_lineinfo");
+    dw.cb.find_elf = dlsym(h, "dwfl_linux_proc_find_elf");
+    dw.cb.find_debuginfo = dlsym(h, "dwfl_standard_find_debuginfo");
+    dw.cb.debuginfo_path = &dw.debuginfo_path;
+    dw.ok = dw.begin && dw.end && dw.report_begin && dw.proc_report && dw.report_end &&
+            dw.getsrc && dw.lineinfo && dw.cb.find_elf && dw.cb.find_debuginfo;
+    return dw.ok;
+}
+
+/* The modules mapped now (again: a library loaded since, or a forked
+ * process). */
+static int dw_report(void)
+{
+    if (dw.dwfl && dw.pid != getpid()) {
+        dw.end(dw.dwfl);
+        dw.dwfl = NULL;
+    }
+    if (!dw.dwfl && !(dw.dwfl = dw.begin(&dw.cb)))
+        return 0;
+    dw.pid = getpid();
+    dw.report_begin(dw.dwfl);
+    int st = dw.proc_report(dw.dwfl, dw.pid);
+    return dw.report_end(dw.dwfl, NULL, NULL) == 0 && st == 0;
+}
+
+/* Lines already asked for, by pc (found or not): a site is looked up
+ * once per process. */
+#define LINES 1024
+static struct {
+    uintptr_t pc;
+    char text[88]; /* "" where none was found */
+} lines[LINES];
+
+struct line_req {
+    uintptr_t pc;
+    char *buf;
+    size_t len;
+    int found;
+};
+
+static void *line_thread(void *arg)
+{
+    struct line_req *q = arg;
+    pthread_mutex_lock(&dw_lock);
+    if (dw_load() && (dw.dwfl && dw.pid == getpid() ? 1 : dw_report())) {
+        void *l = dw.getsrc(dw.dwfl, q->pc);
+        if (!l && dw_report()) /* a module loaded since */
+            l = dw.getsrc(dw.dwfl, q->pc);
+        uint64_t at;
+        int line = 0;
+        const char *file = l ? dw.lineinfo(l, &at, &line, NULL, NULL, NULL) : NULL;
+        /* Inlined from our own headers (shmem.h's generic _g, the device
+         * calls): the program's line is the caller's, which a line table
+         * does not give. */
+        static const char *const ours[] = {"shmem.h", "shmemx.h", "pshmem.h", "shmemu.h",
+                                           "shmemu_device.h", "shmemu_cuda.h"};
+        const char *base = file ? strrchr(file, '/') : NULL;
+        base = base ? base + 1 : file;
+        for (size_t i = 0; base && i < sizeof(ours) / sizeof(ours[0]); i++)
+            if (!strcmp(base, ours[i]))
+                file = NULL;
+        if (file && line > 0) {
+            char cwd[PATH_MAX];
+            size_t n = getcwd(cwd, sizeof(cwd)) ? strlen(cwd) : 0;
+            if (n && !strncmp(file, cwd, n) && file[n] == '/')
+                file += n + 1;
+            snprintf(q->buf, q->len, "%s:%d", file, line);
+            q->found = 1;
+        }
+    }
+    pthread_mutex_unlock(&dw_lock);
+    return NULL;
+}
+
+int shmemu__format_line(const void *pc, char *buf, size_t len)
+{
+#if defined(SHMEMU__TSAN)
+    /* from a fault handler: a thread of its own is a signal-unsafe call to
+     * ThreadSanitizer */
+    (void)pc, (void)buf, (void)len;
+    return 0;
+#else
+    if (!pc || !len)
+        return 0;
+    uintptr_t key = (uintptr_t)pc;
+    size_t slot = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54) % LINES;
+    pthread_mutex_lock(&dw_lock);
+    int known = lines[slot].pc == key;
+    if (known)
+        snprintf(buf, len, "%s", lines[slot].text);
+    pthread_mutex_unlock(&dw_lock);
+    if (known)
+        return buf[0] != '\0';
+    /* On a thread of its own: the caller may be a fault handler on a
+     * device thread's stack of a few pages, and reading a line table takes
+     * more.  Once per site and process, so a thread each time. */
+    char text[sizeof(lines[0].text)] = "";
+    struct line_req q = {key, text, sizeof(text), 0};
+    pthread_t t;
+    if (pthread_create(&t, NULL, line_thread, &q) != 0)
+        return 0;
+    pthread_join(t, NULL);
+    pthread_mutex_lock(&dw_lock);
+    lines[slot].pc = key;
+    memcpy(lines[slot].text, q.found ? text : "", q.found ? sizeof(text) : 1);
+    pthread_mutex_unlock(&dw_lock);
+    snprintf(buf, len, "%s", q.found ? text : "");
+    return q.found;
+#endif
 }
