@@ -1322,13 +1322,20 @@ static void test_signal_partial_overlap(void **state)
 struct early_arg {
     int *in, *out;
     int n, fixed;
+    int round; /* > 0: the kernel stores its input itself (device threads' stores) */
 };
+
+/* The kernel's store of its input, which the report names. */
+enum { EARLY_STORE_LINE = __LINE__ + 6 }; /* a.in[i] = ... below */
 
 SHMEMU_KERNEL(k_early, struct early_arg, a)
 {
+    int np = shmemu_dev_n_pes(), me = shmemu_dev_my_pe();
+    for (int i = (int)threadIdx.x; a.round && i < a.n; i += (int)blockDim.x)
+        a.in[i] = a.round * 1000 + me * 100 + i;
+    __syncthreads();
     if (threadIdx.x || blockIdx.x)
         return;
-    int np = shmemu_dev_n_pes(), me = shmemu_dev_my_pe();
     shmemu_dev_barrier_all();
     /* its own input it has: only the peers' are fetched (a read of its own
      * would also take the granule's one reader record in the detector) */
@@ -1342,14 +1349,15 @@ SHMEMU_KERNEL(k_early, struct early_arg, a)
 
 static int body_early(void *arg)
 {
-    int fixed = *(const int *)arg, me = shmemu_my_pe(), np = shmemu_n_pes(), n = 16;
+    const struct early_arg *c = arg;
+    int fixed = c->fixed, me = shmemu_my_pe(), np = shmemu_n_pes(), n = 16;
     int *in = shmemu_calloc((size_t)n, sizeof(int));
     int *out = shmemu_calloc((size_t)(n * np), sizeof(int));
     PE_CHECK(in && out);
     for (int r = 1; r <= 3; r++) {
-        for (int i = 0; i < n; i++) /* the host's plain stores: the next input */
+        for (int i = 0; !c->round && i < n; i++) /* the host's plain stores: the next input */
             in[i] = r * 1000 + me * 100 + i;
-        struct early_arg a = {in, out, n, fixed};
+        struct early_arg a = {in, out, n, fixed, c->round ? r : 0};
         PE_CHECK_OK(shmemu_launch_kernel(k_early, 1, 32, &a));
         for (int p = 0; fixed && p < np; p++)
             for (int i = 0; p != me && i < n; i++)
@@ -1364,8 +1372,9 @@ static int body_early(void *arg)
 /* Under race detection the host's store of its next input and a peer's
  * device get of the last one, nothing between (the kernel returned
  * without a barrier), are reported on every seed where the PE's own stores
- * are watched, naming the store and the get's source line; the fixed
- * kernel never. */
+ * are watched, naming the store and the get's source line; so is the next
+ * kernel's store of it by its device threads (named by its line), where
+ * the kernel stores its input itself; the fixed kernel never. */
 static void test_kernel_returns_early(void **state)
 {
     (void)state;
@@ -1375,6 +1384,7 @@ static void test_kernel_returns_early(void **state)
         if (!th_own_stores(tp))
             continue;
         ran++;
+        for (int dev = 0; dev <= 1; dev++) /* the input stored by the host, the kernel */
         for (int npes = 2; npes <= 3; npes++)
             for (int seed = 0; seed <= seeds; seed++)
                 for (int fixed = 0; fixed <= 1; fixed++) {
@@ -1382,20 +1392,26 @@ static void test_kernel_returns_early(void **state)
                     snprintf(check, sizeof(check), seed ? "fuzz:%d,race" : "race", seed);
                     shmemu_opts o = {.npes = npes, .transport = tp, .heap_size = 1 << 20,
                                      .check = check};
+                    struct early_arg c = {.fixed = fixed, .round = dev};
                     th_capture_start();
-                    int rc = th_launch_opts(&o, body_early, &fixed);
+                    int rc = th_launch_opts(&o, body_early, &c);
                     char *err = th_capture_stop();
                     if (fixed && rc != SHMEMU_OK)
-                        fail_msg("%s, %d PEs, %s, a barrier at the end: rc %d: %s", tp, npes,
-                                 check, rc, err);
+                        fail_msg("%s, %d PEs, %s, %s input, a barrier at the end: rc %d: %s",
+                                 tp, npes, check, dev ? "kernel's" : "host's", rc, err);
+                    /* the store: the host's, or a device thread's by its line */
+                    const char *store = dev ? "'s plain store (at k_early__shmemu_entry+"
+                                            : "'s plain store (at body_early+";
+                    char line[64];
+                    snprintf(line, sizeof(line), ", tests/test_kernels.c:%d)", EARLY_STORE_LINE);
                     const char *r = strstr(err, "race: PE ");
-                    if (!fixed && (rc != SHMEMU_ERACE || !r ||
-                                   !strstr(r, "'s plain store (at body_early+") ||
+                    if (!fixed && (rc != SHMEMU_ERACE || !r || !strstr(r, store) ||
+                                   (dev && !strstr(r, line)) ||
                                    !strstr(r, "'s shmemu_dev_getmem (at tests/test_kernels.c:") ||
                                    !strstr(r, "no wait, signal or sync orders the two")))
-                        fail_msg("%s, %d PEs, %s, no barrier at the end: rc %d, not "
+                        fail_msg("%s, %d PEs, %s, %s input, no barrier at the end: rc %d, not "
                                  "SHMEMU_ERACE with the note: %s",
-                                 tp, npes, check, rc, err);
+                                 tp, npes, check, dev ? "kernel's" : "host's", rc, err);
                     free(err);
                 }
     }

@@ -24,10 +24,9 @@
  * learned by loading (race.c's plain_known).
  *
  * Not recorded: stores from inside the library (a get into the PE's own
- * buffer: recorded as the get), atomic instructions, device threads' stores
- * (threads of a kernel order among themselves through __syncthreads and
- * volatile flags the detector does not see: a kernel's stores open pages
- * unrecorded, and every one is published as a possible flag).  Where a
+ * buffer: recorded as the get) and atomic instructions.  A kernel's device
+ * threads are the PE's: their stores are recorded as the host's are (they
+ * never conflict with each other here, as threads of one PE).  Where a
  * fault handler cannot carry out the program's stores (valgrind, not
  * x86-64), in a ThreadSanitizer build (no aliases) and in jobs of more than
  * 1024 PEs nothing is protected.
@@ -66,7 +65,6 @@ struct own {
     int nopen, overflow; /* more: all of [lo, hi) of the heap, and stat */
     char *lo, *hi;
     unsigned faults; /* in this epoch */
-    int suspended;   /* a kernel runs: its stores are not recorded */
 };
 
 /* The library's own writable data, in sections of their own (the
@@ -152,9 +150,7 @@ void shmemu__own_epoch(shmemu__pe *me)
     if (!o)
         return;
     own_lock(o);
-    if (o->suspended) /* a kernel's stores, unseen: each may be a flag */
-        shmemu__race_heap_release(me, me->chk->race);
-    else if (o->nopen || o->overflow)
+    if (o->nopen || o->overflow)
         close_all(o);
     own_unlock(o);
 }
@@ -203,7 +199,7 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     if (!was) /* a thread the program started: its PE's (threads.c) */
         shmemu__self = o->me;
     shmemu__pe *me = o->me;
-    if (shmemu__self == me && !o->suspended) {
+    if (shmemu__self == me) {
         if (shmemu__chk_depth == 0 && !in_library_data(a) &&
             !shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]))
             record(me, o, uc, a, &lo, &hi);
@@ -229,9 +225,13 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
         if ((char *)a >= at && run > len)
             page = at, len = run;
     }
-    if (len > o->page && shmemu__self == me && !o->suspended)
-        shmemu__race_heap_release(me, me->chk->race); /* their pages' later stores */
     int opened = mprotect(page, len, PROT_READ | PROT_WRITE) == 0;
+    /* Each page's later stores, unseen, may be flags: published on it (the
+     * faulting one's was, as its store was recorded). */
+    for (size_t at = 0; opened && len > o->page && shmemu__self == me && at < len;
+         at += o->page)
+        if (!in_library_data((uintptr_t)page + at))
+            shmemu__race_page_release(me, me->chk->race, off_of(me, o, (uintptr_t)page + at));
     if (opened && o->nopen < OPEN_MAX) {
         o->open[o->nopen].at = page;
         o->open[o->nopen++].len = len;
@@ -265,15 +265,14 @@ void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n)
 void shmemu__own_kernel(shmemu__pe *me, int running)
 {
     struct own *o = me->chk ? me->chk->own : NULL;
+    (void)running;
     if (!o)
         return;
+    /* A kernel's stores are recorded as the host's are (its threads are
+     * the PE's: they never conflict with each other here), from a fresh
+     * epoch of faults, so that its first stores name its lines. */
     own_lock(o);
-    o->suspended = running;
-    /* Its stores open pages as the program's do (one fault a run of
-     * pages), unrecorded, and each may be a flag. */
-    shmemu__race_heap_release(me, me->chk->race);
-    if (!running)
-        close_all(o);
+    close_all(o);
     own_unlock(o);
 }
 

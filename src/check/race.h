@@ -15,12 +15,12 @@
  * of call sites as a checker note, and the job ends with SHMEMU_ERACE.
  *
  * A PE's own plain stores to its heap are seen by own.c (the program's view
- * of its heap is read-only under race detection), in host code, and
- * device calls' puts and gets (src/device/calls.c, through scope.c); not
- * its loads, nor loads through shmemu_ptr (stores through it are held and
- * recorded as puts: pointers.c), nor device threads' own stores.  Shadow
- * records keep one writer and one reader per granule, so some conflicts
- * are missed; none is invented.
+ * of its heap is read-only under race detection), in host code and in its
+ * kernels' device threads, and device calls' puts and gets
+ * (src/device/calls.c, through scope.c); not its loads, nor loads through
+ * shmemu_ptr (stores through it are held and recorded as puts:
+ * pointers.c).  Shadow records keep one writer and one reader per
+ * granule, so some conflicts are missed; none is invented.
  */
 #ifndef SHMEMU_RACE_H
 #define SHMEMU_RACE_H
@@ -102,8 +102,6 @@ void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, 
  * as a team sync. */
 void shmemu__race_dev_barrier(shmemu__pe *me, struct shmemu__race *r, int done, uint32_t gen)
     SHMEMU__HIDDEN;
-/* The same for all of me's heap (a kernel's stores, unseen). */
-void shmemu__race_heap_release(shmemu__pe *me, struct shmemu__race *r) SHMEMU__HIDDEN;
 /* Team syncs: on arrival (generation gen of team slot), and once passed. */
 void shmemu__race_sync_arrive(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
     SHMEMU__HIDDEN;
