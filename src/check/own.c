@@ -225,13 +225,9 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
         if ((char *)a >= at && run > len)
             page = at, len = run;
     }
+    if (len > o->page && shmemu__self == me)
+        shmemu__race_heap_release(me, me->chk->race); /* their pages' later stores */
     int opened = mprotect(page, len, PROT_READ | PROT_WRITE) == 0;
-    /* Each page's later stores, unseen, may be flags: published on it (the
-     * faulting one's was, as its store was recorded). */
-    for (size_t at = 0; opened && len > o->page && shmemu__self == me && at < len;
-         at += o->page)
-        if (!in_library_data((uintptr_t)page + at))
-            shmemu__race_page_release(me, me->chk->race, off_of(me, o, (uintptr_t)page + at));
     if (opened && o->nopen < OPEN_MAX) {
         o->open[o->nopen].at = page;
         o->open[o->nopen++].len = len;
@@ -265,12 +261,12 @@ void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n)
 void shmemu__own_kernel(shmemu__pe *me, int running)
 {
     struct own *o = me->chk ? me->chk->own : NULL;
-    (void)running;
-    if (!o)
-        return;
     /* A kernel's stores are recorded as the host's are (its threads are
-     * the PE's: they never conflict with each other here), from a fresh
-     * epoch of faults, so that its first stores name its lines. */
+     * the PE's: they never conflict with each other here).  Once it has
+     * ended, the host's next stores fault afresh, so that they are
+     * recorded as the host's. */
+    if (!o || running)
+        return;
     own_lock(o);
     close_all(o);
     own_unlock(o);

@@ -257,6 +257,13 @@ static struct word *find_page(struct shmemu__race *r, int pe, size_t off, int cr
     return find_key(r, ((uint64_t)(pe + 1) << 40) | PAGE_KEY | (off / OWN_PAGE), create);
 }
 
+/* The entry for all of pe's heap: the stores to a run of pages opened at
+ * once (own.c). */
+static struct word *find_heap(struct shmemu__race *r, int pe, int create)
+{
+    return find_key(r, ((uint64_t)(pe + 1) << 40) | (2 * PAGE_KEY - 1), create);
+}
+
 
 static void join_into(_Atomic uint32_t *dst, const uint32_t *vc, int npes)
 {
@@ -289,7 +296,15 @@ void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t
 }
 
 /* A PE's plain stores, unseen, may be flags: its clock vector now goes on
- * a page's entry. */
+ * a page's entry, or the whole heap's. */
+void shmemu__race_heap_release(shmemu__pe *me, struct shmemu__race *r)
+{
+    if (!atomic_load_explicit(&r->h->disabled, memory_order_relaxed)) {
+        atomic_store_explicit(&r->h->own_entries, 1, memory_order_release);
+        publish(me, r, me->pe, find_heap(r, me->pe, 1), r->vc);
+    }
+}
+
 void shmemu__race_page_release(shmemu__pe *me, struct shmemu__race *r, size_t off)
 {
     if (!atomic_load_explicit(&r->h->disabled, memory_order_relaxed)) {
@@ -324,8 +339,11 @@ void shmemu__race_acquire(shmemu__pe *me, struct shmemu__race *r, int pe, size_t
 {
     int news = 0;
     /* A flag the owner stored with a plain store (the host's or a
-     * kernel's) publishes on its page. */
+     * kernel's) publishes on its page, or (a run of pages) on the heap. */
     int pages = n && atomic_load_explicit(&r->h->own_entries, memory_order_acquire);
+    struct word *all = pages ? find_heap(r, pe, 0) : NULL;
+    if (all)
+        news |= learn(me, r, all);
     for (size_t p = off & ~(size_t)(OWN_PAGE - 1); pages && p < off + n; p += OWN_PAGE) {
         struct word *e = find_page(r, pe, p, 0);
         if (e)

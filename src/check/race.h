@@ -102,6 +102,9 @@ void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, 
  * as a team sync. */
 void shmemu__race_dev_barrier(shmemu__pe *me, struct shmemu__race *r, int done, uint32_t gen)
     SHMEMU__HIDDEN;
+/* The same for all of me's heap (the later stores to a run of pages
+ * opened at once, unseen). */
+void shmemu__race_heap_release(shmemu__pe *me, struct shmemu__race *r) SHMEMU__HIDDEN;
 /* Team syncs: on arrival (generation gen of team slot), and once passed. */
 void shmemu__race_sync_arrive(shmemu__pe *me, struct shmemu__race *r, int slot, uint32_t gen)
     SHMEMU__HIDDEN;
