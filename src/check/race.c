@@ -264,7 +264,6 @@ static struct word *find_heap(struct shmemu__race *r, int pe, int create)
     return find_key(r, ((uint64_t)(pe + 1) << 40) | (2 * PAGE_KEY - 1), create);
 }
 
-
 static void join_into(_Atomic uint32_t *dst, const uint32_t *vc, int npes)
 {
     for (int i = 0; i < npes; i++)
