@@ -270,7 +270,7 @@ int shmemu__format_line(const void *pc, char *buf, size_t len)
 #if defined(SHMEMU__TSAN)
     /* from a fault handler: a thread of its own is a signal-unsafe call to
      * ThreadSanitizer */
-    (void)pc, (void)buf, (void)len;
+    (void)pc, (void)buf, (void)len, (void)line_thread, (void)lines;
     return 0;
 #else
     if (!pc || !len)
