@@ -733,7 +733,7 @@ static int launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 b
                              .total = (size_t)(nb * nt), .checked = me->job->check.fuzz,
                              .draw = me->coop, .coop = me->coop,
                              .rng = me->job->check.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)me->pe,
-                             .plain = plain, .resident = (unsigned)nb, .started = (unsigned)nb};
+                             .resident = (unsigned)nb, .started = (unsigned)nb};
     if (plain && (uint64_t)me->job->params.DEVICE_RESIDENT < nb)
         L->resident = L->started = (unsigned)me->job->params.DEVICE_RESIDENT;
     int st = launch_make(L, arg, arg_size);
