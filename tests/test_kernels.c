@@ -1775,8 +1775,13 @@ static int body_bad(void *arg)
     struct bad_arg a = {0, buf};
     if (!run) {
         PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 2, 4, &a), SHMEMU_ENOTSUP);
+        PE_CHECK_EQ(shmemu_launch_kernel_plain(k_bad, 2, 4, &a), SHMEMU_ENOTSUP);
         goto done;
     }
+    /* A plain launch checks as the collective one does, under its own name. */
+    PE_CHECK_EQ(shmemu_launch_kernel_plain(k_bad, 3, 4, &a), bad_cases[0].status);
+    PE_CHECK_EQ(shmemu_launch_kernel_plain(k_bad, 0, 4, &a), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_launch_kernel_plain_on_stream(k_bad, 1, 2000, &a, NULL), SHMEMU_EINVAL);
     for (size_t w = 0; w < NBAD; w++) {
         a.what = (int)w;
         PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 2, 4, &a), bad_cases[w].status);
@@ -1829,6 +1834,7 @@ static void test_misuse(void **state)
         assert_int_equal(rc, SHMEMU_OK);
         if (strstr(err, "has no load/store access to peers' heaps")) {
             must_hold(err, "PE 0/1 shmemu_launch_kernel: kernel k_none: transport");
+            must_hold(err, "PE 0/1 shmemu_launch_kernel_plain: kernel k_bad: transport");
             free(err);
             continue;
         }
@@ -1838,6 +1844,11 @@ static void test_misuse(void **state)
             must_hold(err, bad_cases[l].words);
         must_hold(err, "+4 is outside the symmetric heap (heap 0x");
         must_hold(err, "shmemu_launch_kernel: kernel k_bad: grid (0,1,1) is empty");
+        must_hold(err, "PE 0/1 shmemu_launch_kernel_plain: PE 0/1 block (1,0,0) thread (3,0,0) of "
+                       "kernel k_bad at tests/test_kernels.c:");
+        must_hold(err, "shmemu_launch_kernel_plain: kernel k_bad: grid (0,1,1) is empty");
+        must_hold(err, "shmemu_launch_kernel_plain: kernel k_bad: block (2000,1,1) has 2000 "
+                       "threads");
         must_hold(err, "block (1025,1,1) has 1025 threads");
         must_hold(err, "block (1,1,65) has 65 threads");
         /* Which thread declares first is the schedule's choice. */
