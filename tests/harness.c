@@ -73,6 +73,16 @@ int th_under_valgrind(void)
 #endif
 }
 
+/* SHMEMU_TEST_ONLY=PATTERN runs only the tests whose names match it
+ * (cmocka's filter: * and ? wildcards), in every program, without each
+ * main() having to ask. */
+__attribute__((constructor)) static void only_these(void)
+{
+    const char *f = getenv("SHMEMU_TEST_ONLY");
+    if (f && *f)
+        cmocka_set_test_filter(f);
+}
+
 int th_quick(void)
 {
     const char *q = getenv("SHMEMU_TEST_QUICK");
