@@ -52,7 +52,7 @@ struct sim {
     int (*entry)(struct shmemu_tl_job *job, int pe);
     int npes;
     struct sim_pe *pes;
-    struct sim_pe *cur;          /* NULL: the root (job_run's own context) */
+    struct sim_pe *cur; /* NULL: the root (job_run's own context); stored atomically */
     struct shmemu_fiber root;
     char *ctx_mem;    /* every PE's pe_ctx, ctx_stride bytes apart */
     size_t ctx_stride;

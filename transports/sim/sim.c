@@ -147,7 +147,7 @@ static void hand_over(struct sim *s, struct sim_pe *next)
                           atomic_load_explicit(&s->switches, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     save(s, s->cur);
-    s->cur = next;
+    __atomic_store_n(&s->cur, next, __ATOMIC_RELAXED); /* the watchdog reads it */
     if (next)
         next->state = PE_RUNNING;
 }
@@ -309,7 +309,7 @@ static void sim_ctl_wait(struct shmemu_tl_job *job, uint32_t *word, uint32_t exp
                          int64_t timeout_ns)
 {
     struct sim *s = sim_of(job);
-    if (!s->cur || !pthread_equal(pthread_self(), s->thread))
+    if (!pthread_equal(pthread_self(), s->thread) || !s->cur)
         return; /* not a PE of this job: nothing to wait for here */
     if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected)
         return;
