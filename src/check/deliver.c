@@ -299,7 +299,7 @@ static int late_keep(shmemu__pe *me, struct shmemu__chk *k, const struct held *h
     if (!then)
         return 0;
     k->late[k->nlate++] = (struct late_write){h->ctx, h->rma.pe, h->rma.off, h->rma.nbytes,
-                                              h->call, h->site, then};
+                                              h->call, h->site, h->who, then};
     return 1;
 }
 
@@ -313,7 +313,7 @@ void shmemu__chk_late_flush(shmemu__pe *me, int ctx)
         struct late_write *w = &k->late[i];
         if (ctx == SHMEMU__CTX_ALL || w->ctx == ctx) {
             shmemu__race_write_since(me, k->race, w->pe, w->off, w->nbytes, w->then, w->call,
-                                     w->site);
+                                     w->site, &w->who);
             free(w->then);
         } else {
             k->late[kept++] = *w;
@@ -332,7 +332,7 @@ void shmemu__chk_perform(shmemu__pe *me, struct held *h)
     if (k->race) {
         if (h->kind != H_AMO && h->rma.nbytes && !(h->race_later && late_keep(me, k, h)))
             shmemu__race_access(me, k->race, h->kind == H_PUT, h->rma.pe, h->rma.off,
-                                h->rma.nbytes, h->clock, h->call, h->site);
+                                h->rma.nbytes, h->clock, h->call, h->site, &h->who);
         if (h->rel)
             shmemu__race_release(me, k->race, shmemu__chk_target_of(h), h->rel_off, h->rel);
     }

@@ -96,6 +96,7 @@ struct held {
     int64_t due_ns;           /* not delivered while waiting before this */
     const char *call;
     void *site;
+    struct shmemu__who who;   /* the device thread that issued it (dev 0: host) */
     uint64_t tact;            /* a put's destination's activity count at issue;
                                  a get's source's landed count */
     uint32_t clock;           /* race: the issuer's clock at issue */
@@ -121,6 +122,7 @@ struct late_write {
     size_t off, nbytes;
     const char *call;
     void *site;
+    struct shmemu__who who;
     uint32_t *then; /* the issuer's clock vector at the call, owned */
 };
 
@@ -178,6 +180,7 @@ struct shmemu__chk {
     int (*amo)(struct shmemu_tl_job *job, const struct shmemu_tl_amo *d);
     const char *call; /* the library call in progress, and where from */
     void *site;
+    struct shmemu__who who; /* the device thread running (dev 0: host) */
     struct site_name names[32];
     unsigned next_name;
     /* Threads of one PE (threads.c) take turns in its checker state: every

@@ -43,6 +43,9 @@ struct race_hdr {
     uint32_t pairs[PAIRS];
     _Atomic uint32_t locks[LOCKS];
     char sites[SITES][SITE_LEN];
+    /* [id]: the site without its device thread, by which reports are
+     * told once per pair (a bug in every thread of a kernel is one) */
+    uint16_t base[SITES];
 };
 
 /* Words used as flags: key (pe + 1) << 40 | word index, and the join of
@@ -102,6 +105,7 @@ uint32_t shmemu__race_count(void *area)
 struct site_cache {
     const char *call;
     void *addr;
+    struct shmemu__who who;
     uint16_t id;
 };
 
@@ -432,8 +436,9 @@ int shmemu__race_unlearned(shmemu__pe *me, struct shmemu__race *r, int pe, size_
 
 /* ------------------------------------------------------------ call sites */
 
-/* The id of a site's text in the shared table (0: the table is full). */
-static uint16_t text_id(struct shmemu__race *r, const char *text)
+/* The id of a site's text in the shared table (0: the table is full);
+ * base: the id of the same site without its device thread (0: itself). */
+static uint16_t text_id_based(struct shmemu__race *r, const char *text, uint16_t base)
 {
     struct race_hdr *h = r->h;
     uint16_t id = 0;
@@ -443,26 +448,62 @@ static uint16_t text_id(struct shmemu__race *r, const char *text)
             id = (uint16_t)i;
     if (!id && h->nsites < SITES) {
         shmemu__strlcpy(h->sites[h->nsites], text, SITE_LEN);
+        h->base[h->nsites] = base ? base : (uint16_t)h->nsites;
         id = (uint16_t)h->nsites++;
     }
     spin_unlock(&h->site_lock);
     return id;
 }
 
-/* The id of the site text the cache keeps for (call, key); on a miss,
- * text (called with buf[SITE_LEN]) writes it. */
-static uint16_t cached_site(struct shmemu__race *r, const char *call, void *key,
-                            void (*text)(char *buf, const void *arg), const void *arg)
+static uint16_t text_id(struct shmemu__race *r, const char *text)
 {
-    unsigned slot = (unsigned)(((uintptr_t)key >> 2) ^ ((uintptr_t)call >> 3)) % 256;
+    return text_id_based(r, text, 0);
+}
+
+/* " by block (x,y,z) thread (x,y,z)" for a device thread, else "". */
+static void who_text(const struct shmemu__who *who, char *buf, size_t len)
+{
+    if (who && who->dev)
+        snprintf(buf, len, " by block (%u,%u,%u) thread (%u,%u,%u)", who->block[0],
+                 who->block[1], who->block[2], who->thread[0], who->thread[1], who->thread[2]);
+    else if (len)
+        buf[0] = '\0';
+}
+
+static int same_who(const struct shmemu__who *a, const struct shmemu__who *b)
+{
+    return a->dev == b->dev &&
+           (!a->dev || !memcmp(a, b, sizeof(*a)));
+}
+
+/* The id of the site text the cache keeps for (call, key, who); on a
+ * miss, text (called with buf[SITE_LEN] and the device thread's words, ""
+ * for the host) writes it. */
+static uint16_t cached_site(struct shmemu__race *r, const char *call, void *key,
+                            const struct shmemu__who *who,
+                            void (*text)(char *buf, const char *by, const void *arg),
+                            const void *arg)
+{
+    static const struct shmemu__who host;
+    if (!who || !who->dev)
+        who = &host;
+    unsigned slot = (unsigned)(((uintptr_t)key >> 2) ^ ((uintptr_t)call >> 3) ^
+                               (who->thread[0] * 7u + who->block[0] * 131u)) % 256;
     struct site_cache *c = &r->cache[slot];
-    if (c->id && c->call == call && c->addr == key)
+    if (c->id && c->call == call && c->addr == key && same_who(&c->who, who))
         return c->id;
-    char buf[SITE_LEN];
-    text(buf, arg);
+    char buf[SITE_LEN], by[64];
+    uint16_t base = 0;
+    if (who->dev) { /* the site as the host's first, for the pairs told */
+        text(buf, "", arg);
+        base = text_id(r, buf);
+    }
+    who_text(who, by, sizeof(by));
+    text(buf, by, arg);
     c->call = call;
     c->addr = key;
-    c->id = text_id(r, buf);
+    c->who = *who;
+    c->id = text_id_based(r, buf, base);
     return c->id;
 }
 
@@ -472,7 +513,7 @@ struct code_site {
     void *addr;
 };
 
-static void code_site_text(char *buf, const void *arg)
+static void code_site_text(char *buf, const char *by, const void *arg)
 {
     const struct code_site *s = arg;
     /* and the source line, where the module has one (a site is one past
@@ -480,14 +521,15 @@ static void code_site_text(char *buf, const void *arg)
     char line[96] = "";
     if (s->addr && shmemu__format_line((const char *)s->addr - 1, line + 2, sizeof(line) - 2))
         memcpy(line, ", ", 2);
-    snprintf(buf, SITE_LEN, "%s (at %s%s)", s->call ? s->call : "?",
+    snprintf(buf, SITE_LEN, "%s%s (at %s%s)", s->call ? s->call : "?", by,
              shmemu__check_site(s->me, s->addr), line);
 }
 
-static uint16_t site_id(shmemu__pe *me, struct shmemu__race *r, const char *call, void *addr)
+static uint16_t site_id(shmemu__pe *me, struct shmemu__race *r, const char *call, void *addr,
+                        const struct shmemu__who *who)
 {
     struct code_site s = {me, call, addr};
-    return cached_site(r, call, addr, code_site_text, &s);
+    return cached_site(r, call, addr, who, code_site_text, &s);
 }
 
 void shmemu__race_release_by(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
@@ -507,11 +549,12 @@ static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, si
                    size_t olo, size_t ohi, const char *why)
 {
     struct race_hdr *h = r->h;
-    uint32_t pair = (uint32_t)(site < other_site ? site : other_site) << 16 |
-                    (site < other_site ? other_site : site);
     char a[SITE_LEN], b[SITE_LEN];
     int fresh = 1;
     spin_lock(&h->site_lock);
+    uint16_t s1 = site < h->nsites ? h->base[site] : 0;
+    uint16_t s2 = other_site < h->nsites ? h->base[other_site] : 0;
+    uint32_t pair = (uint32_t)(s1 < s2 ? s1 : s2) << 16 | (s1 < s2 ? s2 : s1);
     for (uint32_t i = 0; i < h->npairs && fresh; i++)
         fresh = h->pairs[i] != pair;
     if (fresh && h->npairs < PAIRS)
@@ -609,18 +652,18 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
 
 static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
                          size_t n, uint32_t clock, const uint32_t *known, const char *call,
-                         void *addr, const char *why, int own)
+                         void *addr, const struct shmemu__who *who, const char *why, int own)
 {
     if (n && !atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
-        access_site(me, r, write, pe, off, n, clock, known, site_id(me, r, call, addr), why,
-                    own);
+        access_site(me, r, write, pe, off, n, clock, known, site_id(me, r, call, addr, who),
+                    why, own);
 }
 
 void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
-                         size_t off, size_t n, uint32_t clock, const char *call, void *addr)
+                         size_t off, size_t n, uint32_t clock, const char *call, void *addr,
+                         const struct shmemu__who *who)
 {
-    access_known(me, r, write, pe, off, n, clock, r->vc, call, addr,
-                 UNORDERED, 0);
+    access_known(me, r, write, pe, off, n, clock, r->vc, call, addr, who, UNORDERED, 0);
 }
 
 struct line_site {
@@ -628,35 +671,36 @@ struct line_site {
     int line;
 };
 
-static void line_site_text(char *buf, const void *arg)
+static void line_site_text(char *buf, const char *by, const void *arg)
 {
     const struct line_site *s = arg;
-    snprintf(buf, SITE_LEN, "%s (at %s:%d)", s->call, s->file ? s->file : "?", s->line);
+    snprintf(buf, SITE_LEN, "%s%s (at %s:%d)", s->call, by, s->file ? s->file : "?", s->line);
 }
 
 void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
                              size_t off, size_t n, uint32_t clock, const char *call,
-                             const char *file, int line)
+                             const char *file, int line, const struct shmemu__who *who)
 {
     /* cached by the call and the file's name, the line folded into it */
     struct line_site s = {call, file, line};
     uint16_t site = cached_site(r, call, (void *)((uintptr_t)file ^ ((uintptr_t)line << 20)),
-                                line_site_text, &s);
+                                who, line_site_text, &s);
     access_site(me, r, write, pe, off, n, clock, r->vc, site, UNORDERED, 1);
 }
 
 void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
-                            const char *call, void *addr)
+                            const char *call, void *addr, const struct shmemu__who *who)
 {
-    access_known(me, r, 1, me->pe, off, n, r->vc[me->pe], r->vc, call, addr,
+    access_known(me, r, 1, me->pe, off, n, r->vc[me->pe], r->vc, call, addr, who,
                  UNORDERED, 1);
     shmemu__race_page_release(me, r, off);
 }
 
 void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
-                              size_t n, const uint32_t *then, const char *call, void *addr)
+                              size_t n, const uint32_t *then, const char *call, void *addr,
+                              const struct shmemu__who *who)
 {
-    access_known(me, r, 1, pe, off, n, r->vc[me->pe], then, call, addr,
+    access_known(me, r, 1, pe, off, n, r->vc[me->pe], then, call, addr, who,
                  "the put may land until its context's quiet or fence, which came after "
                  "(a barrier completes the default context only)", 0);
 }

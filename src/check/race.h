@@ -28,6 +28,7 @@
 #include "runtime/core.h"
 
 struct shmemu__race;
+struct shmemu__who; /* check.h: the device thread of an access, NULL: host */
 
 /* Shared bytes for a job of npes PEs with heap_size-byte heaps. */
 size_t shmemu__race_ctl_size(int npes, size_t heap_size) SHMEMU__HIDDEN;
@@ -65,7 +66,7 @@ int shmemu__race_unlearned(shmemu__pe *me, struct shmemu__race *r, int pe, size_
  * n) of pe's heap, and report a conflict with what was recorded before. */
 void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
                          size_t off, size_t n, uint32_t clock, const char *call,
-                         void *site) SHMEMU__HIDDEN;
+                         void *site, const struct shmemu__who *who) SHMEMU__HIDDEN;
 
 /* A copy of the clock vector (freed by the caller), for a write recorded
  * later with shmemu__race_write_since; NULL when out of memory. */
@@ -76,7 +77,7 @@ uint32_t *shmemu__race_vc_copy(shmemu__pe *me, const struct shmemu__race *r) SHM
  * with what comes after unless ordered after now. */
 void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
                               size_t n, const uint32_t *then, const char *call,
-                              void *site) SHMEMU__HIDDEN;
+                              void *site, const struct shmemu__who *who) SHMEMU__HIDDEN;
 
 /* A PE's own plain stores (own.c), where tracked (shmemu__race_tracks_own:
  * jobs of at most 1024 PEs).  A store of [off, off + n) of me's heap made
@@ -87,7 +88,8 @@ void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, si
  * published on its own heap and on those it has views of). */
 int shmemu__race_tracks_own(const struct shmemu__race *r) SHMEMU__HIDDEN;
 void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
-                            const char *call, void *addr) SHMEMU__HIDDEN;
+                            const char *call, void *addr,
+                            const struct shmemu__who *who) SHMEMU__HIDDEN;
 /* Publish me's clock vector on the page of off of its own heap: the
  * library wrote there for it, and the program's stores that follow on
  * that page until its clock moves are not seen. */
@@ -97,7 +99,8 @@ void shmemu__race_page_release(shmemu__pe *me, struct shmemu__race *r, size_t of
  * flags may be plain loads and stores), named "call (at file:line)". */
 void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
                              size_t off, size_t n, uint32_t clock, const char *call,
-                             const char *file, int line) SHMEMU__HIDDEN;
+                             const char *file, int line,
+                             const struct shmemu__who *who) SHMEMU__HIDDEN;
 /* The device barrier of all PEs (its gen-th), on arrival and once passed,
  * as a team sync. */
 void shmemu__race_dev_barrier(shmemu__pe *me, struct shmemu__race *r, int done, uint32_t gen)

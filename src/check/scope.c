@@ -93,14 +93,22 @@ uint32_t shmemu__check_dev_clock(shmemu__pe *me)
 }
 
 void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, size_t n,
-                              uint32_t clock, const char *call, const char *file, int line)
+                              uint32_t clock, const char *call, const char *file, int line,
+                              const struct shmemu__who *who)
 {
     struct shmemu__race *r = dev_race(me);
     if (!r || !n)
         return;
     shmemu__chk_enter(me);
-    shmemu__race_dev_access(me, r, write, pe, off, n, clock, call, file, line);
+    shmemu__race_dev_access(me, r, write, pe, off, n, clock, call, file, line, who);
     shmemu__chk_leave(me);
+}
+
+void shmemu__check_dev_who(shmemu__pe *me, const struct shmemu__who *who)
+{
+    static const struct shmemu__who host;
+    if (me->chk) /* the PE's own thread: no other writes it meanwhile */
+        me->chk->who = who ? *who : host;
 }
 
 void shmemu__check_dev_release(shmemu__pe *me, int pe, size_t off)
