@@ -408,7 +408,8 @@ void shmemu__chk_stamp(shmemu__pe *me, struct held *h, int flag, size_t flag_off
     struct shmemu__chk *k = me->chk;
     h->call = k->call;
     h->site = k->site;
-    h->who = k->who;
+    const struct shmemu__who *who = shmemu__chk_who(k);
+    h->who = who ? *who : (struct shmemu__who){0};
     if (me->job->check_ctl_off)
         h->tact = atomic_load_explicit(h->kind == H_GET ? &shmemu__chk_tgt(me, h->rma.pe)->landed
                                                         : &shmemu__chk_tgt(me, shmemu__chk_target_of(h))->activity,

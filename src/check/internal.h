@@ -181,6 +181,7 @@ struct shmemu__chk {
     const char *call; /* the library call in progress, and where from */
     void *site;
     struct shmemu__who who; /* the device thread running (dev 0: host) */
+    pthread_t who_on;       /* on this thread (another of the PE's is host) */
     struct site_name names[32];
     unsigned next_name;
     /* Threads of one PE (threads.c) take turns in its checker state: every
@@ -197,6 +198,14 @@ static inline void shmemu__chk_leave(shmemu__pe *me)
 {
     shmemu__chk_depth--;
     pthread_mutex_unlock(&me->chk->mu);
+}
+
+/* The device thread running on the calling thread, or NULL (the host; a
+ * PE's other host threads stay the host while one runs a kernel).  In
+ * the PE's checker state (chk_enter). */
+static inline const struct shmemu__who *shmemu__chk_who(const struct shmemu__chk *k)
+{
+    return k->who.dev && pthread_equal(k->who_on, pthread_self()) ? &k->who : NULL;
 }
 
 /* Bounds on what one PE holds: past them the oldest goes out. */

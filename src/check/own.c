@@ -184,7 +184,7 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, uintptr_
     void *pc = shmemu__chk_fault_site((void *)uc->uc_mcontext.gregs[REG_RIP]);
     shmemu__chk_enter(me);
     shmemu__race_own_store(me, me->chk->race, off_of(me, o, *lo), *hi - *lo, "plain store", pc,
-                           &me->chk->who);
+                           shmemu__chk_who(me->chk));
     shmemu__chk_leave(me);
 }
 

@@ -107,8 +107,12 @@ void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, siz
 void shmemu__check_dev_who(shmemu__pe *me, const struct shmemu__who *who)
 {
     static const struct shmemu__who host;
-    if (me->chk) /* the PE's own thread: no other writes it meanwhile */
-        me->chk->who = who ? *who : host;
+    if (!me->chk)
+        return;
+    shmemu__chk_enter(me);
+    me->chk->who = who ? *who : host;
+    me->chk->who_on = pthread_self();
+    shmemu__chk_leave(me);
 }
 
 void shmemu__check_dev_release(shmemu__pe *me, int pe, size_t off)
