@@ -89,6 +89,7 @@ extern _Thread_local int shmemu__chk_depth SHMEMU__HIDDEN;
 struct shmemu__who {
     unsigned dev, block[3], thread[3];
 };
+struct shmemu_dev_self; /* shmemu_device.h: a device thread (NULL: the host) */
 
 /* Device calls under race detection (scope.c, for src/device/calls.c;
  * nothing outside it): the PE's clock now (for a put held until it
@@ -101,11 +102,11 @@ struct shmemu__who {
 uint32_t shmemu__check_dev_clock(shmemu__pe *me) SHMEMU__HIDDEN;
 void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, size_t n,
                               uint32_t clock, const char *call, const char *file, int line,
-                              const struct shmemu__who *who) SHMEMU__HIDDEN;
+                              const struct shmemu_dev_self *self) SHMEMU__HIDDEN;
 /* The device thread that runs on the PE from now (NULL: the host again),
  * named by the race reports of what it stores through views and to its
  * own heap (src/device/launch.c tells, at each switch). */
-void shmemu__check_dev_who(shmemu__pe *me, const struct shmemu__who *who) SHMEMU__HIDDEN;
+void shmemu__check_dev_who(shmemu__pe *me, const struct shmemu_dev_self *self) SHMEMU__HIDDEN;
 void shmemu__check_dev_release(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
 void shmemu__check_dev_acquire(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
 void shmemu__check_dev_barrier(shmemu__pe *me, int done, uint32_t gen) SHMEMU__HIDDEN;

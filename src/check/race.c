@@ -463,17 +463,11 @@ static uint16_t text_id(struct shmemu__race *r, const char *text)
 /* " by block (x,y,z) thread (x,y,z)" for a device thread, else "". */
 static void who_text(const struct shmemu__who *who, char *buf, size_t len)
 {
-    if (who && who->dev)
+    if (who->dev)
         snprintf(buf, len, " by block (%u,%u,%u) thread (%u,%u,%u)", who->block[0],
                  who->block[1], who->block[2], who->thread[0], who->thread[1], who->thread[2]);
     else if (len)
         buf[0] = '\0';
-}
-
-static int same_who(const struct shmemu__who *a, const struct shmemu__who *b)
-{
-    return a->dev == b->dev &&
-           (!a->dev || !memcmp(a, b, sizeof(*a)));
 }
 
 /* The id of the site text the cache keeps for (call, key, who); on a
@@ -490,7 +484,7 @@ static uint16_t cached_site(struct shmemu__race *r, const char *call, void *key,
     unsigned slot = (unsigned)(((uintptr_t)key >> 2) ^ ((uintptr_t)call >> 3) ^
                                (who->thread[0] * 7u + who->block[0] * 131u)) % 256;
     struct site_cache *c = &r->cache[slot];
-    if (c->id && c->call == call && c->addr == key && same_who(&c->who, who))
+    if (c->id && c->call == call && c->addr == key && !memcmp(&c->who, who, sizeof(*who)))
         return c->id;
     char buf[SITE_LEN], by[64];
     uint16_t base = 0;

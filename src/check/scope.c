@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "race.h"
 #include "runtime/dispatch.h"
+#include "shmemu_device.h"
 
 /* The PE whose heap addr lies in and its offset there: the PE's own heap,
  * its views of peers' heaps, or a peer's heap itself (no views). */
@@ -92,25 +93,35 @@ uint32_t shmemu__check_dev_clock(shmemu__pe *me)
     return r ? shmemu__race_clock(r) : 0;
 }
 
+/* The thread's words for reports (NULL: the host, all zero). */
+static struct shmemu__who who_of(const struct shmemu_dev_self *s)
+{
+    if (!s)
+        return (struct shmemu__who){0};
+    return (struct shmemu__who){1,
+                                {s->block_idx.x, s->block_idx.y, s->block_idx.z},
+                                {s->thread_idx.x, s->thread_idx.y, s->thread_idx.z}};
+}
+
 void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, size_t n,
                               uint32_t clock, const char *call, const char *file, int line,
-                              const struct shmemu__who *who)
+                              const struct shmemu_dev_self *self)
 {
     struct shmemu__race *r = dev_race(me);
     if (!r || !n)
         return;
+    struct shmemu__who who = who_of(self);
     shmemu__chk_enter(me);
-    shmemu__race_dev_access(me, r, write, pe, off, n, clock, call, file, line, who);
+    shmemu__race_dev_access(me, r, write, pe, off, n, clock, call, file, line, &who);
     shmemu__chk_leave(me);
 }
 
-void shmemu__check_dev_who(shmemu__pe *me, const struct shmemu__who *who)
+void shmemu__check_dev_who(shmemu__pe *me, const struct shmemu_dev_self *self)
 {
-    static const struct shmemu__who host;
     if (!me->chk)
         return;
     shmemu__chk_enter(me);
-    me->chk->who = who ? *who : host;
+    me->chk->who = who_of(self);
     me->chk->who_on = pthread_self();
     shmemu__chk_leave(me);
 }

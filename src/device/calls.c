@@ -81,15 +81,6 @@ static int in_own_heap(shmemu__pe *me, const void *p, size_t n)
     return off < me->heap_size && n <= me->heap_size - off;
 }
 
-/* The thread, for the race detector's reports. */
-static struct shmemu__who who_of(const struct dev_thread *t)
-{
-    const struct shmemu_dev_self *s = &t->self;
-    return (struct shmemu__who){1,
-                                {s->block_idx.x, s->block_idx.y, s->block_idx.z},
-                                {s->thread_idx.x, s->thread_idx.y, s->thread_idx.z}};
-}
-
 /* An nbi put's symmetric source must keep its bytes until a quiet: a
  * change is an error, whether or not the put had arrived meanwhile. */
 static void check_source(struct dev_thread *t, const struct dev_put *p)
@@ -106,9 +97,8 @@ static void check_source(struct dev_thread *t, const struct dev_put *p)
 
 static void deliver_one(struct dev_thread *t, struct dev_put *p)
 {
-    struct shmemu__who who = who_of(t);
     shmemu__check_dev_access(t->L->me, 1, p->pe, p->off, p->n, p->clock, p->call, p->file,
-                             p->line, &who);
+                             p->line, &t->self);
     memcpy(p->dst, p->data, p->n);
     if (p->nbi && in_own_heap(t->L->me, p->src, p->n)) {
         check_source(t, p);
@@ -186,9 +176,8 @@ static void put_bytes(struct dev_thread *t, const char *call, char *dst, size_t 
     if (!n)
         return;
     if (!t->L->checked) {
-        struct shmemu__who who = who_of(t);
         shmemu__check_dev_access(me, 1, pe, off, n, shmemu__check_dev_clock(me), call,
-                                 t->self.file, t->self.line, &who);
+                                 t->self.file, t->self.line, &t->self);
         memmove(dst, src, n);
         return;
     }
@@ -305,9 +294,8 @@ static void do_get(struct dev_thread *t, const char *call, void *dest, const voi
     const char *from = peer_addr(t, call, "src", src, n, pe);
     check_local(t, call, "dest", dest, n);
     shmemu__pe *me = t->L->me;
-    struct shmemu__who who = who_of(t);
     shmemu__check_dev_access(me, 0, pe, sym_off(t, src), n, shmemu__check_dev_clock(me), call,
-                             t->self.file, t->self.line, &who);
+                             t->self.file, t->self.line, &t->self);
     if (n)
         memmove(dest, from, n);
 }
@@ -416,9 +404,8 @@ static void put_signal(struct dev_thread *t, const char *call, void *dest, const
     check_local(t, call, "src", src, n);
     uint64_t *w = signal_word(t, call, sig, pe);
     shmemu__pe *me = t->L->me;
-    struct shmemu__who who = who_of(t);
     shmemu__check_dev_access(me, 1, pe, sym_off(t, dest), n, shmemu__check_dev_clock(me), call,
-                             t->self.file, t->self.line, &who);
+                             t->self.file, t->self.line, &t->self);
     if (n)
         memmove(dst, src, n);
     shmemu__check_dev_release(me, pe, sym_off(t, sig));
@@ -461,9 +448,8 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
     check_local(t, call, "src", src, nbytes);
     uint64_t *w = signal_word(t, call, sig, pe);
     shmemu__pe *me = t->L->me;
-    struct shmemu__who who = who_of(t);
     shmemu__check_dev_access(me, 1, pe, sym_off(t, dest) + lo, len, shmemu__check_dev_clock(me),
-                             call, t->self.file, t->self.line, &who);
+                             call, t->self.file, t->self.line, &t->self);
     if (len)
         memmove(dst + lo, (const char *)src + lo, len);
     shmemu_devrt_syncthreads();

@@ -105,7 +105,6 @@ struct dev_launch {
     int failed;          /* a status: the launch ends */
     char why[512];       /* its line */
     int checked;         /* checker mode: puts are held and fuzzed */
-    int checked_who;     /* checker mode: told which thread runs (reports) */
     unsigned resident;   /* at most this many blocks run at once (plain) */
     unsigned started;    /* blocks made resident so far */
     int stalled;         /* every resident thread waited while blocks were pending */

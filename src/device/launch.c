@@ -487,13 +487,10 @@ static void run_one(struct dev_launch *L, struct dev_thread *t)
     L->me->kernel_where = kernel_where;
     L->cur = t;
     shmemu_devrt_self = &t->self;
-    if (L->checked_who) {
-        const shmemu_dim3 *b = &t->self.block_idx, *i = &t->self.thread_idx;
-        struct shmemu__who who = {1, {b->x, b->y, b->z}, {i->x, i->y, i->z}};
-        shmemu__check_dev_who(L->me, &who);
-    }
+    if (L->me->chk) /* the checker names the thread in its reports */
+        shmemu__check_dev_who(L->me, &t->self);
     shmemu_fiber_switch(&L->root, &t->fib);
-    if (L->checked_who)
+    if (L->me->chk)
         shmemu__check_dev_who(L->me, NULL);
     shmemu_devrt_self = &host_self;
     L->cur = NULL;
@@ -738,7 +735,6 @@ static int launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 b
     *L = (struct dev_launch){.k = k, .me = me, .grid = grid, .block = block,
                              .nblocks = (unsigned)nb, .per_block = (unsigned)nt,
                              .total = (size_t)(nb * nt), .checked = me->job->check.fuzz,
-                             .checked_who = me->chk != NULL,
                              .draw = me->coop, .coop = me->coop,
                              .rng = me->job->check.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)me->pe,
                              .resident = (unsigned)nb, .started = (unsigned)nb};
