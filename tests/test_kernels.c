@@ -1329,6 +1329,148 @@ static void test_signal_partial_overlap(void **state)
                 "sim (x86-64, not under valgrind), none of which is under test");
 }
 
+/* ------------------------------------------- a signal slot per block */
+
+/* NCCL's device API gives each cooperative group its own barrier and
+ * signal index; NVSHMEM's kernels index their slots by block.  Two blocks
+ * that each put their part and SET one slot to the same value leave the
+ * waiter nothing to tell them apart by: it passes on the first signal,
+ * before the second block's data arrived.  The twins: a slot per block,
+ * and one slot raised by every block after a handshake between them (each
+ * block's data complete before any raises it: redundant, not wrong). */
+enum { SLOT_PUT_SIGNAL, SLOT_SIGNAL_OP, SLOT_PER_BLOCK, SLOT_AFTER_HANDSHAKE, SLOT_FORMS };
+enum { SLOT_N = 16 };
+
+struct slot_arg {
+    uint64_t *sig;   /* symmetric, 2 words */
+    int *data;       /* symmetric, 2 blocks' parts */
+    const int *src;
+    unsigned *count; /* symmetric: the blocks' handshake */
+    int form;
+};
+
+SHMEMU_KERNEL(k_slot, struct slot_arg, a)
+{
+    if (threadIdx.x)
+        return;
+    int to = (shmemu_dev_my_pe() + 1) % shmemu_dev_n_pes();
+    unsigned b = blockIdx.x;
+    int *d = a.data + b * SLOT_N;
+    const int *s = a.src + b * SLOT_N;
+    size_t bytes = SLOT_N * sizeof(int);
+    switch (a.form) {
+    case SLOT_PUT_SIGNAL:
+        shmemu_dev_putmem_signal(d, s, bytes, a.sig, 1, SHMEMU_SIGNAL_SET, to); /* SLOT_LINE */
+        break;
+    case SLOT_SIGNAL_OP:
+        shmemu_dev_putmem_nbi(d, s, bytes, to);
+        shmemu_dev_fence();
+        shmemu_dev_signal_op(a.sig, 1, SHMEMU_SIGNAL_SET, to);
+        break;
+    case SLOT_PER_BLOCK:
+        shmemu_dev_putmem_signal(d, s, bytes, a.sig + b, 1, SHMEMU_SIGNAL_SET, to);
+        break;
+    default:
+        shmemu_dev_putmem(d, s, bytes, to);
+        shmemu_dev_quiet();
+        atomicAdd(a.count, 1u);
+        while (atomicAdd(a.count, 0u) < gridDim.x) {
+        }
+        shmemu_dev_signal_op(a.sig, 1, SHMEMU_SIGNAL_SET, to);
+    }
+}
+enum { SLOT_LINE = __LINE__ - 19 };
+
+static int body_slot(void *arg)
+{
+    int form = *(const int *)arg, me = shmemu_my_pe(), n = shmemu_n_pes();
+    uint64_t *sig = shmemu_calloc(2, sizeof(uint64_t));
+    int *data = shmemu_calloc(2 * SLOT_N, sizeof(int));
+    int *src = shmemu_malloc(2 * SLOT_N * sizeof(int));
+    unsigned *count = shmemu_calloc(1, sizeof(unsigned));
+    PE_CHECK(sig && data && src && count);
+    for (int i = 0; i < 2 * SLOT_N; i++)
+        src[i] = me * 1000 + i;
+    int run = kernels_run_here();
+    /* the error mode is the job's: returned to abort once all have failed */
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_RETURN));
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (run) {
+        struct slot_arg a = {sig, data, src, count, form};
+        int rc = shmemu_launch_kernel(k_slot, 2, 4, &a);
+        if (form == SLOT_PUT_SIGNAL || form == SLOT_SIGNAL_OP) {
+            PE_CHECK_EQ(rc, SHMEMU_EINVAL);
+        } else {
+            PE_CHECK_OK(rc);
+            shmemu_signal_wait_until(sig, SHMEMU_CMP_EQ, 1);
+            if (form == SLOT_PER_BLOCK)
+                shmemu_signal_wait_until(sig + 1, SHMEMU_CMP_EQ, 1);
+            int from = (me + n - 1) % n;
+            for (int i = 0; i < 2 * SLOT_N; i++)
+                PE_CHECK_EQ(data[i], from * 1000 + i);
+        }
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_ABORT));
+    shmemu_free(count);
+    shmemu_free(src);
+    shmemu_free(data);
+    shmemu_free(sig);
+    return 0;
+}
+
+/* Always (a plain run too: the rule needs no checker), on every transport
+ * that runs kernels, at 2 and 3 PEs, under the checker's modes on several
+ * seeds; whichever block raises the slot first, the other is named. */
+static void test_signal_slot_per_block(void **state)
+{
+    (void)state;
+    int seeds = (int)th_iters(5, 5);
+    for (int tr = 0; tr < th_transport_count(); tr++) {
+        const char *tp = th_transport(tr);
+        for (int npes = 2; npes <= 3; npes++)
+            for (int seed = -1; seed <= seeds; seed++)
+                for (int form = 0; form < SLOT_FORMS; form++) {
+                    char check[40] = "";
+                    if (seed >= 0)
+                        snprintf(check, sizeof(check), seed ? "fuzz:%d,race" : "race", seed);
+                    shmemu_opts o = {.npes = npes, .transport = tp, .heap_size = 1 << 20,
+                                     .check = seed >= 0 ? check : NULL};
+                    th_capture_start();
+                    int rc = th_launch_opts(&o, body_slot, &form);
+                    char *err = th_capture_stop();
+                    if (rc != SHMEMU_OK) {
+                        fprintf(stderr, "%s", err);
+                        fail_msg("%s, %d PEs, %s, form %d: rc %d", tp, npes,
+                                 seed >= 0 ? check : "plain", form, rc);
+                    }
+                    if (strstr(err, "has no load/store access to peers' heaps")) {
+                        free(err);
+                        continue;
+                    }
+                    char line[64];
+                    snprintf(line, sizeof(line), "did at tests/test_kernels.c:%d, ",
+                             form == SLOT_PUT_SIGNAL ? SLOT_LINE : SLOT_LINE + 5);
+                    const char *call = form == SLOT_PUT_SIGNAL ? "shmemu_dev_putmem_signal: SET "
+                                                               : "shmemu_dev_signal_op: SET ";
+                    int bug = form == SLOT_PUT_SIGNAL || form == SLOT_SIGNAL_OP;
+                    if (bug && (!strstr(err, " thread (0,0,0) of kernel k_slot at "
+                                             "tests/test_kernels.c:") ||
+                                !strstr(err, call) || !strstr(err, "'s signal slot at heap "
+                                                                   "offset 0x") ||
+                                !strstr(err, " to 1, as block (") || !strstr(err, line) ||
+                                !strstr(err, "a waiter cannot tell the two apart") ||
+                                !strstr(err, "A slot per block (index it by blockIdx)")))
+                        fail_msg("%s, %d PEs, %s, form %d: the shared slot is not named: %s",
+                                 tp, npes, seed >= 0 ? check : "plain", form, err);
+                    if (!bug && strstr(err, "signal slot"))
+                        fail_msg("%s, %d PEs, %s, form %d: accused: %s", tp, npes,
+                                 seed >= 0 ? check : "plain", form, err);
+                    free(err);
+                }
+    }
+}
+
 /* ------------------------------------- a kernel that returns too soon */
 
 /* ROCm aiter's issue 4082: each PE's kernel waits at a device barrier for
@@ -2208,6 +2350,7 @@ int main(void)
         cmocka_unit_test(test_scope_threadfence_device),
         cmocka_unit_test(test_scope_reader_device_atomic),
         cmocka_unit_test(test_signal_partial_overlap),
+        cmocka_unit_test(test_signal_slot_per_block),
         cmocka_unit_test(test_kernel_returns_early),
         cmocka_unit_test(test_signal_pads_back_to_zero),
         cmocka_unit_test(test_signal_pads_bad_range),

@@ -420,17 +420,28 @@ static void test_departed(void **state)
     }
 }
 
-/* A waiter is woken by each kind of update: put, p, AMO, put-with-signal. */
+/* A waiter is woken by each kind of update: put, p, AMO, put-with-signal,
+ * and a store through shmemu_ptr (which tells nobody: the waiter looks
+ * again by itself), the storing PE then blocked in a barrier, or in a
+ * wait of its own for the waiter's answer.  Neither is a deadlock. */
 static int body_wakers(void *arg)
 {
     (void)arg;
     int me = shmemu_my_pe();
     uint64_t *v = shmemu_calloc(8, sizeof(uint64_t));
     uint64_t one = 1;
-    for (int kind = 0; kind < 4; kind++) {
+    /* a pointer into PE 0's heap, where the transport gives one */
+    volatile uint64_t *at0 = shmemu_ptr(v, 0);
+    for (int kind = 0; kind < 6; kind++) {
+        int word = kind < 4 ? kind : 5;
         PE_CHECK_OK(shmemu_barrier_all());
+        if (kind >= 4 && !at0)
+            continue;
         if (me == 0) {
-            PE_CHECK_OK(shmemu_uint64_wait_until(&v[kind], SHMEMU_CMP_EQ, 1));
+            uint64_t want = kind < 4 ? 1 : (uint64_t)kind - 2;
+            PE_CHECK_OK(shmemu_uint64_wait_until(&v[word], SHMEMU_CMP_EQ, want));
+            if (kind == 5)
+                PE_CHECK_OK(shmemu_uint64_p(&v[6], 1, 1));
         } else if (me == 1) {
             /* give PE 0 time to go to sleep first */
             for (volatile long spin = 0; spin < 2000000; spin++)
@@ -439,9 +450,14 @@ static int body_wakers(void *arg)
             case 0: PE_CHECK_OK(shmemu_putmem(&v[0], &one, 8, 0)); break;
             case 1: PE_CHECK_OK(shmemu_uint64_p(&v[1], 1, 0)); break;
             case 2: PE_CHECK_OK(shmemu_uint64_atomic_inc(&v[2], 0)); break;
-            default:
+            case 3:
                 PE_CHECK_OK(shmemu_putmem_signal(&v[4], &one, 8, &v[3], 1,
                                                  SHMEMU_SIGNAL_SET, 0));
+                break;
+            case 4: at0[5] = 2; break;
+            default:
+                at0[5] = 3;
+                PE_CHECK_OK(shmemu_uint64_wait_until(&v[6], SHMEMU_CMP_EQ, 1));
             }
         }
     }

@@ -311,6 +311,8 @@ void *shmemu_ptr(const void *dest, int pe)
         shmemu__last_status = SHMEMU_ENOTSUP;
         return NULL;
     }
+    if (pe != me->pe)
+        shmemu__direct_stores(me);
     shmemu__ok();
     return p;
 }

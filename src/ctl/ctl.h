@@ -22,7 +22,7 @@
 #include "shmemu.h"
 
 #define SHMEMU__CTL_MAGIC 0x73686d75u /* "shmu" */
-#define SHMEMU__CTL_LAYOUT 6u
+#define SHMEMU__CTL_LAYOUT 7u
 #define SHMEMU__TEAMS_MAX 64 /* team slots per job, world included */
 #define SHMEMU__CALL_LEN 48
 #define SHMEMU__WAIT_VALUES 4
@@ -180,6 +180,7 @@ struct shmemu__ctl {
     _Atomic uint32_t reported;    /* the abort reason has been printed */
     _Atomic int32_t abort_won;    /* network plane (net.c), at PE 0: an abort won */
     int32_t notify_light;         /* updaters skip fences: waiters membarrier */
+    _Atomic int32_t direct_stores; /* a PE holds a pointer into a peer's heap */
     _Atomic uint64_t team_used[(SHMEMU__TEAMS_MAX + 63) / 64];
     char abort_msg[256];
 };
@@ -231,5 +232,11 @@ static inline uint64_t shmemu__ws_pack(uint32_t token, uint32_t state)
 }
 
 static inline uint32_t shmemu__ws_state(uint64_t w) { return (uint32_t)w; }
+
+/* Wake PE pe if it sleeps on a value or has threads asleep in the library
+ * (wait.c; wait.h's shmemu__notify calls it only when one does, deadlock
+ * detection when a waiter's word changed with nobody told). */
+struct shmemu__job;
+void shmemu__notify_slow(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
 
 #endif /* SHMEMU_CTL_H */

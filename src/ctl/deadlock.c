@@ -13,6 +13,7 @@
 
 #include "describe.h"
 #include "runtime/dispatch.h"
+#include "runtime/value.h"
 
 static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
     SHMEMU__PRINTF(4, 5);
@@ -29,7 +30,7 @@ static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
 }
 
 /* Device heaps (cuda): a stream or a kernel writes a waited-for word with
- * no host told, and the PE asleep on it learns of it only when it looks
+ * no host told (so does a store through shmemu_ptr on any transport), and the PE asleep on it learns of it only when it looks
  * again (every SHMEMU__DEVICE_POLL_NS).  So such a PE is stuck only once it
  * has looked twice more (the first look may have begun before the others
  * were all asleep) and still sleeps on the same registration.  1 if every
@@ -66,6 +67,26 @@ static int device_waiters_looked(shmemu__pe *me, const uint64_t *snap)
     }
     free(looks);
     return stuck;
+}
+
+/* A store through a pointer into PE pe's heap tells nobody: a PE asleep on
+ * one word whose condition holds now is not stuck, only not yet told
+ * (told now).  Waits on several words are left to the PE's own looks. */
+static int value_wait_holds(shmemu__pe *me, int pe)
+{
+    struct shmemu__ctl_pe *cp = shmemu__ctl_pe(me->ctl, pe);
+    const struct shmemu__wait_desc *d = &cp->wait;
+    if (shmemu__ws_state(atomic_load(&cp->wstate)) != SHMEMU__WS_DATA_CONF ||
+        d->kind != SHMEMU__WAIT_VALUE)
+        return 0;
+    int w = shmemu__vt_width(d->vtype);
+    const void *at = w > 0 && d->off + (uint64_t)w <= me->heap_size
+                         ? shmemu__tl_ptr_direct(me->job, pe, (size_t)d->off)
+                         : NULL;
+    if (!at || shmemu__vt_compare(d->vtype, shmemu__vt_load(d->vtype, at), d->cmp, d->value) != 1)
+        return 0;
+    shmemu__notify_slow(me->job, pe);
+    return 1;
 }
 
 /* Both snapshots equal and every live PE asleep on an unchanged condition:
@@ -107,7 +128,12 @@ static int all_stuck(shmemu__pe *me)
             }
         }
     }
-    if (stuck && waiting > 0 && shmemu__tl_device_writes(me->job))
+    if (stuck && waiting > 0 && atomic_load(&me->ctl->direct_stores))
+        for (int p = 0; p < n && stuck; p++)
+            stuck = !value_wait_holds(me, p);
+    if (stuck && waiting > 0 &&
+        (shmemu__tl_device_writes(me->job) ||
+         (!me->coop && atomic_load(&me->ctl->direct_stores))))
         stuck = device_waiters_looked(me, snap);
     free(snap);
     /* Every PE gone (the last ones left while we looked): nobody waits. */

@@ -212,6 +212,30 @@ int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
     return plane->wait(me, d, ready, arg);
 }
 
+void shmemu__direct_stores(shmemu__pe *me)
+{
+    struct shmemu__ctl *c = me->ctl;
+    if (me->job->plane != &shmemu__shared_plane ||
+        atomic_load_explicit(&c->direct_stores, memory_order_relaxed) ||
+        atomic_exchange(&c->direct_stores, 1) || me->coop)
+        return;
+    /* those asleep already sleep until told: told now, they sleep again
+     * looking now and then */
+    for (int p = 0; p < me->npes; p++)
+        shmemu__notify_slow(me->job, p);
+}
+
+/* Words change where nobody tells a sleeping waiter: device heaps, or
+ * stores through pointers to peers' heaps.  PEs that take turns (sim)
+ * stay asleep until told, and deadlock detection looks at their words
+ * for them (a PE that spins on a plain load never gives up its turn:
+ * there is nothing to gain from looking sooner). */
+static int untold_writes(shmemu__pe *me)
+{
+    return shmemu__tl_device_writes(me->job) ||
+           (!me->coop && atomic_load_explicit(&me->ctl->direct_stores, memory_order_relaxed));
+}
+
 int shmemu__shared_wait(shmemu__pe *me, const struct shmemu__wait_desc *d,
                         shmemu__ready_fn ready, void *arg)
 {
@@ -261,10 +285,11 @@ int shmemu__shared_wait(shmemu__pe *me, const struct shmemu__wait_desc *d,
             leave_conf(me, tok, SHMEMU__WS_DATA_CONF);
             return st;
         }
-        int polls = shmemu__tl_device_writes(me->job);
+        int polls = untold_writes(me);
         /* Device heaps: the notify comes when a put is issued, the data when
          * the GPU moves it (microseconds later), or a kernel stores it with
-         * nobody told: look again soon, then less often. */
+         * nobody told (as a store through shmemu_ptr does anywhere): look
+         * again soon, then less often. */
         int64_t nap = SHMEMU__DEVICE_POLL_MIN_NS;
         while (atomic_load(&mine->wstate) == conf) {
             if (polls) {

@@ -33,8 +33,6 @@ typedef int (*shmemu__ready_fn)(shmemu__pe *me, void *arg);
 int shmemu__wait_ready(shmemu__pe *me, const struct shmemu__wait_desc *d,
                        shmemu__ready_fn ready, void *arg) SHMEMU__HIDDEN;
 
-void shmemu__notify_slow(struct shmemu__job *job, int pe) SHMEMU__HIDDEN;
-
 /* Wake PE pe if it sleeps on a value: call after every update of pe's heap
  * (put, p, AMO, signal). */
 static inline void shmemu__notify(shmemu__pe *me, int pe)
@@ -122,6 +120,13 @@ int shmemu__shared_wait(shmemu__pe *me, const struct shmemu__wait_desc *d,
 int shmemu__shared_team_sync(shmemu__pe *me, int slot, const char *call, int ctl)
     SHMEMU__HIDDEN;
 void shmemu__shared_wake_all(struct shmemu__job *job) SHMEMU__HIDDEN;
+
+/* A PE was handed an address in a peer's heap (shmemu_ptr, a kernel's peer
+ * pointer): stores through it reach words peers may wait on, and nobody
+ * is told.  From then on, PEs asleep in a wait look again now and then,
+ * as on device heaps, and deadlock detection lets them look before it
+ * judges. */
+void shmemu__direct_stores(shmemu__pe *me) SHMEMU__HIDDEN;
 
 /* The members of a sync of team slot differed in kind of call (a control
  * call against a plain sync): a control call returns SHMEMU_EMISMATCH

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check/check.h"
+#include "ctl/wait.h"
 #include "device.h"
 #include "runtime/dispatch.h"
 #include "runtime/heap.h"
@@ -100,6 +101,7 @@ static void deliver_one(struct dev_thread *t, struct dev_put *p)
     shmemu__check_dev_access(t->L->me, 1, p->pe, p->off, p->n, p->clock, p->call, p->file,
                              p->line, &t->self);
     memcpy(p->dst, p->data, p->n);
+    shmemu__notify(t->L->me, p->pe); /* a host waiting on the word */
     if (p->nbi && in_own_heap(t->L->me, p->src, p->n)) {
         check_source(t, p);
         p->next = t->watch; /* its source stays watched until a quiet */
@@ -175,10 +177,13 @@ static void put_bytes(struct dev_thread *t, const char *call, char *dst, size_t 
     shmemu__pe *me = t->L->me;
     if (!n)
         return;
+    struct dev_block *b = t->blk;
+    b->sig_pe = b->sig_pe == 0 || b->sig_pe == pe + 1 ? pe + 1 : -1;
     if (!t->L->checked) {
         shmemu__check_dev_access(me, 1, pe, off, n, shmemu__check_dev_clock(me), call,
                                  t->self.file, t->self.line, &t->self);
         memmove(dst, src, n);
+        shmemu__notify(me, pe);
         return;
     }
     struct dev_put *p = malloc(sizeof(*p) + n);
@@ -269,6 +274,8 @@ void *shmemu_devrt_ptr(const void *dest, int pe)
         size_t off = (size_t)((uintptr_t)dest - (uintptr_t)L->me->heap);
         if (off < L->me->heap_size) {
             p = shmemu__tl_ptr_direct(L->me->job, pe, off);
+            if (pe != L->me->pe)
+                shmemu__direct_stores(L->me);
             shmemu__ok();
         }
     }
@@ -371,16 +378,68 @@ static uint64_t *signal_word(struct dev_thread *t, const char *call, uint64_t *s
     return (uint64_t *)(void *)peer_addr(t, call, "sig_addr", sig, 8, pe);
 }
 
-static void signal_apply(struct dev_thread *t, const char *call, uint64_t *w, uint64_t v,
-                         int op)
+/* The block's threads waited, or ran an atomic: what they put so far may
+ * be what another block's signal announces (a grid-wide handshake), so a
+ * signal this block raises next is not taken to announce it. */
+static void block_synced(struct dev_thread *t) { t->blk->sig_pe = 0; }
+
+/* A slot SET by one block of this launch to v and SET to v again by
+ * another that brings data of its own (NCCL: a signal or barrier slot per
+ * cooperative group; NVSHMEM's kernels index theirs by block): nothing
+ * changed the word between, so no waiter can tell the two apart, and one
+ * that passes on the first reads the second's data before it arrived (or
+ * waits for a second signal that never shows).  Judged at the SET itself
+ * (old is what the exchange found there). */
+static void check_slot(struct dev_thread *t, const char *call, const uint64_t *w, uint64_t v,
+                       uint64_t old, int pe, size_t off, int data)
 {
+    struct dev_launch *L = t->L;
+    if (!L->sets && !(L->sets = calloc(DEV_SIG_SETS, sizeof(*L->sets))))
+        return;
+    unsigned block = (unsigned)(t->blk - L->blk);
+    size_t h = ((uintptr_t)w >> 3) * 0x9e3779b97f4a7c15ull >> 56;
+    struct dev_sig_set *e = NULL;
+    for (unsigned i = 0; i < DEV_SIG_SETS; i++) {
+        struct dev_sig_set *c = &L->sets[(h + i) % DEV_SIG_SETS];
+        if (c->w == w || !c->w) {
+            e = c;
+            break;
+        }
+    }
+    if (!e) /* full: the slots after these are not judged */
+        return;
+    if (e->w == w && data && e->block != block && e->v == v && old == v) {
+        const struct shmemu_dev_self *o = &e->who;
+        shmemu__dev_fail(t, SHMEMU_EINVAL, call,
+                         "SET PE %d's signal slot at heap offset 0x%zx to %llu, as block "
+                         "(%u,%u,%u) did at %s:%d, "
+                         "and nothing changed it between: a waiter cannot tell the two apart "
+                         "and may pass before this block's data arrived. A slot per block "
+                         "(index it by blockIdx), or SHMEMU_SIGNAL_ADD and wait for the count",
+                         pe, off, (unsigned long long)v, o->block_idx.x,
+                         o->block_idx.y, o->block_idx.z, o->file, o->line);
+    }
+    if (!e->w)
+        L->nsets++;
+    *e = (struct dev_sig_set){.w = w, .v = v, .block = block, .who = t->self};
+}
+
+/* data: the call carries data of its own (putmem_signal) */
+static void signal_apply(struct dev_thread *t, const char *call, uint64_t *w, uint64_t v,
+                         int op, int pe, size_t off, int data)
+{
+    struct dev_block *b = t->blk;
+    data = data || b->sig_pe == pe + 1 || b->sig_pe < 0;
     if (op == SHMEMU_SIGNAL_SET)
-        __atomic_store_n(w, v, __ATOMIC_RELEASE);
+        check_slot(t, call, w, v, __atomic_exchange_n(w, v, __ATOMIC_RELEASE), pe, off, data);
     else if (op == SHMEMU_SIGNAL_ADD)
         __atomic_fetch_add(w, v, __ATOMIC_RELEASE);
     else
         shmemu__dev_fail(t, SHMEMU_EINVAL, call,
                          "sig_op %d is neither SHMEMU_SIGNAL_SET nor SHMEMU_SIGNAL_ADD", op);
+    if (b->sig_pe == pe + 1) /* announced */
+        b->sig_pe = 0;
+    shmemu__notify(t->L->me, pe);
 }
 
 void shmemu_devrt_signal_op(uint64_t *sig, uint64_t signal, int sig_op, int pe)
@@ -392,7 +451,7 @@ void shmemu_devrt_signal_op(uint64_t *sig, uint64_t signal, int sig_op, int pe)
     if (t->L->checked)
         note_unordered(t, call, pe);
     shmemu__check_dev_release(t->L->me, pe, sym_off(t, sig));
-    signal_apply(t, call, w, signal, sig_op);
+    signal_apply(t, call, w, signal, sig_op, pe, sym_off(t, sig), 0);
 }
 
 /* The data, then the signal, as one unit: whoever sees the signal sees the
@@ -409,7 +468,7 @@ static void put_signal(struct dev_thread *t, const char *call, void *dest, const
     if (n)
         memmove(dst, src, n);
     shmemu__check_dev_release(me, pe, sym_off(t, sig));
-    signal_apply(t, call, w, signal, sig_op);
+    signal_apply(t, call, w, signal, sig_op, pe, sym_off(t, sig), n > 0);
 }
 
 /* A put with signal lands as one unit as soon as it is issued, so the
@@ -456,7 +515,7 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
     shmemu__dev_group_check(t, grp, seq, t->L->per_block, 0, call);
     if (t->rank == 0) {
         shmemu__check_dev_release(me, pe, sym_off(t, sig));
-        signal_apply(t, call, w, signal, sig_op);
+        signal_apply(t, call, w, signal, sig_op, pe, sym_off(t, sig), nbytes > 0);
     }
     shmemu_devrt_syncthreads();
 }
@@ -499,6 +558,7 @@ static uint64_t wait_word(struct dev_thread *t, const char *call, uint64_t *ivar
         uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
         if (cmp_ok(v, cmp, value)) {
             t->waits = NULL;
+            block_synced(t);
             shmemu__check_dev_acquire(me, me->pe, sym_off(t, ivar));
             return v;
         }
@@ -531,8 +591,10 @@ int shmemu_devrt_uint64_test(uint64_t *ivar, int cmp, uint64_t value)
         shmemu__dev_fail(t, SHMEMU_EINVAL, call, "cmp %d is not a SHMEMU_CMP_* value", cmp);
     uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
     int ok = cmp_ok(v, cmp, value);
-    if (ok)
+    if (ok) {
+        block_synced(t);
         shmemu__check_dev_acquire(me, me->pe, sym_off(t, ivar));
+    }
     if (!ok) { /* a poll: a turn for the others */
         t->wait_pe = me->pe;
         t->wait_off = (size_t)((char *)ivar - me->heap);
@@ -550,6 +612,7 @@ uint64_t shmemu_devrt_signal_fetch(const uint64_t *sig)
     shmemu__pe *me = t->L->me;
     const uint64_t *w = (const uint64_t *)(void *)peer_addr(t, call, "sig_addr", sig, 8, me->pe);
     uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    block_synced(t);
     shmemu__check_dev_acquire(me, me->pe, sym_off(t, sig)); /* a poll loop reads the data next */
     t->wait_pe = me->pe;
     t->wait_off = (size_t)((const char *)sig - me->heap);
@@ -599,6 +662,7 @@ uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int
         shmemu__dev_fail(t, SHMEMU_EINVAL, call, "dest %p is not 8-byte aligned", dest);
     uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "dest", dest, 8, pe);
     shmemu__dev_yield(t, NULL);
+    block_synced(t);
     if (t->L->checked && op != SHMEMU_DEV_AMO_FETCH)
         note_unordered(t, call, pe);
     shmemu__pe *me = t->L->me;
@@ -610,7 +674,10 @@ uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int
         shmemu__check_dev_release(me, pe, off);
     switch (op) {
     case SHMEMU_DEV_AMO_FETCH: old = __atomic_load_n(w, __ATOMIC_SEQ_CST); break;
-    case SHMEMU_DEV_AMO_SET: __atomic_store_n(w, value, __ATOMIC_SEQ_CST); return 0;
+    case SHMEMU_DEV_AMO_SET:
+        __atomic_store_n(w, value, __ATOMIC_SEQ_CST);
+        shmemu__notify(me, pe);
+        return 0;
     case SHMEMU_DEV_AMO_SWAP: old = __atomic_exchange_n(w, value, __ATOMIC_SEQ_CST); break;
     case SHMEMU_DEV_AMO_ADD: old = __atomic_fetch_add(w, value, __ATOMIC_SEQ_CST); break;
     case SHMEMU_DEV_AMO_CSWAP:
@@ -619,6 +686,8 @@ uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int
         break;
     default: shmemu__dev_fail(t, SHMEMU_EINVAL, call, "op %d is not an AMO", op);
     }
+    if (op != SHMEMU_DEV_AMO_FETCH)
+        shmemu__notify(me, pe);
     shmemu__check_dev_acquire(me, pe, off);
     return old;
 }
@@ -648,6 +717,7 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
                          other);
     }
     t->L->in_barrier = t;
+    block_synced(t);
     uint64_t seq = __atomic_add_fetch(&ws[SHMEMU_DEVRT_W_SEQ], 1, __ATOMIC_RELAXED);
     /* to the race detector, a sync of all PEs (the seq-th on each) */
     shmemu__check_dev_barrier(me, 0, (uint32_t)seq);

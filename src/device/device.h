@@ -84,7 +84,20 @@ struct dev_block {
     /* Block-shared memory (SHMEMU_SHARED), by the key of its declaration. */
     struct dev_shared *shared;
     unsigned nshared, cap;
+    /* The PE its threads put to since the block last waited, ran an atomic
+     * or met the other blocks at a device barrier (pe + 1; 0: none; -1:
+     * several): a signal the block raises now announces that data. */
+    int sig_pe;
 };
+
+/* The last SET of a signal slot by this launch: by which block, to what. */
+struct dev_sig_set {
+    const uint64_t *w; /* the slot (its address here); NULL: a free entry */
+    uint64_t v;
+    unsigned block;
+    struct shmemu_dev_self who;
+};
+#define DEV_SIG_SETS 256
 
 struct dev_launch {
     const struct shmemu_kernel *k;
@@ -113,6 +126,8 @@ struct dev_launch {
     uint64_t rng;
     uint64_t *ws;        /* the world team's workspace (the device barrier) */
     struct dev_thread *in_barrier; /* the thread inside the device barrier, or NULL */
+    struct dev_sig_set *sets; /* DEV_SIG_SETS, allocated at the first SET */
+    unsigned nsets;
 };
 
 /* The launch running on this OS thread (a PE's), or NULL. */

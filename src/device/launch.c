@@ -191,6 +191,7 @@ void shmemu_devrt_point(const void *addr)
     } else {
         shmemu__dev_yield(t, NULL);
     }
+    t->blk->sig_pe = 0; /* a handshake between blocks, maybe (calls.c) */
     /* After the turn: nothing runs between this and the atomic itself. */
     if (me->chk)
         shmemu__check_dev_atomic(me, addr, narrow_scope(t), 0);
@@ -378,6 +379,7 @@ static void launch_free(struct dev_launch *L)
             shmemu__dev_flush(&L->th[i]);
     if (L->stacks)
         stack_give(L);
+    free(L->sets);
     free(L->th);
     free(L->blk);
     free(L->arg);
