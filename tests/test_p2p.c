@@ -430,8 +430,9 @@ static int body_wakers(void *arg)
     int me = shmemu_my_pe();
     uint64_t *v = shmemu_calloc(8, sizeof(uint64_t));
     uint64_t one = 1;
-    /* a pointer into PE 0's heap, where the transport gives one */
-    volatile uint64_t *at0 = shmemu_ptr(v, 0);
+    /* a pointer into PE 0's heap, where the transport gives one (stored
+     * through with C11 release stores: the flag idiom) */
+    uint64_t *at0 = shmemu_ptr(v, 0);
     for (int kind = 0; kind < 6; kind++) {
         int word = kind < 4 ? kind : 5;
         PE_CHECK_OK(shmemu_barrier_all());
@@ -454,9 +455,9 @@ static int body_wakers(void *arg)
                 PE_CHECK_OK(shmemu_putmem_signal(&v[4], &one, 8, &v[3], 1,
                                                  SHMEMU_SIGNAL_SET, 0));
                 break;
-            case 4: at0[5] = 2; break;
+            case 4: __atomic_store_n(&at0[5], 2, __ATOMIC_RELEASE); break;
             default:
-                at0[5] = 3;
+                __atomic_store_n(&at0[5], 3, __ATOMIC_RELEASE);
                 PE_CHECK_OK(shmemu_uint64_wait_until(&v[6], SHMEMU_CMP_EQ, 1));
             }
         }
