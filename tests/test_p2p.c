@@ -298,6 +298,11 @@ static void test_ring(void **state)
     th_run(body_ring, &r, TH_NPES(2, 3, 8, 128), (size_t)2 << 20);
 }
 
+/* The deadlock tests again with a pointer into a peer's heap handed out:
+ * stores through it tell nobody, so the check then looks at the words the
+ * sleepers wait on before it judges. */
+static int with_ptr;
+
 /* Two PEs each wait for a flag only the other would set after its wait:
  * reported at once as a deadlock with both PEs' waits. */
 static int body_deadlock(void *arg)
@@ -306,6 +311,8 @@ static int body_deadlock(void *arg)
     shmemu_set_error_mode(mode);
     int me = shmemu_my_pe(), np = shmemu_n_pes();
     int *flag = shmemu_calloc(1, sizeof(int));
+    if (with_ptr)
+        (void)shmemu_ptr(flag, (me + 1) % np);
     int st = shmemu_int_wait_until(flag, SHMEMU_CMP_EQ, 1);
     PE_CHECK_EQ(st, SHMEMU_EDEADLOCK); /* RETURN mode only */
     shmemu_int_p(flag, 1, (me + 1) % np);
@@ -316,6 +323,7 @@ static void test_deadlock(void **state)
 {
     (void)state;
     int modes[] = {SHMEMU_ERRORS_RETURN, SHMEMU_ERRORS_ABORT};
+    for (with_ptr = 0; with_ptr <= 1; with_ptr++)
     for (int t = 0; t < th_transport_count(); t++)
         for (int m = 0; m < 2; m++)
             for (int np = 2; np <= 3; np++) {
@@ -373,6 +381,8 @@ static int body_vector_deadlock(void *arg)
     int n = shmemu_my_pe() == 0 ? 6 : 3;
     long want[6] = {-1, 2, 3, 4, 5, 6};
     long *flags = shmemu_calloc(6, sizeof(long));
+    if (with_ptr)
+        (void)shmemu_ptr(flags, 1 - shmemu_my_pe());
     shmemu_long_wait_until_all_vector(flags, (size_t)n, NULL, SHMEMU_CMP_EQ, want);
     th_pe_fail(__FILE__, __LINE__, "a deadlocked wait returned in ABORT mode");
 }
@@ -380,6 +390,7 @@ static int body_vector_deadlock(void *arg)
 static void test_vector_deadlock(void **state)
 {
     (void)state;
+    for (with_ptr = 0; with_ptr <= 1; with_ptr++)
     for (int t = 0; t < th_transport_count(); t++) {
         th_capture_start();
         int rc = th_launch(th_transport(t), 2, 0, body_vector_deadlock, NULL);
@@ -388,6 +399,41 @@ static void test_vector_deadlock(void **state)
         assert_non_null(strstr(err, "PE 0/2 in shmemu_long_wait_until_all_vector(ivars=heap+0x"));
         assert_non_null(strstr(err, "nelems=6, SHMEMU_CMP_EQ, cmp_values -1 2 3 4 ...): values are"));
         assert_non_null(strstr(err, "nelems=3, SHMEMU_CMP_EQ, cmp_values -1 2 3): values are"));
+        free(err);
+    }
+}
+
+/* A pointer handed out, and an array wait one of whose words satisfies
+ * but is masked out by its status: the check cannot see the mask, so it
+ * wakes the PE to look for itself once, and on the same words again
+ * judges it stuck. */
+static int body_masked_deadlock(void *arg)
+{
+    (void)arg;
+    long *flags = shmemu_calloc(2, sizeof(long));
+    (void)shmemu_ptr(flags, 1 - shmemu_my_pe());
+    if (shmemu_my_pe() == 0) {
+        const int status[2] = {1, 0};
+        flags[0] = 1;
+        (void)shmemu_long_wait_until_any(flags, 2, status, SHMEMU_CMP_EQ, 1);
+    } else {
+        shmemu_barrier_all();
+    }
+    th_pe_fail(__FILE__, __LINE__, "a deadlocked wait returned in ABORT mode");
+}
+
+static void test_masked_deadlock(void **state)
+{
+    (void)state;
+    for (int t = 0; t < th_transport_count(); t++) {
+        th_capture_start();
+        int rc = th_launch(th_transport(t), 2, 0, body_masked_deadlock, NULL);
+        char *err = th_capture_stop();
+        if (rc != SHMEMU_EDEADLOCK ||
+            !strstr(err, "PE 0/2 in shmemu_long_wait_until_any(ivars=heap+0x") ||
+            !strstr(err, "nelems=2, SHMEMU_CMP_EQ, 1): values are 1 0") ||
+            !strstr(err, "PE 1/2 in shmemu_barrier_all"))
+            fail_msg("%s: rc %d: %s", th_transport(t), rc, err);
         free(err);
     }
 }
@@ -428,17 +474,19 @@ static int body_wakers(void *arg)
 {
     (void)arg;
     int me = shmemu_my_pe();
-    uint64_t *v = shmemu_calloc(8, sizeof(uint64_t));
+    uint64_t *v = shmemu_calloc(10, sizeof(uint64_t));
     uint64_t one = 1;
     /* a pointer into PE 0's heap, where the transport gives one (stored
      * through with C11 release stores: the flag idiom) */
     uint64_t *at0 = shmemu_ptr(v, 0);
-    for (int kind = 0; kind < 6; kind++) {
+    for (int kind = 0; kind < 7; kind++) {
         int word = kind < 4 ? kind : 5;
         PE_CHECK_OK(shmemu_barrier_all());
         if (kind >= 4 && !at0)
             continue;
-        if (me == 0) {
+        if (me == 0 && kind == 6) { /* an array wait, on the second of two words */
+            PE_CHECK_EQ(shmemu_uint64_wait_until_any(&v[8], 2, NULL, SHMEMU_CMP_EQ, 1), 1);
+        } else if (me == 0) {
             uint64_t want = kind < 4 ? 1 : (uint64_t)kind - 2;
             PE_CHECK_OK(shmemu_uint64_wait_until(&v[word], SHMEMU_CMP_EQ, want));
             if (kind == 5)
@@ -456,6 +504,7 @@ static int body_wakers(void *arg)
                                                  SHMEMU_SIGNAL_SET, 0));
                 break;
             case 4: __atomic_store_n(&at0[5], 2, __ATOMIC_RELEASE); break;
+            case 6: __atomic_store_n(&at0[9], 1, __ATOMIC_RELEASE); break;
             default:
                 __atomic_store_n(&at0[5], 3, __ATOMIC_RELEASE);
                 PE_CHECK_OK(shmemu_uint64_wait_until(&v[6], SHMEMU_CMP_EQ, 1));
@@ -518,7 +567,7 @@ int main(void)
         cmocka_unit_test(test_arrays),
         cmocka_unit_test(test_fairness),      cmocka_unit_test(test_ring),
         cmocka_unit_test(test_deadlock),      cmocka_unit_test(test_mixed_deadlock),
-        cmocka_unit_test(test_vector_deadlock),
+        cmocka_unit_test(test_vector_deadlock), cmocka_unit_test(test_masked_deadlock),
         cmocka_unit_test(test_departed),      cmocka_unit_test(test_wakers),
         cmocka_unit_test(test_p2p_errors),
     };

@@ -107,6 +107,10 @@ struct shmemu__ctl_pe {
     _Atomic int32_t sync_team;
     _Atomic uint32_t sync_gen;
     struct shmemu__wait_desc wait;
+    /* Deadlock detection woke this PE, asleep in an array wait, to look
+     * again at its words as they were then (a hash of them): asleep again
+     * on the same, it found its condition false on them. */
+    _Atomic uint64_t woke_on;
     struct shmemu__rec rec;
     /* Checker mode: the PE's last library call and its call site, as
      * addresses in the PE's process (for the watchdog's report). */
@@ -232,6 +236,20 @@ static inline uint64_t shmemu__ws_pack(uint32_t token, uint32_t state)
 }
 
 static inline uint32_t shmemu__ws_state(uint64_t w) { return (uint32_t)w; }
+
+/* A PE's wait description, copied word by word with relaxed atomics: the
+ * deadlock check reads a sleeper's while the sleeper, woken meanwhile, may
+ * already be writing its next one (the reader then sees the sleep state
+ * change, and drops what it read). */
+static inline void shmemu__wait_desc_copy(struct shmemu__wait_desc *to,
+                                          const struct shmemu__wait_desc *from)
+{
+    _Static_assert(sizeof(*to) % 4 == 0, "wait descriptions are 4-byte words");
+    uint32_t *t = (uint32_t *)(void *)to;
+    const uint32_t *f = (const uint32_t *)(const void *)from;
+    for (size_t i = 0; i < sizeof(*to) / 4; i++)
+        __atomic_store_n(&t[i], __atomic_load_n(&f[i], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
 
 /* Wake PE pe if it sleeps on a value or has threads asleep in the library
  * (wait.c; wait.h's shmemu__notify calls it only when one does, deadlock

@@ -69,21 +69,43 @@ static int device_waiters_looked(shmemu__pe *me, const uint64_t *snap)
     return stuck;
 }
 
-/* A store through a pointer into PE pe's heap tells nobody: a PE asleep on
- * one word whose condition holds now is not stuck, only not yet told
- * (told now).  Waits on several words are left to the PE's own looks. */
-static int value_wait_holds(shmemu__pe *me, int pe)
+/* A store through a pointer into PE pe's heap tells nobody, so the words a
+ * sleeper waits on are looked at for it: 1 if it may be ready (it is not
+ * stuck, only not yet told: told now), 0 if it cannot be, -1 if this
+ * cannot tell (words not readable here).  Exact for a wait on one word;
+ * an array wait has a status mask this cannot see, so where any word may
+ * satisfy, the PE is woken to look for itself -- once per content of its
+ * words: asleep again on the same words, it found them wanting. */
+static int sleeper_judged(shmemu__pe *me, int pe)
 {
     struct shmemu__ctl_pe *cp = shmemu__ctl_pe(me->ctl, pe);
-    const struct shmemu__wait_desc *d = &cp->wait;
-    if (shmemu__ws_state(atomic_load(&cp->wstate)) != SHMEMU__WS_DATA_CONF ||
-        d->kind != SHMEMU__WAIT_VALUE)
+    uint64_t ws = atomic_load(&cp->wstate);
+    if (shmemu__ws_state(ws) != SHMEMU__WS_DATA_CONF)
         return 0;
-    int w = shmemu__vt_width(d->vtype);
-    const void *at = w > 0 && d->off + (uint64_t)w <= me->heap_size
-                         ? shmemu__tl_ptr_direct(me->job, pe, (size_t)d->off)
-                         : NULL;
-    if (!at || shmemu__vt_compare(d->vtype, shmemu__vt_load(d->vtype, at), d->cmp, d->value) != 1)
+    struct shmemu__wait_desc copy, *d = &copy;
+    shmemu__wait_desc_copy(d, &cp->wait);
+    if (atomic_load(&cp->wstate) != ws)
+        return -1; /* it woke meanwhile: the snapshots' pass sees it next */
+    size_t w = (size_t)shmemu__vt_width(d->vtype);
+    uint64_t n = d->kind == SHMEMU__WAIT_ARRAY ? d->nelems : 1;
+    if (!w || n > 4096 || d->off + n * w > me->heap_size ||
+        (d->kind != SHMEMU__WAIT_VALUE && d->kind != SHMEMU__WAIT_ARRAY))
+        return -1;
+    const char *at = shmemu__tl_ptr_direct(me->job, pe, (size_t)d->off);
+    if (!at)
+        return -1;
+    int may = 0;
+    uint64_t hash = 0xcbf29ce484222325ull; /* FNV-1a over the words */
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = shmemu__vt_load(d->vtype, at + i * w);
+        hash = (hash ^ v) * 0x100000001b3ull;
+        if (d->nvalues > 0 && (i >= (uint64_t)d->nvalues || i >= SHMEMU__WAIT_VALUES))
+            may = 1; /* its own value, beyond those recorded */
+        else
+            may |= shmemu__vt_compare(d->vtype, v, d->cmp,
+                                      d->nvalues > 0 ? d->values[i] : d->value) == 1;
+    }
+    if (!may || (d->kind == SHMEMU__WAIT_ARRAY && atomic_exchange(&cp->woke_on, hash) == hash))
         return 0;
     shmemu__notify_slow(me->job, pe);
     return 1;
@@ -128,12 +150,16 @@ static int all_stuck(shmemu__pe *me)
             }
         }
     }
-    if (stuck && waiting > 0 && atomic_load(&me->ctl->direct_stores))
-        for (int p = 0; p < n && stuck; p++)
-            stuck = !value_wait_holds(me, p);
-    if (stuck && waiting > 0 &&
-        (shmemu__tl_device_writes(me->job) ||
-         (!me->coop && atomic_load(&me->ctl->direct_stores))))
+    int unsure = shmemu__tl_device_writes(me->job);
+    if (stuck && waiting > 0 && !unsure && atomic_load(&me->ctl->direct_stores))
+        for (int p = 0; p < n && stuck; p++) {
+            int r = sleeper_judged(me, p);
+            stuck = r <= 0;
+            unsure |= r < 0;
+        }
+    /* What this could not judge, the sleepers judge by looking (PEs that
+     * take turns cannot look meanwhile: their verdict is the snapshots'). */
+    if (stuck && waiting > 0 && unsure && !me->coop)
         stuck = device_waiters_looked(me, snap);
     free(snap);
     /* Every PE gone (the last ones left while we looked): nobody waits. */

@@ -261,13 +261,14 @@ int shmemu__shared_wait(shmemu__pe *me, const struct shmemu__wait_desc *d,
     }
 
     struct shmemu__ctl_pe *mine = me->ctl_me;
+    atomic_store_explicit(&mine->woke_on, 0, memory_order_relaxed); /* deadlock.c: this wait's */
     for (;;) {
         if ((st = shmemu__aborted(me)))
             return st;
         settle(me);
         uint32_t seq = atomic_load_explicit(&mine->wake_seq, memory_order_acquire);
         uint32_t tok = ++me->wtoken;
-        mine->wait = *d;
+        shmemu__wait_desc_copy(&mine->wait, d);
         atomic_store(&mine->wstate, shmemu__ws_pack(tok, SHMEMU__WS_DATA_REG));
         store_load_barrier(me); /* pairs with shmemu__notify */
         uint64_t w = shmemu__ws_pack(tok, SHMEMU__WS_DATA_REG);

@@ -419,8 +419,6 @@ static void check_slot(struct dev_thread *t, const char *call, const uint64_t *w
                          pe, off, (unsigned long long)v, o->block_idx.x,
                          o->block_idx.y, o->block_idx.z, o->file, o->line);
     }
-    if (!e->w)
-        L->nsets++;
     *e = (struct dev_sig_set){.w = w, .v = v, .block = block, .who = t->self};
 }
 

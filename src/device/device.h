@@ -127,7 +127,6 @@ struct dev_launch {
     uint64_t *ws;        /* the world team's workspace (the device barrier) */
     struct dev_thread *in_barrier; /* the thread inside the device barrier, or NULL */
     struct dev_sig_set *sets; /* DEV_SIG_SETS, allocated at the first SET */
-    unsigned nsets;
 };
 
 /* The launch running on this OS thread (a PE's), or NULL. */
