@@ -55,8 +55,7 @@ static char *shm_listing(void)
 
 /* No segment left behind: every name in after that before lacks is a
  * leak, but for a shmemu segment whose creator (its name's pid) still
- * runs: another job on this machine made it (make check runs
- * ThreadSanitizer's stage beside the others), not one of ours, which have
+ * runs: another job on this machine made it, not one of ours, which have
  * all ended; and for UCX's own (ucx_*), which only a ucx job makes, while
  * the jobs these checks watch all run on shm (test_ucx checks ucx's).
  * Names gone meanwhile are other jobs' that ended. */
@@ -80,7 +79,7 @@ static void assert_no_leak(const char *before, const char *after)
              (kill(pid, 0) == 0 || errno == EPERM)))
             continue;
         /* a job's segment ends in 32 hex digits; test_ucx's made-up stale
-         * ones (another stage of make check may run it meanwhile) do not */
+         * ones (another program on this machine may run it meanwhile) do not */
         if (at && (strspn(name + at, "0123456789abcdef") != 32 || name[at + 32]))
             continue;
         fail_msg("segment /dev/shm/%s was left behind", name);

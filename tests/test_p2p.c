@@ -474,15 +474,20 @@ static int body_wakers(void *arg)
 {
     (void)arg;
     int me = shmemu_my_pe();
-    uint64_t *v = shmemu_calloc(10, sizeof(uint64_t));
+    uint64_t *v = shmemu_calloc(11, sizeof(uint64_t));
     uint64_t one = 1;
-    /* a pointer into PE 0's heap, where the transport gives one (stored
-     * through with C11 release stores: the flag idiom) */
+    /* a pointer into PE 0's heap, where the transport gives PE 1 one (ucx:
+     * where UCX maps peers' memory), stored through with C11 release
+     * stores (the flag idiom); PE 0 learns whether PE 1 has one */
     uint64_t *at0 = shmemu_ptr(v, 0);
+    if (me == 1)
+        PE_CHECK_OK(shmemu_uint64_p(&v[10], at0 != NULL, 0));
+    PE_CHECK_OK(shmemu_barrier_all());
+    int have = me == 1 ? at0 != NULL : me == 0 ? v[10] != 0 : 0;
     for (int kind = 0; kind < 7; kind++) {
         int word = kind < 4 ? kind : 5;
         PE_CHECK_OK(shmemu_barrier_all());
-        if (kind >= 4 && !at0)
+        if (kind >= 4 && !have)
             continue;
         if (me == 0 && kind == 6) { /* an array wait, on the second of two words */
             PE_CHECK_EQ(shmemu_uint64_wait_until_any(&v[8], 2, NULL, SHMEMU_CMP_EQ, 1), 1);
