@@ -1329,6 +1329,76 @@ static void test_signal_partial_overlap(void **state)
                 "sim (x86-64, not under valgrind), none of which is under test");
 }
 
+/* ------------------------------------- a host waits on a kernel's store */
+
+/* A kernel on PE 0 raises a flag in PE 1's heap -- a store through its
+ * peer pointer, a device signal, a device AMO -- and waits on the device
+ * for PE 1's host to answer, while PE 1's host sleeps in a wait on the
+ * flag.  The kernel's store tells no sleeper; PE 1 must see it all the
+ * same, and nothing is a deadlock or a livelock. */
+enum { RAISE_STORE, RAISE_SIGNAL, RAISE_AMO, RAISE_FORMS };
+
+struct raise_arg {
+    uint64_t *flag, *answer; /* symmetric */
+    int form;
+};
+
+SHMEMU_KERNEL(k_raise, struct raise_arg, a)
+{
+    if (threadIdx.x || blockIdx.x || shmemu_dev_my_pe() != 0)
+        return;
+    switch (a.form) {
+    case RAISE_STORE:
+        __atomic_store_n((uint64_t *)shmemu_dev_ptr(a.flag, 1), 7, __ATOMIC_RELEASE);
+        break;
+    case RAISE_SIGNAL: shmemu_dev_signal_op(a.flag, 7, SHMEMU_SIGNAL_SET, 1); break;
+    default: shmemu_dev_uint64_atomic_set(a.flag, 7, 1);
+    }
+    shmemu_dev_uint64_wait_until(a.answer, SHMEMU_CMP_EQ, 8);
+}
+
+static int body_raise(void *arg)
+{
+    int form = *(const int *)arg;
+    uint64_t *w = shmemu_calloc(2, sizeof(uint64_t));
+    PE_CHECK(w != NULL);
+    int run = kernels_run_here();
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (run && shmemu_my_pe() == 0) {
+        struct raise_arg a = {w, w + 1, form};
+        /* time for PE 1 to fall asleep first (on sim the seeded
+         * scheduler decides) */
+        for (volatile long spin = 0; spin < 2000000; spin++)
+            ;
+        PE_CHECK_OK(shmemu_launch_kernel(k_raise, 1, 2, &a));
+    } else if (run && shmemu_my_pe() == 1) {
+        PE_CHECK_OK(shmemu_uint64_wait_until(w, SHMEMU_CMP_EQ, 7));
+        PE_CHECK_OK(shmemu_uint64_p(w + 1, 8, 0));
+    }
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(w);
+    return 0;
+}
+
+static void test_host_waits_on_kernel(void **state)
+{
+    (void)state;
+    static const char *const checks[] = {NULL, "fuzz:1", "fuzz:2,race"};
+    for (int tr = 0; tr < th_transport_count(); tr++)
+        for (int c = 0; c < 3; c++)
+            for (int form = 0; form < RAISE_FORMS; form++) {
+                shmemu_opts o = {.npes = 2, .transport = th_transport(tr),
+                                 .heap_size = 1 << 20, .check = checks[c]};
+                th_capture_start();
+                int rc = th_launch_opts(&o, body_raise, &form);
+                char *err = th_capture_stop();
+                if (rc != SHMEMU_OK)
+                    fail_msg("%s, %s, form %d: rc %d: %s", th_transport(tr),
+                             checks[c] ? checks[c] : "plain", form, rc, err);
+                free(err);
+            }
+}
+
 /* ------------------------------------------- a signal slot per block */
 
 /* NCCL's device API gives each cooperative group its own barrier and
@@ -2351,6 +2421,7 @@ int main(void)
         cmocka_unit_test(test_scope_reader_device_atomic),
         cmocka_unit_test(test_signal_partial_overlap),
         cmocka_unit_test(test_signal_slot_per_block),
+        cmocka_unit_test(test_host_waits_on_kernel),
         cmocka_unit_test(test_kernel_returns_early),
         cmocka_unit_test(test_signal_pads_back_to_zero),
         cmocka_unit_test(test_signal_pads_bad_range),
