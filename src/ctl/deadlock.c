@@ -30,8 +30,9 @@ static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
 }
 
 /* Device heaps (cuda): a stream or a kernel writes a waited-for word with
- * no host told (so does a store through shmemu_ptr on any transport), and the PE asleep on it learns of it only when it looks
- * again (every SHMEMU__DEVICE_POLL_NS).  So such a PE is stuck only once it
+ * no host told, and the PE asleep on it learns of it only when it looks
+ * again (every SHMEMU__DEVICE_POLL_NS); so does a store through a pointer
+ * to a peer's heap, where the check cannot read the word itself.  So such a PE is stuck only once it
  * has looked twice more (the first look may have begun before the others
  * were all asleep) and still sleeps on the same registration.  1 if every
  * one did, 0 if anything moved or a PE did not look in time: no verdict

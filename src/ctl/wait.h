@@ -124,8 +124,8 @@ void shmemu__shared_wake_all(struct shmemu__job *job) SHMEMU__HIDDEN;
 /* A PE was handed an address in a peer's heap (shmemu_ptr, a kernel's peer
  * pointer): stores through it reach words peers may wait on, and nobody
  * is told.  From then on, PEs asleep in a wait look again now and then,
- * as on device heaps, and deadlock detection lets them look before it
- * judges. */
+ * as on device heaps, and deadlock detection reads the words sleepers
+ * wait on before it judges (deadlock.c). */
 void shmemu__direct_stores(shmemu__pe *me) SHMEMU__HIDDEN;
 
 /* The members of a sync of team slot differed in kind of call (a control
