@@ -1,7 +1,14 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # run-tests.sh [--valgrind] TEST... - run each cmocka test program and count
 # its tests; end with the reasons for every skip, each listed once, and the
 # line "N passed, M failed, K skipped".  Exit 1 if any test failed.
+#
+# Programs run SHMEMU_TEST_JOBS at a time (default: the machine's cores, at
+# most 4), the longest known ones first: on a 2-core runner a program keeps
+# about 1.2 cores busy (its PEs sleep in waits, watchdogs and launches), so
+# two at once take about a third off the suite.  Each program's output is
+# printed whole when it ends.  SHMEMU_TEST_JOBS=1 runs them one by one, in
+# the order given.
 #
 # A test that skips must say why first (th_skip prints "# skipped: WHY");
 # one that skips silently is counted as failed.  A program that dies
@@ -15,17 +22,43 @@ if [ "${1:-}" = "--valgrind" ]; then
     # take it back before the PE that would write the word ever runs.
     wrap="valgrind -q --fair-sched=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --track-fds=no --suppressions=$(dirname "$0")/../tests/valgrind.supp"
 fi
-tally=$(mktemp)
-log=$(mktemp)
-trap 'rm -f "$tally" "$log"' EXIT
-start=$(date +%s)
+cores=$(nproc 2>/dev/null || echo 1)
+jobs=${SHMEMU_TEST_JOBS:-$((cores < 4 ? cores : 4))}
+case "$jobs" in
+'' | *[!0-9]* | 0)
+    echo "run-tests.sh: SHMEMU_TEST_JOBS='$jobs' is not a positive count of programs" >&2
+    exit 2
+    ;;
+esac
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+tally="$dir/tally"
+: >"$tally"
+
+# The programs that take longest start first, so that the last minute is
+# not one long program alone; the rest keep the order given.  test_crash
+# runs last and alone: it checks that no job of its own left a segment in
+# /dev/shm, and a job of another program ending meanwhile is not its.
+order=()
+alone=()
+if [ "$jobs" -gt 1 ]; then
+    for slow in test_ucx test_compat test_kernels test_livelock test_check test_coll; do
+        for t in "$@"; do [ "$(basename "$t")" = "$slow" ] && order+=("$t"); done
+    done
+    for t in "$@"; do [ "$(basename "$t")" = test_crash ] && alone+=("$t"); done
+fi
 for t in "$@"; do
+    case " ${order[*]-} ${alone[*]-} " in *" $t "*) ;; *) order+=("$t") ;; esac
+done
+order+=(${alone[@]+"${alone[@]}"})
+
+# finish I: print program I's output and count its results.
+finish() {
+    local i=$1 t=${order[$1]} name st
     name=$(basename "$t")
+    st=$(cat "$dir/$i.rc")
     echo "=== $t"
-    t0=$(date +%s)
-    $wrap "$t" >"$log" 2>&1
-    st=$?
-    cat "$log"
+    cat "$dir/$i.log"
     # One record per result: P, F or S (with the skip's reason), and a
     # closing E record when the program itself failed.
     awk -v prog="$name" -v st="$st" '
@@ -45,10 +78,37 @@ for t in "$@"; do
             for (n in notes) { sub(/^# /, "", n); print "N " prog ": " n }
             if (st != 0 && !failed) print "F " prog ": exited with status " st
             else if (!closed) print "F " prog ": ended before its closing line (status " st ")"
-        }' "$log" >>"$tally"
-    echo "=== $name: $(( $(date +%s) - t0 ))s"
+        }' "$dir/$i.log" >>"$tally"
+    echo "=== $name: $(cat "$dir/$i.secs")s"
+}
+
+start=$(date +%s)
+declare -A index_of # pid -> position in order
+running=0
+for i in "${!order[@]}"; do
+    limit=$jobs
+    case " ${alone[*]-} " in *" ${order[$i]} "*) limit=1 ;; esac
+    while [ "$running" -ge "$limit" ]; do
+        wait -n -p done_pid
+        finish "${index_of[$done_pid]}"
+        running=$((running - 1))
+    done
+    (
+        t0=$(date +%s)
+        $wrap "${order[$i]}" >"$dir/$i.log" 2>&1
+        echo $? >"$dir/$i.rc"
+        echo $(($(date +%s) - t0)) >"$dir/$i.secs"
+    ) &
+    index_of[$!]=$i
+    running=$((running + 1))
 done
-secs=$(( $(date +%s) - start ))
+while [ "$running" -gt 0 ]; do
+    wait -n -p done_pid
+    finish "${index_of[$done_pid]}"
+    running=$((running - 1))
+done
+
+secs=$(($(date +%s) - start))
 passed=$(grep -c '^P ' "$tally")
 failed=$(grep -c '^F ' "$tally")
 skipped=$(grep -c '^S ' "$tally")
@@ -65,6 +125,6 @@ if grep -q '^N ' "$tally"; then
     echo "left out (whole transports or PE counts, each program says so):"
     grep '^N ' "$tally" | sed 's/^N [^:]*: //' | sort | uniq -c | sed 's/^ */  /'
 fi
-echo "$# test programs in ${secs}s"
+echo "$# test programs in ${secs}s ($jobs at a time)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
