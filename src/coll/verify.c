@@ -63,11 +63,14 @@ static int call_fn(const shmemu_verify_case *vc, shmemu_team_t team, void *dest,
 
 
 /* Out of line, so that ThreadSanitizer reports on a buggy collective
- * (puts still landing here after it returned) can name this read. */
+ * (puts still landing here after it returned) can name this read.  The
+ * copies the verifier keeps go through shmemu_copy_local: under race
+ * detection a plain store to the PE's own heap costs a fault and a change
+ * of page protection, the library's copy neither. */
 __attribute__((noinline)) static void snapshot_at_return(void *copy, const void *dest,
                                                          size_t n)
 {
-    memcpy(copy, dest, n);
+    (void)shmemu_copy_local(copy, dest, n); /* host memory both: cannot fail */
 }
 
 
@@ -221,7 +224,7 @@ static int pe_calls(struct pe_run *r, int *k_p)
             if ((st = to_heap(&r->v, b->src, in * es)))
                 break;
         }
-        memcpy(r->snap, b->src, in * es);
+        (void)shmemu_copy_local(r->snap, b->src, in * es); /* host memory both */
         st = call_fn(vc, r->team, on_heap(&r->v, b->dest), on_heap(&r->v, b->src));
         /* A collective's result is this PE's as soon as it returns; the
          * barrier after the calls would complete puts still in flight and
