@@ -239,16 +239,17 @@ $(BUILD)/obj/src/api/ops.o: CFLAGS_ALL += -O3
 # visibility pragma); internals stay inside the shared library.
 $(LIB_OBJ): CFLAGS_ALL += -fvisibility=hidden
 
-# The sim transport's fibers switch with Boost.Context's fcontext: its two
-# assembly objects, taken from Debian's static library, renamed into our
-# prefix and made local to fiber.o, so that neither library exports them.
+# Fibers (sim's PEs, every transport's device threads on the CPU) switch
+# with Boost.Context's fcontext: its two assembly objects, taken from
+# Debian's static library, renamed into our prefix and made local to
+# fiber.o, so that neither library exports them.
 FCONTEXT_A = $(shell $(CC) -print-file-name=libboost_context.a)
-FIBER_O    := $(BUILD)/obj/transports/sim/fiber.o
-$(BUILD)/obj/transports/sim/fiber-c.o: transports/sim/fiber.c | $(DEPS_LIB)
+FIBER_O    := $(BUILD)/obj/transports/common/fiber.o
+$(BUILD)/obj/transports/common/fiber-c.o: transports/common/fiber.c | $(DEPS_LIB)
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS_ALL) -fvisibility=hidden -MMD -MP -c $< -o $@
-$(FIBER_O): $(BUILD)/obj/transports/sim/fiber-c.o
+$(FIBER_O): $(BUILD)/obj/transports/common/fiber-c.o
 	$(say) FCTX $@
 	$(Q)rm -rf $@.d && mkdir -p $@.d && cd $@.d && \
 	  ar x $(FCONTEXT_A) $$(ar t $(FCONTEXT_A) | grep -E '^(jump|make)_.*\.o$$') && \

@@ -1,6 +1,6 @@
 /*
  * fiber-switch - what one switch between two fibers costs: the sim
- * transport's (Boost.Context's fcontext, transports/sim/fiber.h) against
+ * transport's (Boost.Context's fcontext, transports/common/fiber.h) against
  * glibc's swapcontext, interleaved in each repetition.  Prints the median
  * and the spread of REPS repetitions (default 7).
  *
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "sim/fiber.h"
+#include "common/fiber.h"
 
 #define SWITCHES 2000000L
 #define STACK (64 << 10)

@@ -12,7 +12,7 @@
 
 #include "runtime/core.h"
 #include "shmemu_device.h"
-#include "sim/fiber.h"
+#include "common/fiber.h"
 
 /* DT_PENDING: its block is not resident yet (a plain launch runs at most
  * SHMEMU_DEVICE_RESIDENT blocks at once). */

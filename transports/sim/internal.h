@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "../common/hostmem.h"
-#include "fiber.h"
+#include "../common/fiber.h"
 #include "shmemu.h"
 
 /* Virtual time a scheduling point takes: 1 us, so that the core's time

@@ -29,10 +29,9 @@
 
 #include "../common/hostmem.h"
 #include "../common/mapped.h"
-#include "fiber.h"
+#include "../common/fiber.h"
 #include "shmemu.h"
 #include "internal.h"
-#include "../common/mapped.h"
 
 /* -------------------------------------------------------------- run queue */
 

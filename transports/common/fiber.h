@@ -1,5 +1,6 @@
 /*
- * fiber.h - user-level contexts for the sim transport: a stack of its own
+ * fiber.h - user-level contexts (the sim transport's PEs, a kernel's device
+ * threads on every CPU transport: src/device): a stack of its own
  * (with an inaccessible guard page below it) and a switch that saves and
  * restores only the callee-saved registers.
  *
@@ -9,8 +10,8 @@
  * call each time (docs/DESIGN.md has the figures).  AddressSanitizer,
  * ThreadSanitizer and valgrind are told about every stack and switch.
  */
-#ifndef SHMEMU_SIM_FIBER_H
-#define SHMEMU_SIM_FIBER_H
+#ifndef SHMEMU_COMMON_FIBER_H
+#define SHMEMU_COMMON_FIBER_H
 
 #include <stddef.h>
 
@@ -50,4 +51,4 @@ static inline int shmemu_fiber_in_guard(const struct shmemu_fiber *f, const void
     return f->map && (const char *)addr >= f->map && (const char *)addr < f->stack;
 }
 
-#endif /* SHMEMU_SIM_FIBER_H */
+#endif /* SHMEMU_COMMON_FIBER_H */
