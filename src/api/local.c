@@ -2,9 +2,7 @@
  * local.c - local compute on a PE's own memory: copies and elementwise
  * reductions whose operands may lie in the symmetric heap.
  *
- * Where heaps are host-addressable these are a memmove and the CPU kernel
- * (under race detection through the library's alias of the PE's own heap,
- * recorded as the call's write: the program's view of it is read-only).
+ * Where heaps are host-addressable these are a memmove and the CPU kernel.
  * Where they are not (device memory, a staging transport) host code must
  * not touch heap bytes, so the work goes to the transport, which knows its
  * heap addresses from host memory: the reference collectives call these
@@ -50,10 +48,6 @@ int shmemu_copy_local(void *dst, const void *src, size_t nbytes)
                             dst ? "src" : "dst", nbytes);
     shmemu__pe *me = staged_pe();
     if (SHMEMU__LIKELY(!me)) {
-        shmemu__pe *pe = shmemu__self;
-        if (pe && SHMEMU__CHECKED(pe))
-            shmemu__check_local_write(pe, &dst, &src, NULL, nbytes, call,
-                                      __builtin_return_address(0));
         memmove(dst, src, nbytes);
         return SHMEMU_OK;
     }
@@ -80,10 +74,6 @@ int shmemu_reduce_local(shmemu_dtype_t dtype, shmemu_op_t op, void *dst, const v
                             n, es);
     shmemu__pe *me = staged_pe();
     if (SHMEMU__LIKELY(!me)) {
-        shmemu__pe *pe = shmemu__self;
-        if (pe && SHMEMU__CHECKED(pe))
-            shmemu__check_local_write(pe, &dst, &a, &b, n * es, call,
-                                      __builtin_return_address(0));
         f(dst, a, b, n);
         return SHMEMU_OK;
     }

@@ -51,17 +51,6 @@ struct shmemu__check_waits {
     void (*sync_exit)(shmemu__pe *me, int slot, uint32_t gen);
 };
 
-/* The library is about to write n bytes at *dst of me's own memory for
- * the program (shmemu_copy_local, shmemu_reduce_local; operands *a and *b,
- * b may be NULL, each n bytes at most).  Where race detection watches the
- * PE's own stores (check/own.c: the program's view of its heap read-only)
- * the write is recorded as call's, made at site, and *dst and the operands
- * that lie in that memory become the library's alias of it, so that the
- * copy costs no fault; elsewhere nothing changes. */
-void shmemu__check_local_write(shmemu__pe *me, void **dst, const void **a, const void **b,
-                               size_t n, const char *call, void *site)
-    __attribute__((visibility("hidden")));
-
 /* A thread that joined PE me (threads.c) ends: what it issued and the
  * checker holds goes out now, since that thread makes no later call that
  * would deliver it. */

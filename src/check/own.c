@@ -266,26 +266,6 @@ void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n)
     return o && n && (lib = lib_of(me, o, p, n, &off)) ? lib : p;
 }
 
-void shmemu__check_local_write(shmemu__pe *me, void **dst, const void **a, const void **b,
-                               size_t n, const char *call, void *site)
-{
-    struct own *o = me->chk->own;
-    size_t off;
-    char *lib;
-    if (!o || !n || !(lib = lib_of(me, o, *dst, n, &off)))
-        return;
-    shmemu__chk_enter(me);
-    shmemu__race_own_store(me, me->chk->race, off, n, call, site, shmemu__chk_who(me->chk));
-    shmemu__chk_leave(me);
-    *dst = lib;
-    /* The operands the same way: a memmove between two mappings of one
-     * page would not see that they overlap. */
-    char *l;
-    for (const void **op = a; op; op = op == a ? b : NULL)
-        if (*op && (l = lib_of(me, o, *op, n, &off)))
-            *op = l;
-}
-
 void shmemu__own_kernel(shmemu__pe *me, int running)
 {
     struct own *o = me->chk ? me->chk->own : NULL;
@@ -364,11 +344,6 @@ void shmemu__own_stop(shmemu__pe *me)
 void shmemu__own_epoch(shmemu__pe *me) { (void)me; }
 int shmemu__own_fault(siginfo_t *si, void *ucv) { return (void)si, (void)ucv, 0; }
 void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n) { return (void)me, (void)n, p; }
-void shmemu__check_local_write(shmemu__pe *me, void **dst, const void **a, const void **b,
-                               size_t n, const char *call, void *site)
-{
-    (void)me, (void)dst, (void)a, (void)b, (void)n, (void)call, (void)site;
-}
 void shmemu__own_kernel(shmemu__pe *me, int running) { (void)me, (void)running; }
 void shmemu__own_start(shmemu__pe *me) { (void)me; }
 void shmemu__own_stop(shmemu__pe *me) { (void)me; }

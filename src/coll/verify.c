@@ -63,14 +63,11 @@ static int call_fn(const shmemu_verify_case *vc, shmemu_team_t team, void *dest,
 
 
 /* Out of line, so that ThreadSanitizer reports on a buggy collective
- * (puts still landing here after it returned) can name this read.  The
- * copies the verifier keeps go through shmemu_copy_local: under race
- * detection a plain store to the PE's own heap costs a fault and a change
- * of page protection, the library's copy neither. */
+ * (puts still landing here after it returned) can name this read. */
 __attribute__((noinline)) static void snapshot_at_return(void *copy, const void *dest,
                                                          size_t n)
 {
-    (void)shmemu_copy_local(copy, dest, n); /* host memory both: cannot fail */
+    memcpy(copy, dest, n);
 }
 
 
@@ -224,7 +221,7 @@ static int pe_calls(struct pe_run *r, int *k_p)
             if ((st = to_heap(&r->v, b->src, in * es)))
                 break;
         }
-        (void)shmemu_copy_local(r->snap, b->src, in * es); /* host memory both */
+        memcpy(r->snap, b->src, in * es);
         st = call_fn(vc, r->team, on_heap(&r->v, b->dest), on_heap(&r->v, b->src));
         /* A collective's result is this PE's as soon as it returns; the
          * barrier after the calls would complete puts still in flight and
