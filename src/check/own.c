@@ -245,25 +245,18 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     return opened; /* else (no memory for one more mapping) a bare fault */
 }
 
-/* The library's address of [p, p + n) if it lies in o's regions, else
- * NULL; *off its heap offset. */
-static char *lib_of(const shmemu__pe *me, const struct own *o, const void *p, size_t n,
-                    size_t *off)
-{
-    uintptr_t a = (uintptr_t)p;
-    if (!((a - (uintptr_t)o->heap < o->len && n <= o->len - (a - (uintptr_t)o->heap)) ||
-          (in_stat(o, a) && n <= o->stat_len - (a - (uintptr_t)o->stat))))
-        return NULL;
-    *off = off_of(me, o, a);
-    return me->tlj->lib_base[me->pe] + *off;
-}
-
 void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n)
 {
     const struct own *o = me->chk ? me->chk->own : NULL;
-    size_t off;
-    char *lib;
-    return o && n && (lib = lib_of(me, o, p, n, &off)) ? lib : p;
+    uintptr_t a = (uintptr_t)p;
+    if (!o || !n)
+        return p;
+    char *lib = me->tlj->lib_base[me->pe];
+    if (a - (uintptr_t)o->heap < o->len && n <= o->len - (a - (uintptr_t)o->heap))
+        return lib + (a - (uintptr_t)o->heap);
+    if (in_stat(o, a) && n <= o->stat_len - (a - (uintptr_t)o->stat))
+        return lib + me->static_off + (a - (uintptr_t)o->stat);
+    return p;
 }
 
 void shmemu__own_kernel(shmemu__pe *me, int running)
