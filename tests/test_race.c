@@ -591,8 +591,8 @@ static void test_own_store_g(void **state)
 }
 
 /* The library's writes to the PE's own heap for the program, racing a
- * peer's _g as a plain store does: reported as the PE's store of the 4
- * bytes. */
+ * peer's _g as a plain store does: reported naming the call and its
+ * caller. */
 static void test_own_lib_write_g(void **state)
 {
     (void)state;
@@ -617,10 +617,9 @@ static void test_own_lib_write_g(void **state)
                     free(th_capture_stop());
                     const char *r = strstr(notes, "race: PE ");
                     char want[96];
-                    /* the store's site: where copy_local's memmove or the
-                     * reduction's kernel stored (inside the library) */
-                    snprintf(want, sizeof(want), "'s plain store (at %s",
-                             how ? "" : "shmemu_copy_local+");
+                    /* the call and the program's line, not the library's
+                     * memmove or reduction kernel */
+                    snprintf(want, sizeof(want), "'s %s (at race_own_lib+", calls[how]);
                     /* A fault records the bytes its instruction stores:
                      * all 4 where memmove moves words, 1 where it moves
                      * bytes (AddressSanitizer's) */

@@ -48,7 +48,15 @@ int shmemu_copy_local(void *dst, const void *src, size_t nbytes)
                             dst ? "src" : "dst", nbytes);
     shmemu__pe *me = staged_pe();
     if (SHMEMU__LIKELY(!me)) {
+        shmemu__pe *pe = shmemu__self;
+        if (SHMEMU__LIKELY(!pe || !SHMEMU__CHECKED(pe))) {
+            memmove(dst, src, nbytes);
+            return SHMEMU_OK;
+        }
+        /* a race report names this call and its caller, not memmove */
+        shmemu__lib_store = (struct shmemu__lib_store){call, __builtin_return_address(0)};
         memmove(dst, src, nbytes);
+        shmemu__lib_store.call = NULL;
         return SHMEMU_OK;
     }
     int st = shmemu__tl_local_copy(me, dst, src, nbytes);
@@ -74,7 +82,14 @@ int shmemu_reduce_local(shmemu_dtype_t dtype, shmemu_op_t op, void *dst, const v
                             n, es);
     shmemu__pe *me = staged_pe();
     if (SHMEMU__LIKELY(!me)) {
+        shmemu__pe *pe = shmemu__self;
+        if (SHMEMU__LIKELY(!pe || !SHMEMU__CHECKED(pe))) {
+            f(dst, a, b, n);
+            return SHMEMU_OK;
+        }
+        shmemu__lib_store = (struct shmemu__lib_store){call, __builtin_return_address(0)};
         f(dst, a, b, n);
+        shmemu__lib_store.call = NULL;
         return SHMEMU_OK;
     }
     struct shmemu_tl_reduce d = {.dtype = dtype, .op = op, .esize = es, .dst = dst,

@@ -51,6 +51,17 @@ struct shmemu__check_waits {
     void (*sync_exit)(shmemu__pe *me, int slot, uint32_t gen);
 };
 
+/* Set by a public call while it stores into the caller's memory for the
+ * program (shmemu_copy_local, shmemu_reduce_local): the call and its call
+ * site, which name such a store where race detection records it (the
+ * faulting instruction is the library's, not the program's). */
+struct shmemu__lib_store {
+    const char *call;
+    void *site;
+};
+extern _Thread_local struct shmemu__lib_store shmemu__lib_store
+    __attribute__((visibility("hidden")));
+
 /* A thread that joined PE me (threads.c) ends: what it issued and the
  * checker holds goes out now, since that thread makes no later call that
  * would deliver it. */

@@ -44,6 +44,8 @@
 #include "race.h"
 #include "x86_insn.h"
 
+_Thread_local struct shmemu__lib_store shmemu__lib_store;
+
 #if defined(__x86_64__)
 
 #define OPEN_MAX 64 /* runs of pages open at once; past that, all they span closes */
@@ -181,9 +183,12 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, uintptr_
     stored_range(uc, a, lo, hi);
     *lo = *lo < rlo ? rlo : *lo;
     *hi = *hi > rhi ? rhi : *hi;
-    void *pc = shmemu__chk_fault_site((void *)uc->uc_mcontext.gregs[REG_RIP]);
+    const struct shmemu__lib_store *lib = &shmemu__lib_store;
+    void *pc = lib->call ? lib->site
+                         : shmemu__chk_fault_site((void *)uc->uc_mcontext.gregs[REG_RIP]);
     shmemu__chk_enter(me);
-    shmemu__race_own_store(me, me->chk->race, off_of(me, o, *lo), *hi - *lo, "plain store", pc,
+    shmemu__race_own_store(me, me->chk->race, off_of(me, o, *lo), *hi - *lo,
+                           lib->call ? lib->call : "plain store", pc,
                            shmemu__chk_who(me->chk));
     shmemu__chk_leave(me);
 }
