@@ -67,7 +67,8 @@ TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIB  := $(BUILD)/obj/tests/harness.o
 # Kernel files built with shmemu-devcc (test_kernels runs them).
 DEV_PROGS = $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce \
-            $(BUILD)/examples/libmy_device_allreduce.so $(DEV_CUDA_PROGS)
+            $(BUILD)/examples/libmy_device_allreduce.so $(BUILD)/tests/libflag_barriers.so \
+            $(DEV_CUDA_PROGS)
 TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 # The generic names once more as C++ (shmem.h's overloads), where there is a
 # C++ compiler; test_compat says so when there is none.
@@ -468,6 +469,12 @@ $(BUILD)/examples/device_allreduce: examples/device_allreduce.cu include/shmemu_
 # A kernel behind a collective's signature, for shmemu-verify --lib
 # (docs/TUTORIAL.md, chapter 5).
 $(BUILD)/examples/libmy_device_allreduce.so: examples/my_device_allreduce.cu include/shmemu_device.h \
+                                    $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
+	@mkdir -p $(@D)
+	$(say) DEVCC $@
+	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
+	  -shared -fPIC $< -o $@
+$(BUILD)/tests/libflag_barriers.so: tests/device/flag_barriers.cu include/shmemu_device.h \
                                     $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
 	@mkdir -p $(@D)
 	$(say) DEVCC $@

@@ -2405,6 +2405,57 @@ static void test_verify_kernel_lib(void **state)
     assert_null(strstr(o.out, " passed, 0 failed"));
 }
 
+/* Kernels synchronised as vLLM's custom allreduce is (tests/device/
+ * flag_barriers.cu): per-block counters raised with volatile stores and
+ * polled with volatile loads, a last barrier whose thread 0 stores the
+ * block's next count while its warp-mates have just read the old one.
+ * Correct on a GPU, where a warp runs together: the quick matrix passes on
+ * every CPU transport, plain, under fuzz and race, and under PCT schedules
+ * on sim (a PE polling volatile flags gives way), with no report. */
+static void test_verify_flag_barriers(void **state)
+{
+    (void)state;
+#ifdef TH_TSAN
+    th_skip("volatile flags between PE threads are data races to ThreadSanitizer by "
+            "definition (a GPU idiom, not C11's)");
+#endif
+    char lib[512];
+    snprintf(lib, sizeof(lib), "%s", th_tool("tests/libflag_barriers.so"));
+    static const char *const symbols[] = {"flag_oneshot", "flag_twoshot"};
+    for (int s = 0; s < 2; s++) {
+        char *base[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                        "--dtype", "float", "--op", "sum", "--in-place", "no", "--quick",
+                        "--team", "world", "--transport", "local,shm,sim", "--symbol",
+                        (char *)symbols[s], NULL};
+        struct th_outcome o;
+        th_run_cmd(base, NULL, &o);
+        if (o.status != 0)
+            fail_msg("%s plain: exit %d: %s", symbols[s], o.status, o.out);
+        assert_non_null(strstr(o.out, " passed, 0 failed"));
+        /* checked: 3 and 5 PEs, the sizes of a part and of none */
+        char *fuzz[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                        "--dtype", "float", "--op", "sum", "--in-place", "no", "--npes", "3,5",
+                        "--count", "1,1000", "--team", "world", "--transport", "local,shm,sim",
+                        "--symbol", (char *)symbols[s], "--fuzz",
+                        (char *)(th_quick() ? "3" : "10"), "--race", NULL};
+        th_run_cmd(fuzz, NULL, &o);
+        if (o.status != 0)
+            fail_msg("%s fuzz and race: exit %d: %s", symbols[s], o.status, o.out);
+        assert_non_null(strstr(o.out, th_quick() ? "checker: fuzz seeds 1..3 and race"
+                                                 : "checker: fuzz seeds 1..10 and race"));
+        assert_non_null(strstr(o.out, " passed, 0 failed"));
+        char *pct[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                       "--dtype", "float", "--op", "sum", "--in-place", "no", "--npes", "3,5",
+                       "--count", "1000", "--team", "world", "--symbol", (char *)symbols[s],
+                       "--explore", (char *)(th_quick() ? "20" : "100"), "--strategy", "pct:3",
+                       "--timeout", "60", NULL};
+        th_run_cmd(pct, NULL, &o);
+        if (o.status != 0)
+            fail_msg("%s explore pct:3: exit %d: %s", symbols[s], o.status, o.out);
+        assert_non_null(strstr(o.out, "2 passed, 0 failed"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2434,6 +2485,7 @@ int main(void)
         cmocka_unit_test(test_plain_launch_blocks_wait),
         cmocka_unit_test(test_devcc_programs),
         cmocka_unit_test(test_verify_kernel_lib),
+        cmocka_unit_test(test_verify_flag_barriers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,6 +53,8 @@ struct dev_thread {
     uint64_t wait_val;
     const void *spin_at;  /* the word of its last atomic, if that left it as it was */
     uint32_t budget;      /* basic blocks until the loop hook yields */
+    uint32_t lockstep;    /* basic blocks it still runs in step with its warp */
+    uint32_t step;        /* basic blocks it ran since its warp last came together */
     struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
     struct dev_put *watch; /* delivered nbi puts whose sources a quiet frees */
     unsigned warp_calls;  /* _warp calls it has made (their meeting point) */
@@ -115,6 +117,7 @@ struct dev_launch {
     struct shmemu_fiber root;
     struct dev_thread *cur;
     int progress;        /* something happened since the scheduler looked */
+    unsigned busy;       /* passes in which something did (schedule) */
     int failed;          /* a status: the launch ends */
     char why[512];       /* its line */
     int checked;         /* checker mode: puts are held and fuzzed */

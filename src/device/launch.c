@@ -56,6 +56,22 @@ static const struct shmemu__pe_state_hooks state_hooks = {state_save, state_load
  * without a device call (shmemu-devcc's loop hook). */
 #define LOOP_BUDGET 4096u
 
+/* Where a warp's threads are together (the kernel's start, a
+ * __syncthreads), a GPU runs them as one: each instruction for all of them
+ * before the next.  Kernels rely on it: vLLM's custom allreduce reads its
+ * per-block flag in every thread and has thread 0 store the next value a
+ * few branches later, with no __syncthreads between (its last barrier).
+ * Run one thread to its end, as turns between device calls do, and thread
+ * 0 stores before thread 1 reads: thread 1 waits for a flag nobody sends.
+ * So for the next LOCKSTEP basic blocks the threads of a warp take turns
+ * block by block (files built with shmemu-devcc, whose loop hook sees
+ * them), no thread going ahead of a warp-mate that can run. */
+#define LOCKSTEP 4u
+
+/* Passes of a launch, each with work done, after which a PE that takes
+ * turns (sim) gives way as a spinner does (schedule). */
+#define BUSY_PASSES 16u
+
 struct dev_thread *shmemu__dev_me(const char *call)
 {
     struct dev_launch *L = shmemu__dev_launch;
@@ -217,13 +233,45 @@ __attribute__((visibility("default"))) void __sanitizer_cov_trace_pc(void);
 void __sanitizer_cov_trace_pc(void)
 {
     struct dev_launch *L = shmemu__dev_launch;
-    if (L && L->cur && --L->cur->budget == 0) {
-        struct dev_thread *t = L->cur;
+    struct dev_thread *t = L ? L->cur : NULL;
+    if (!t)
+        return;
+    if (t->lockstep) { /* its warp-mates' turn at this block */
+        t->lockstep--;
+        t->step++;
+        L->progress = 1;
+        shmemu_fiber_switch(&t->fib, &L->root);
+    } else if (--t->budget == 0) {
         t->budget = LOOP_BUDGET;
         t->waits = NULL;
         L->progress = 1; /* it computes, or spins: it cannot tell which */
         shmemu_fiber_switch(&t->fib, &L->root);
     }
+}
+
+/* The threads of block b are together again (it started, or passed a
+ * __syncthreads): their warps run in step for a while. */
+static void warps_together(struct dev_launch *L, struct dev_block *b)
+{
+    struct dev_thread *th = L->th + (size_t)(b - L->blk) * L->per_block;
+    for (unsigned i = 0; i < L->per_block; i++) {
+        th[i].lockstep = LOCKSTEP;
+        th[i].step = 0;
+    }
+}
+
+/* The thread to run in t's place: the warp-mate in step furthest behind
+ * (that can run: one waiting in a device call holds nobody back), or t. */
+static struct dev_thread *in_step(struct dev_launch *L, struct dev_thread *t)
+{
+    struct dev_thread *first = t - t->rank + (t->rank & ~31u), *best = t;
+    unsigned n = L->per_block - (t->rank & ~31u);
+    for (unsigned i = 0; i < (n < 32 ? n : 32); i++) {
+        struct dev_thread *u = &first[i];
+        if (u->lockstep && u->state == DT_READY && !u->waits && u->step < best->step)
+            best = u;
+    }
+    return best;
 }
 
 /* ------------------------------------------------------ __syncthreads */
@@ -234,9 +282,12 @@ static void block_release(struct dev_launch *L, struct dev_block *b)
     size_t first = (size_t)(b - L->blk) * L->per_block;
     b->arrived = 0;
     b->gen++;
+    warps_together(L, b);
     for (unsigned i = 0; i < L->per_block; i++)
-        if (L->th[first + i].state == DT_SYNC)
+        if (L->th[first + i].state == DT_SYNC) {
             L->th[first + i].state = DT_READY;
+            L->th[first + i].waits = NULL; /* in step with its warp again */
+        }
     L->progress = 1;
 }
 
@@ -246,6 +297,7 @@ static void block_start(struct dev_launch *L, unsigned b)
     size_t first = (size_t)b * L->per_block;
     for (unsigned i = 0; i < L->per_block; i++)
         L->th[first + i].state = DT_READY;
+    warps_together(L, &L->blk[b]);
     L->progress = 1;
 }
 
@@ -436,6 +488,7 @@ static int launch_make(struct dev_launch *L, const void *arg, size_t arg_size)
             t->blk = &L->blk[b];
             t->rank = i;
             t->budget = LOOP_BUDGET;
+            t->lockstep = LOCKSTEP;
             t->held_tail = &t->held;
             t->self.grid_dim = L->grid;
             t->self.block_dim = L->block;
@@ -574,6 +627,8 @@ static void schedule(struct dev_launch *L)
         for (size_t n = 0; n < live && !L->failed; n++) {
             size_t j = L->live[shuffle ? (size_t)shmemu__dev_draw(L, live) : next++ % live];
             struct dev_thread *t = &L->th[j];
+            if (t->lockstep)
+                t = in_step(L, t);
             if (t->state == DT_READY)
                 run_one(L, t);
             /* Fuzz: now and then a held put of some thread arrives, and
@@ -594,9 +649,13 @@ static void schedule(struct dev_launch *L)
             shmemu__poll_progress(me);
             /* Where PEs take turns, each pass is one: a thread may spin on
              * a word only another PE's turn changes (the loop hook counts
-             * a spin as work, since it cannot tell it from computing). */
+             * a spin as work, since it cannot tell it from computing, and
+             * so does a fence in a spin's loop).  Every BUSY_PASSES passes
+             * the turn is a spinner's: under PCT the PE drops below the
+             * others, or a PE polling volatile flags with the highest
+             * priority starved the PEs that raise them. */
             if (L->coop)
-                host_turn(L, 0, 0);
+                host_turn(L, 0, ++L->busy % BUSY_PASSES == 0);
             continue;
         }
         /* Every thread waits: for another PE.  A poll for the job's
