@@ -7,13 +7,15 @@
  *         stores, fences and atomics on peers' heaps mapped with CUDA IPC.
  *   cc    as C11 (local, shm, sim): each device thread is a fiber of the
  *         launching PE; threads switch at device calls, atomics, fences,
- *         __syncthreads and (built with shmemu-devcc) inside any loop, so
- *         spin-waits between threads, blocks and PEs make progress.
+ *         __syncthreads, warp functions and (built with shmemu-devcc)
+ *         inside any loop, so spin-waits between threads, blocks and PEs
+ *         make progress.
  *
  * A kernel file keeps CUDA's spellings (threadIdx, blockIdx, blockDim,
  * gridDim, __syncthreads, __threadfence*, atomicAdd/CAS/Exch and their
- * _system/_block forms, plain and volatile loads and stores through
- * shmemu_dev_ptr) and uses a macro for what C cannot spell:
+ * _system/_block forms, __syncwarp, __shfl*_sync, __ballot/any/all_sync,
+ * plain and volatile loads and stores through shmemu_dev_ptr) and uses a
+ * macro for what C cannot spell:
  *
  *   struct args { float *buf; int n; };
  *   SHMEMU_KERNEL(scale, struct args, a) {
@@ -544,6 +546,85 @@ void shmemu_devrt_done(const void *addr, int changed);
     (shmemu_devrt_at(__FILE__, __LINE__), shmemu_devrt_fence_scope(SHMEMU_DEV_SCOPE_DEVICE))
 #define __threadfence_system()                                                   \
     (shmemu_devrt_at(__FILE__, __LINE__), shmemu_devrt_fence_scope(SHMEMU_DEV_SCOPE_SYSTEM))
+
+/* ---- warp functions: __syncwarp, __shfl*_sync, __ballot/any/all_sync ---
+ * The threads named in mask meet (each calls with the same mask, as CUDA
+ * requires), and each gets its result: a lane's value (shuffles, of up to
+ * 8 bytes: integers, float, double), the mask of lanes whose predicate
+ * holds (ballot), or whether any or all hold. */
+enum {
+    SHMEMU_WARP_SYNC,
+    SHMEMU_WARP_SHFL,
+    SHMEMU_WARP_SHFL_UP,
+    SHMEMU_WARP_SHFL_DOWN,
+    SHMEMU_WARP_SHFL_XOR,
+    SHMEMU_WARP_BALLOT,
+    SHMEMU_WARP_ANY,
+    SHMEMU_WARP_ALL
+};
+uint64_t shmemu_devrt_warp(int kind, unsigned mask, uint64_t v, int arg, int width);
+
+#define SHMEMU__WARP_SHFL_T(T, tag)                                                   \
+    static inline T shmemu_devrt_shfl_##tag(int kind, unsigned mask, T v, int arg, int width) \
+    {                                                                                 \
+        uint64_t b_ = 0;                                                              \
+        memcpy(&b_, &v, sizeof(v));                                                   \
+        b_ = shmemu_devrt_warp(kind, mask, b_, arg, width);                           \
+        memcpy(&v, &b_, sizeof(v));                                                   \
+        return v;                                                                     \
+    }
+SHMEMU__WARP_SHFL_T(int, i)
+SHMEMU__WARP_SHFL_T(unsigned, u)
+SHMEMU__WARP_SHFL_T(long, l)
+SHMEMU__WARP_SHFL_T(unsigned long, ul)
+SHMEMU__WARP_SHFL_T(long long, ll)
+SHMEMU__WARP_SHFL_T(unsigned long long, ull)
+SHMEMU__WARP_SHFL_T(float, f)
+SHMEMU__WARP_SHFL_T(double, d)
+#undef SHMEMU__WARP_SHFL_T
+
+#define SHMEMU__WARP_SHFL(kind, mask, var, arg, width)                                \
+    (shmemu_devrt_at(__FILE__, __LINE__),                                             \
+     _Generic((var),                                                                  \
+         unsigned: shmemu_devrt_shfl_u,                                               \
+         long: shmemu_devrt_shfl_l,                                                   \
+         unsigned long: shmemu_devrt_shfl_ul,                                         \
+         long long: shmemu_devrt_shfl_ll,                                             \
+         unsigned long long: shmemu_devrt_shfl_ull,                                   \
+         float: shmemu_devrt_shfl_f,                                                  \
+         double: shmemu_devrt_shfl_d,                                                 \
+         default: shmemu_devrt_shfl_i)((kind), (mask), (var), (int)(arg), (int)(width)))
+/* The optional last argument, width (warpSize when left out). */
+#define SHMEMU__WARP_A1(a, ...) a
+#define SHMEMU__WARP_A2(a, b, ...) b
+#define __shfl_sync(mask, var, ...)                                                   \
+    SHMEMU__WARP_SHFL(SHMEMU_WARP_SHFL, mask, var, SHMEMU__WARP_A1(__VA_ARGS__, 0),   \
+                      SHMEMU__WARP_A2(__VA_ARGS__, 32, 0))
+#define __shfl_up_sync(mask, var, ...)                                                \
+    SHMEMU__WARP_SHFL(SHMEMU_WARP_SHFL_UP, mask, var, SHMEMU__WARP_A1(__VA_ARGS__, 0), \
+                      SHMEMU__WARP_A2(__VA_ARGS__, 32, 0))
+#define __shfl_down_sync(mask, var, ...)                                              \
+    SHMEMU__WARP_SHFL(SHMEMU_WARP_SHFL_DOWN, mask, var, SHMEMU__WARP_A1(__VA_ARGS__, 0), \
+                      SHMEMU__WARP_A2(__VA_ARGS__, 32, 0))
+#define __shfl_xor_sync(mask, var, ...)                                               \
+    SHMEMU__WARP_SHFL(SHMEMU_WARP_SHFL_XOR, mask, var, SHMEMU__WARP_A1(__VA_ARGS__, 0), \
+                      SHMEMU__WARP_A2(__VA_ARGS__, 32, 0))
+/* __syncwarp() or __syncwarp(mask): the last of {full mask, mask}. */
+#define SHMEMU__WARP_MASK(...)                                                        \
+    ((unsigned[]){0xffffffffu, __VA_ARGS__}[sizeof((unsigned[]){0xffffffffu, __VA_ARGS__}) / \
+                                                sizeof(unsigned) - 1])
+#define __syncwarp(...)                                                               \
+    ((void)(shmemu_devrt_at(__FILE__, __LINE__),                                      \
+            shmemu_devrt_warp(SHMEMU_WARP_SYNC, SHMEMU__WARP_MASK(__VA_ARGS__), 0, 0, 32)))
+#define __ballot_sync(mask, pred)                                                     \
+    ((unsigned)(shmemu_devrt_at(__FILE__, __LINE__),                                  \
+                shmemu_devrt_warp(SHMEMU_WARP_BALLOT, (mask), (pred) != 0, 0, 32)))
+#define __any_sync(mask, pred)                                                        \
+    ((int)(shmemu_devrt_at(__FILE__, __LINE__),                                       \
+           shmemu_devrt_warp(SHMEMU_WARP_ANY, (mask), (pred) != 0, 0, 32)))
+#define __all_sync(mask, pred)                                                        \
+    ((int)(shmemu_devrt_at(__FILE__, __LINE__),                                       \
+           shmemu_devrt_warp(SHMEMU_WARP_ALL, (mask), (pred) != 0, 0, 32)))
 
 /* Atomics of CUDA's types: each is one indivisible read-modify-write that
  * returns the old value (relaxed, as CUDA's; order them with fences). */

@@ -107,6 +107,178 @@ static void test_ids(void **state)
     th_run(body_ids, NULL, TH_NPES(1, 2, 3), 0);
 }
 
+/* ------------------------------------------------------- warp functions */
+
+enum { WF_XOR_SUM, WF_DOWN_SUM, WF_BCAST8, WF_SCAN, WF_BALLOT, WF_ANY, WF_ALL, WF_ALL_NOT,
+       WF_DOUBLE, WF_ULL, WF_HALF_MASK, WF_SMALL_WARP, WF_COUNT };
+
+struct warp_arg {
+    long long *out; /* [global thread][WF_COUNT] */
+};
+
+/* Each thread records what CUDA's warp functions give it; -1 where a form
+ * does not apply to its warp (the 8-lane warp of a 40-thread block). */
+SHMEMU_KERNEL(k_warp, struct warp_arg, a)
+{
+    unsigned rank = threadIdx.x, lane = rank % 32;
+    unsigned lanes = blockDim.x - rank / 32 * 32 < 32 ? blockDim.x - rank / 32 * 32 : 32;
+    long long *o = a.out + ((size_t)blockIdx.x * blockDim.x + rank) * WF_COUNT;
+    for (int f = 0; f < WF_COUNT; f++)
+        o[f] = -1;
+    __syncwarp();
+    if (lanes == 32) {
+        int v = (int)lane + 1;
+        for (int off = 16; off > 0; off >>= 1)
+            v += __shfl_xor_sync(0xffffffffu, v, off);
+        o[WF_XOR_SUM] = v;
+        float d = (float)lane + 1;
+        for (int off = 16; off > 0; off >>= 1)
+            d += __shfl_down_sync(0xffffffffu, d, off);
+        o[WF_DOWN_SUM] = lane == 0 ? (long long)d : -1;
+        o[WF_BCAST8] = __shfl_sync(0xffffffffu, (int)(lane * 10 + blockIdx.x), 5, 8);
+        int scan = (int)lane + 1;
+        for (int d2 = 1; d2 < 32; d2 *= 2) {
+            int n = __shfl_up_sync(0xffffffffu, scan, d2);
+            if ((int)lane >= d2)
+                scan += n;
+        }
+        o[WF_SCAN] = scan;
+        o[WF_BALLOT] = __ballot_sync(0xffffffffu, lane % 3 == 0);
+        o[WF_ANY] = __any_sync(0xffffffffu, lane == 31);
+        o[WF_ALL] = __all_sync(0xffffffffu, lane < 32);
+        o[WF_ALL_NOT] = __all_sync(0xffffffffu, lane < 31);
+        o[WF_DOUBLE] = (long long)(__shfl_xor_sync(0xffffffffu, (double)lane * 0.5, 1) * 2);
+        o[WF_ULL] = (long long)(__shfl_sync(0xffffffffu, (unsigned long long)lane << 40, 31) >> 40);
+        if (lane < 16) /* half the warp, its own mask */
+            o[WF_HALF_MASK] = __shfl_xor_sync(0xffffu, (long)lane, 8);
+        __syncwarp(0xffffffffu);
+    } else {
+        o[WF_SMALL_WARP] = __ballot_sync(0xffffffffu, 1) * 100 +
+                           (unsigned)__shfl_xor_sync((1u << lanes) - 1, (int)lane, 4);
+    }
+}
+
+static long long warp_expected(unsigned block, unsigned rank, unsigned bdim, int f)
+{
+    unsigned lane = rank % 32, lanes = bdim - rank / 32 * 32 < 32 ? bdim - rank / 32 * 32 : 32;
+    if (lanes < 32)
+        return f == WF_SMALL_WARP ? (long long)((1u << lanes) - 1) * 100 + (lane ^ 4) : -1;
+    switch (f) {
+    case WF_XOR_SUM: return 32 * 33 / 2;
+    case WF_DOWN_SUM: return lane == 0 ? 32 * 33 / 2 : -1;
+    case WF_BCAST8: return (long long)((lane / 8 * 8 + 5) * 10 + block);
+    case WF_SCAN: return (long long)(lane + 1) * (lane + 2) / 2;
+    case WF_BALLOT: {
+        long long m = 0;
+        for (unsigned l = 0; l < 32; l += 3)
+            m |= 1ll << l;
+        return m;
+    }
+    case WF_ANY: return 1;
+    case WF_ALL: return 1;
+    case WF_ALL_NOT: return 0;
+    case WF_DOUBLE: return lane ^ 1;
+    case WF_ULL: return 31;
+    case WF_HALF_MASK: return lane < 16 ? (long long)(lane ^ 8) : -1;
+    default: return -1;
+    }
+}
+
+static int body_warp(void *arg)
+{
+    (void)arg;
+    static const unsigned dims[] = {32, 40, 64, 96};
+    long long *out = shmemu_malloc(2 * 96 * WF_COUNT * sizeof(long long));
+    PE_CHECK(out != NULL);
+    if (!kernels_run_here())
+        goto done;
+    for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
+        struct warp_arg a = {out};
+        PE_CHECK_OK(shmemu_launch_kernel(k_warp, 2, dims[d], &a));
+        for (unsigned b = 0; b < 2; b++)
+            for (unsigned r = 0; r < dims[d]; r++)
+                for (int f = 0; f < WF_COUNT; f++) {
+                    long long got = out[((size_t)b * dims[d] + r) * WF_COUNT + f];
+                    long long want = warp_expected(b, r, dims[d], f);
+                    if (got != want)
+                        th_pe_fail(__FILE__, __LINE__,
+                                   "block of %u: block %u thread %u form %d: %lld, not %lld",
+                                   dims[d], b, r, f, got, want);
+                }
+    }
+done:
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(out);
+    return 0;
+}
+
+/* __syncwarp, __shfl_sync and its up/down/xor forms (int, long, unsigned
+ * long long, float, double; a width below warpSize), __ballot_sync,
+ * __any_sync and __all_sync: exact values in full warps, with half a warp
+ * naming itself in the mask, and in a warp of 8 lanes. */
+static void test_warp_functions(void **state)
+{
+    (void)state;
+    th_run(body_warp, NULL, TH_NPES(1, 2, 3), 0);
+}
+
+struct warp_bad_arg {
+    int form;
+};
+
+SHMEMU_KERNEL(k_warp_bad, struct warp_bad_arg, a)
+{
+    unsigned lane = threadIdx.x % 32;
+    if (a.form == 0 && lane == 0)
+        (void)__shfl_sync(0x2u, 1, 1); /* its own lane left out */
+    if (a.form == 1)
+        (void)__shfl_sync(0xffffffffu, 1, 0, 3); /* width not a power of two */
+    if (a.form == 2 && lane < 2)
+        (void)(lane ? __any_sync(0x3u, 1) : (int)__ballot_sync(0x3u, 1));
+}
+
+static int body_warp_bad(void *arg)
+{
+    (void)arg;
+    if (!kernels_run_here())
+        goto done;
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_RETURN));
+    for (int f = 0; f < 3; f++) {
+        struct warp_bad_arg a = {f};
+        PE_CHECK_EQ(shmemu_launch_kernel(k_warp_bad, 1, 32, &a), SHMEMU_EINVAL);
+    }
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_ABORT));
+done:
+    PE_CHECK_OK(shmemu_barrier_all());
+    return 0;
+}
+
+static void must_hold(const char *err, const char *words);
+
+/* A lane that leaves itself out of its mask, a width that is not a power
+ * of two, lanes of one mask calling different warp functions: EINVAL and
+ * one line naming the kernel and the rule. */
+static void test_warp_misuse(void **state)
+{
+    (void)state;
+    for (int i = 0; i < th_transport_count(); i++) {
+        th_capture_start();
+        int rc = th_launch(th_transport(i), 1, 1 << 20, body_warp_bad, NULL);
+        char *err = th_capture_stop();
+        assert_int_equal(rc, SHMEMU_OK);
+        if (!strstr(err, "has no load/store access to peers' heaps")) {
+            must_hold(err, "PE 0/1 shmemu_launch_kernel: PE 0/1 block (0,0,0) thread (0,0,0) of "
+                           "kernel k_warp_bad at tests/test_kernels.c:");
+            must_hold(err, "__shfl_sync: mask 0x00000002 leaves out the calling lane 0: a "
+                           "thread names itself in the mask it passes");
+            must_hold(err, "__shfl_sync: width 3: a power of two from 1 to warpSize (32)");
+            must_hold(err, "of mask 0x00000003 called __");
+            must_hold(err, ": the lanes named in a mask call the same warp function");
+        }
+        free(err);
+    }
+}
+
 /* ------------------------------------------------------------------ RMA */
 
 struct rma_arg {
@@ -2460,6 +2632,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ids),
+        cmocka_unit_test(test_warp_functions),
+        cmocka_unit_test(test_warp_misuse),
         cmocka_unit_test(test_rma),
         cmocka_unit_test(test_every_call),
         cmocka_unit_test(test_signals_waits),

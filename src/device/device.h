@@ -57,6 +57,9 @@ struct dev_thread {
     uint32_t step;        /* basic blocks it ran since its warp last came together */
     struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
     struct dev_put *watch; /* delivered nbi puts whose sources a quiet frees */
+    struct {
+        unsigned mask, n;
+    } wx[4];              /* warp functions it called, per mask (their meeting points) */
     unsigned warp_calls;  /* _warp calls it has made (their meeting point) */
     unsigned block_calls; /* _block calls it has made */
 };
@@ -72,6 +75,15 @@ struct dev_group {
     int pe;
 };
 
+/* A meeting of the lanes of a warp named in a mask, at their inst'th warp
+ * function with that mask: who arrived with what, who has left. */
+struct dev_wx {
+    unsigned mask, inst, arrived, left;
+    int kind;
+    uint64_t v[32];
+};
+#define DEV_WX_SLOTS 4
+
 struct dev_shared {
     const void *key;
     void *mem;
@@ -83,6 +95,7 @@ struct dev_block {
     unsigned gen;               /* its __syncthreads passed so far */
     struct dev_group group;     /* its _block calls */
     struct dev_group *warps;    /* its warps' _warp calls */
+    struct dev_wx *wx;          /* its warps' warp functions, DEV_WX_SLOTS each (or NULL) */
     /* Block-shared memory (SHMEMU_SHARED), by the key of its declaration. */
     struct dev_shared *shared;
     unsigned nshared, cap;
@@ -156,6 +169,8 @@ void shmemu__dev_where(const struct dev_thread *t, char *buf, size_t len);
 void shmemu__dev_slice(size_t n, unsigned r, unsigned g, size_t *lo, size_t *len) SHMEMU__HIDDEN;
 unsigned shmemu__dev_warp_of(const struct dev_thread *t, unsigned *first) SHMEMU__HIDDEN;
 void shmemu__dev_warp_sync(struct dev_thread *t, const char *call) SHMEMU__HIDDEN;
+/* Thread t's warp came together (a warp function): it runs in step. */
+void shmemu__dev_in_step(struct dev_thread *t) SHMEMU__HIDDEN;
 struct dev_group *shmemu__dev_group_enter(struct dev_thread *t, int warp, const char *call,
                                           const void *a, const void *b, size_t n, int pe,
                                           unsigned *seq_p) SHMEMU__HIDDEN;

@@ -57,7 +57,7 @@ static const struct shmemu__pe_state_hooks state_hooks = {state_save, state_load
 #define LOOP_BUDGET 4096u
 
 /* Where a warp's threads are together (the kernel's start, a
- * __syncthreads), a GPU runs them as one: each instruction for all of them
+ * __syncthreads, a warp function), a GPU runs them as one: each instruction for all of them
  * before the next.  Kernels rely on it: vLLM's custom allreduce reads its
  * per-block flag in every thread and has thread 0 store the next value a
  * few branches later, with no __syncthreads between (its last barrier).
@@ -260,6 +260,12 @@ static void warps_together(struct dev_launch *L, struct dev_block *b)
     }
 }
 
+void shmemu__dev_in_step(struct dev_thread *t)
+{
+    t->lockstep = LOCKSTEP;
+    t->step = 0;
+}
+
 /* The thread to run in t's place: the warp-mate in step furthest behind
  * (that can run: one waiting in a device call holds nobody back), or t. */
 static struct dev_thread *in_step(struct dev_launch *L, struct dev_thread *t)
@@ -425,6 +431,7 @@ static void launch_free(struct dev_launch *L)
                 free(L->blk[i].shared[j].mem);
             free(L->blk[i].shared);
             free(L->blk[i].warps);
+            free(L->blk[i].wx);
         }
     if (L->th)
         for (size_t i = 0; i < L->total; i++)
