@@ -98,7 +98,6 @@ void shmemu__dev_group_check(struct dev_thread *t, const struct dev_group *g, un
                          arrived, size, grp, grp, grp);
 }
 
-
 /* ------------------------------------------------------ warp functions */
 
 #define SHMEMU__WARP_POISON 0xdeadbeefdeadbeefull
@@ -153,6 +152,7 @@ uint64_t shmemu_devrt_warp(int kind, unsigned mask, uint64_t v, int arg, int wid
     t->wx[k].mask = mask;
     unsigned inst = ++t->wx[k].n;
     struct dev_block *b = t->blk;
+    struct dev_thread *warp = L->th + (size_t)(b - L->blk) * L->per_block + first;
     if (!b->wx && !(b->wx = calloc((L->per_block + 31) / 32 * DEV_WX_SLOTS, sizeof(*b->wx))))
         shmemu__dev_fail(t, SHMEMU_ENOMEM, call, "no memory for the warp's meetings");
     struct dev_wx *slots = b->wx + (size_t)(t->rank / 32) * DEV_WX_SLOTS, *m = NULL;
@@ -181,7 +181,7 @@ uint64_t shmemu_devrt_warp(int kind, unsigned mask, uint64_t v, int arg, int wid
     for (;;) {
         unsigned live = 0;
         for (unsigned i = 0; i < size; i++)
-            if (mask & 1u << i && L->th[(size_t)(b - L->blk) * L->per_block + first + i].state != DT_DONE)
+            if (mask & 1u << i && warp[i].state != DT_DONE)
                 live |= 1u << i;
         if ((m->arrived & live) == live)
             break;
@@ -191,7 +191,7 @@ uint64_t shmemu_devrt_warp(int kind, unsigned mask, uint64_t v, int arg, int wid
     if (!(m->left & ~(1u << lane) & m->arrived)) /* the first to go: the warp is together */
         for (unsigned i = 0; i < size; i++)
             if (m->arrived & 1u << i) {
-                struct dev_thread *o = &L->th[(size_t)(b - L->blk) * L->per_block + first + i];
+                struct dev_thread *o = &warp[i];
                 shmemu__dev_in_step(o);
                 if (o != t && o->state == DT_READY)
                     o->waits = NULL;
