@@ -597,18 +597,16 @@ SHMEMU__WARP_SHFL_T(double, d)
 /* The optional last argument, width (warpSize when left out). */
 #define SHMEMU__WARP_A1(a, ...) a
 #define SHMEMU__WARP_A2(a, b, ...) b
-#define __shfl_sync(mask, var, ...)                                                   \
-    SHMEMU__WARP_SHFL(SHMEMU_WARP_SHFL, mask, var, SHMEMU__WARP_A1(__VA_ARGS__, 0),   \
+#define SHMEMU__WARP_SHFL_ARGS(kind, mask, var, ...)                                 \
+    SHMEMU__WARP_SHFL(kind, mask, var, SHMEMU__WARP_A1(__VA_ARGS__, 0),                \
                       SHMEMU__WARP_A2(__VA_ARGS__, 32, 0))
+#define __shfl_sync(mask, var, ...) SHMEMU__WARP_SHFL_ARGS(SHMEMU_WARP_SHFL, mask, var, __VA_ARGS__)
 #define __shfl_up_sync(mask, var, ...)                                                \
-    SHMEMU__WARP_SHFL(SHMEMU_WARP_SHFL_UP, mask, var, SHMEMU__WARP_A1(__VA_ARGS__, 0), \
-                      SHMEMU__WARP_A2(__VA_ARGS__, 32, 0))
+    SHMEMU__WARP_SHFL_ARGS(SHMEMU_WARP_SHFL_UP, mask, var, __VA_ARGS__)
 #define __shfl_down_sync(mask, var, ...)                                              \
-    SHMEMU__WARP_SHFL(SHMEMU_WARP_SHFL_DOWN, mask, var, SHMEMU__WARP_A1(__VA_ARGS__, 0), \
-                      SHMEMU__WARP_A2(__VA_ARGS__, 32, 0))
+    SHMEMU__WARP_SHFL_ARGS(SHMEMU_WARP_SHFL_DOWN, mask, var, __VA_ARGS__)
 #define __shfl_xor_sync(mask, var, ...)                                               \
-    SHMEMU__WARP_SHFL(SHMEMU_WARP_SHFL_XOR, mask, var, SHMEMU__WARP_A1(__VA_ARGS__, 0), \
-                      SHMEMU__WARP_A2(__VA_ARGS__, 32, 0))
+    SHMEMU__WARP_SHFL_ARGS(SHMEMU_WARP_SHFL_XOR, mask, var, __VA_ARGS__)
 /* __syncwarp() or __syncwarp(mask): the last of {full mask, mask}. */
 #define SHMEMU__WARP_MASK(...)                                                        \
     ((unsigned[]){0xffffffffu, __VA_ARGS__}[sizeof((unsigned[]){0xffffffffu, __VA_ARGS__}) / \
