@@ -249,21 +249,19 @@ void __sanitizer_cov_trace_pc(void)
     }
 }
 
+void shmemu__dev_in_step(struct dev_thread *t)
+{
+    t->lockstep = LOCKSTEP;
+    t->step = 0;
+}
+
 /* The threads of block b are together again (it started, or passed a
  * __syncthreads): their warps run in step for a while. */
 static void warps_together(struct dev_launch *L, struct dev_block *b)
 {
     struct dev_thread *th = L->th + (size_t)(b - L->blk) * L->per_block;
-    for (unsigned i = 0; i < L->per_block; i++) {
-        th[i].lockstep = LOCKSTEP;
-        th[i].step = 0;
-    }
-}
-
-void shmemu__dev_in_step(struct dev_thread *t)
-{
-    t->lockstep = LOCKSTEP;
-    t->step = 0;
+    for (unsigned i = 0; i < L->per_block; i++)
+        shmemu__dev_in_step(&th[i]);
 }
 
 /* The thread to run in t's place: the warp-mate in step furthest behind
