@@ -236,6 +236,9 @@ enum plain_how {
     /* PE 1 gets PE 0's x, then stores its own flag; PE 0 polls it with
      * loads through shmemu_ptr, then overwrites its x */
     PTR_POLL_STORE,
+    /* PE 0 puts PE 1's x, a fence, then sets PE 1's flag with a put of 8
+     * bytes; PE 1 polls it with plain loads, then overwrites x */
+    PUT_POLL_STORE,
     /* PE 1 stores its x and its flag; PE 0 polls the flag through
      * shmemu_ptr, then gets x */
     PTR_POLL_GET,
@@ -246,6 +249,7 @@ static const char *const plain_name[] = {
     "own data and flag stores, atomic_fetch poll (two pages)",
     "a get, atomic_set flag, plain-load poll, own store",
     "a get, own flag store, shmemu_ptr poll, own store",
+    "a put, fence, flag put, plain-load poll, own store",
     "own data and flag stores, shmemu_ptr poll, a get"};
 
 static int twin_plain(void *arg)
@@ -283,6 +287,16 @@ static int twin_plain(void *arg)
         while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0)
             shmemu_quiet();
         memset(x, 0x3c, N);
+    } else if (how == PUT_POLL_STORE && me == 0) {
+        memset(buf, 0x3c, N);
+        PE_CHECK_OK(shmemu_putmem(x, buf, N, 1));
+        PE_CHECK_OK(shmemu_fence());
+        shmemu_long_p(flag, 1, 1);
+    } else if (how == PUT_POLL_STORE && me == 1) {
+        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0)
+            shmemu_quiet();
+        PE_CHECK(memcmp(x, want, N) == 0);
+        memset(x, 0x5a, N);
     } else if (how == PTR_POLL_STORE && me == 1) {
         PE_CHECK_OK(shmemu_getmem(buf, x, N, 0));
         __atomic_store_n(flag, 1, __ATOMIC_RELEASE);

@@ -620,7 +620,9 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
         struct gran *s = gran_at(r, pe, g);
         if (!found && s->w_pe1 && s->w_pe1 != me1 && s->w_lo < hi && lo < s->w_hi) {
             const uint32_t *k = known;
-            if (s->w_site & SITE_OWN) /* their plain store */
+            /* their plain store, or ours: either side may have learned
+             * by a plain load that the other's flag was up */
+            if (own || (s->w_site & SITE_OWN))
                 k = pk ? pk : (pk = plain_known(me, r, known));
             if (s->w_clk > k[s->w_pe1 - 1]) {
                 found = 1, o_write = 1, o_pe = (int)s->w_pe1 - 1, o_site = s->w_site;
