@@ -203,8 +203,12 @@ $(DEPS_TEST): $(DEPS_LIB)
 # The library's own writable data in sections of their own names: linked
 # into a program, they stay apart from the program's static data, which
 # checker mode watches (src/check/own.c finds them by __start_shmemu_data).
+# Its code too: a load of the heap from there is the library's, not the
+# program's (own.c, by __start_shmemu_text).
 LIB_SECTIONS = --rename-section .data=shmemu_data --rename-section .data.rel.local=shmemu_data \
-               --rename-section .data.rel=shmemu_data --rename-section .bss=shmemu_bss
+               --rename-section .data.rel=shmemu_data --rename-section .bss=shmemu_bss \
+               --rename-section .text=shmemu_text --rename-section .text.unlikely=shmemu_text \
+               --rename-section .text.hot=shmemu_text --rename-section .text.startup=shmemu_text
 lib_sections = $(if $(filter src/% transports/%,$<),&& $(OBJCOPY) $(LIB_SECTIONS) $@)
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_LIB)

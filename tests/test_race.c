@@ -13,7 +13,7 @@
 const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)
 {
-    return "race:race_put_put\nrace:race_put_get\nrace:race_put_ptr\nrace:race_own_g\nrace:race_own_lib\n";
+    return "race:race_put_put\nrace:race_put_get\nrace:race_put_ptr\nrace:race_own_g\nrace:race_own_lib\nrace:race_own_load\n";
 }
 #endif
 
@@ -160,6 +160,34 @@ int race_own_g(void *arg)
             }
         if (order)
             shmemu_barrier_all();
+    }
+    teardown(&s);
+    return 0;
+}
+
+/* The receiver reads its buffer with a plain load while PE 0 puts into
+ * it, nothing ordering the two (it read before the sync that says the data
+ * is there).  order: the load only after (1) or before (2) the put, a
+ * barrier between, or neither (0: the planted race). */
+int race_own_load(void *arg);
+int race_own_load(void *arg)
+{
+    int order = arg ? *(const int *)arg : 0;
+    struct shared s;
+    PE_CHECK(setup(&s) == 0);
+    int me = shmemu_my_pe();
+    char buf[N];
+    memset(buf, 0x3c, sizeof(buf));
+    for (int step = 0; step < 2; step++) {
+        if (me == 0 && step == (order == 2))
+            PE_CHECK_OK(shmemu_putmem(s.x, buf, N, s.target));
+        if (me == s.target && step == (order == 1)) {
+            long v = ((volatile long *)(void *)s.x)[1];
+            if (order)
+                PE_CHECK_EQ(v, order == 1 ? 0x3c3c3c3c3c3c3c3c : 0);
+        }
+        if (order)
+            PE_CHECK_OK(shmemu_barrier_all());
     }
     teardown(&s);
     return 0;
@@ -604,6 +632,51 @@ static void test_own_store_g(void **state)
                skipped);
 }
 
+/* A PE's own plain load races with a peer's put into it, either way
+ * round: reported wherever its accesses are watched, naming the load's
+ * 8 bytes and line, and the put. */
+static void test_own_load_put(void **state)
+{
+    (void)state;
+    static char notes[8192];
+    int seeds = (int)th_iters(20, 4), skipped = 0;
+    for (int t = 0; t < th_transport_count(); t++) {
+        const char *tp = th_transport(t);
+        if (!th_own_stores(tp)) {
+            skipped++;
+            continue;
+        }
+        for (int npes = 2; npes <= 3; npes++)
+            for (int seed = 0; seed <= seeds; seed++) {
+                char check[32], load[64], want[160];
+                const char *r =
+                    planted_note(tp, npes, seed, race_own_load, notes, sizeof(notes), check);
+                int a = r[9] - '0', target = npes - 1;
+                const char *put = "shmemu_putmem (at race_own_load+";
+                snprintf(load, sizeof(load), "PE %d's plain load (at race_own_load+", target);
+                snprintf(want, sizeof(want), "race: PE %d's %s", a,
+                         a == 0 ? put : load + strlen("PE 1's "));
+                if (strncmp(r, want, strlen(want)) != 0 || (a != 0 && a != target))
+                    fail_msg("%s %s: the note does not start with '%s': %s", tp, check, want, r);
+                if (!strstr(r, a == 0 ? load : "which PE 0's shmemu_putmem (at race_own_load+") ||
+                    !strstr(r, "tests/test_race.c:") ||
+                    !strstr(r, "no wait, signal or sync orders the two"))
+                    fail_msg("%s %s: the note lacks the other access or the verdict: %s", tp,
+                             check, r);
+                if (first_range(r) != (a == 0 ? (size_t)N : sizeof(long)))
+                    fail_msg("%s %s: the first access's range is wrong: %s", tp, check, r);
+            }
+    }
+    for (int order = 1; order <= 2; order++)
+        clean(race_own_load, &order,
+              order == 1 ? "a put, a barrier, then a load" : "a load, a barrier, a put");
+    if (skipped)
+        printf("# test_own_load_put: %d transport(s) skipped: a PE's own loads are watched "
+               "only where its checked pointers work (local, shm, sim on x86-64, not under "
+               "valgrind), not in a ThreadSanitizer build\n",
+               skipped);
+}
+
 /* The library's writes to the PE's own heap for the program, racing a
  * peer's _g as a plain store does: reported naming the call and its
  * caller. */
@@ -680,7 +753,7 @@ int main(void)
         cmocka_unit_test(test_put_ptr),      cmocka_unit_test(test_twin_put_put),
         cmocka_unit_test(test_polling),      cmocka_unit_test(test_ctx_barrier),
         cmocka_unit_test(test_own_store_g),  cmocka_unit_test(test_own_store_twins),
-        cmocka_unit_test(test_own_lib_write_g),
+        cmocka_unit_test(test_own_lib_write_g), cmocka_unit_test(test_own_load_put),
     };
     return cmocka_run_group_tests_name("race", tests, NULL, NULL);
 }

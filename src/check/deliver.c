@@ -328,13 +328,15 @@ void shmemu__chk_perform(shmemu__pe *me, struct held *h)
 {
     struct shmemu__chk *k = me->chk;
     /* The race detector first: a reader that sees the data, or the flag,
-     * must find the write and the published clock already recorded. */
+     * must find the write and the published clock already recorded.  The
+     * clock before the write: a plain load polling the flag (unseen, it may
+     * fault at any time) then never finds the write without its release. */
     if (k->race) {
+        if (h->rel)
+            shmemu__race_release(me, k->race, shmemu__chk_target_of(h), h->rel_off, h->rel);
         if (h->kind != H_AMO && h->rma.nbytes && !(h->race_later && late_keep(me, k, h)))
             shmemu__race_access(me, k->race, h->kind == H_PUT, h->rma.pe, h->rma.off,
                                 h->rma.nbytes, h->clock, h->call, h->site, &h->who);
-        if (h->rel)
-            shmemu__race_release(me, k->race, shmemu__chk_target_of(h), h->rel_off, h->rel);
     }
     if (h->kind == H_PUT && h->copy && h->rma.local != h->copy)
         check_source(me, h);

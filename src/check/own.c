@@ -67,6 +67,7 @@ struct own {
     int nopen, overflow; /* more: all of [lo, hi) of the heap, and stat */
     char *lo, *hi;
     unsigned faults; /* in this epoch */
+    int heap_prot;   /* of the heap between epochs: PROT_NONE where loads are seen */
 };
 
 /* The library's own writable data, in sections of their own (the
@@ -81,6 +82,19 @@ static int in_library_data(uintptr_t a)
 {
     return (a >= (uintptr_t)__start_shmemu_data && a < (uintptr_t)__stop_shmemu_data) ||
            (a >= (uintptr_t)__start_shmemu_bss && a < (uintptr_t)__stop_shmemu_bss);
+}
+
+/* And its code: a load from there (a wait's poll, a collective's reduce,
+ * the verifier's check of a result) is the library's own, unless it runs
+ * a call that reads for the program (shmemu_copy_local). */
+extern char __start_shmemu_text[] __attribute__((weak));
+extern char __stop_shmemu_text[] __attribute__((weak));
+
+static int in_library_code(const ucontext_t *uc)
+{
+    void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
+    uintptr_t user = (uintptr_t)shmemu__chk_user_pc(pc); /* out of the C library */
+    return user >= (uintptr_t)__start_shmemu_text && user < (uintptr_t)__stop_shmemu_text;
 }
 
 /* Regions by address, for the handler (which takes no locks to find them). */
@@ -124,7 +138,7 @@ static void close_all(struct own *o)
 {
     if (o->overflow) {
         if (o->hi > o->lo)
-            mprotect(o->lo, (size_t)(o->hi - o->lo), PROT_READ);
+            mprotect(o->lo, (size_t)(o->hi - o->lo), o->heap_prot);
         if (o->stat)
             close_static(o, o->stat, o->stat_len);
     } else {
@@ -137,7 +151,7 @@ static void close_all(struct own *o)
             if (in_stat(o, (uintptr_t)at))
                 close_static(o, at, (size_t)(end - at));
             else
-                mprotect(at, (size_t)(end - at), PROT_READ);
+                mprotect(at, (size_t)(end - at), o->heap_prot);
         }
     }
     o->nopen = 0;
@@ -172,24 +186,49 @@ static void stored_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintp
     }
 }
 
-/* The store is the program's (not the library's, not an atomic): record
+/* The bytes the faulting instruction loads, from a: [*lo, *hi); only a
+ * (a byte it did load) where it is not one of the common loads. */
+static void loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+    const greg_t *g = uc->uc_mcontext.gregs;
+    struct shmemu__rep_string r;
+    uintptr_t ea;
+    unsigned size;
+    *lo = a, *hi = a + 1;
+    if (shmemu__x86_rep_string((const unsigned char *)g[REG_RIP], &r)) {
+        if (r.movs && !(g[REG_EFL] & 0x400) && (uintptr_t)g[REG_RSI] == a)
+            *hi = a + (size_t)g[REG_RCX] * r.size;
+    } else if (shmemu__x86_decode_load(uc, &ea, &size) && ea <= a && a < ea + size) {
+        *lo = ea, *hi = ea + size;
+    }
+}
+
+/* The access is the program's (not the library's, not an atomic): record
  * the part of it in o's region from a on, [*lo, *hi). */
-static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, uintptr_t a,
+static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int write, uintptr_t a,
                    uintptr_t *lo, uintptr_t *hi)
 {
     uintptr_t rlo = (uintptr_t)o->heap, rhi = rlo + o->len;
     if (in_stat(o, a))
         rlo = (uintptr_t)o->stat, rhi = rlo + o->stat_len;
-    stored_range(uc, a, lo, hi);
+    if (write)
+        stored_range(uc, a, lo, hi);
+    else
+        loaded_range(uc, a, lo, hi);
     *lo = *lo < rlo ? rlo : *lo;
     *hi = *hi > rhi ? rhi : *hi;
     const struct shmemu__lib_store *lib = &shmemu__lib_store;
     void *pc = lib->call ? lib->site
                          : shmemu__chk_fault_site((void *)uc->uc_mcontext.gregs[REG_RIP]);
     shmemu__chk_enter(me);
-    shmemu__race_own_store(me, me->chk->race, off_of(me, o, *lo), *hi - *lo,
-                           lib->call ? lib->call : "plain store", pc,
-                           shmemu__chk_who(me->chk));
+    if (write)
+        shmemu__race_own_store(me, me->chk->race, off_of(me, o, *lo), *hi - *lo,
+                               lib->call ? lib->call : "plain store", pc,
+                               shmemu__chk_who(me->chk));
+    else
+        shmemu__race_own_load(me, me->chk->race, off_of(me, o, *lo), *hi - *lo,
+                              lib->call ? lib->call : "plain load", pc,
+                              shmemu__chk_who(me->chk));
     shmemu__chk_leave(me);
 }
 
@@ -198,7 +237,8 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     uintptr_t a = (uintptr_t)si->si_addr, lo = a, hi = a + 1;
     struct own *o = shmemu__chk_range_find(&regions, a);
     ucontext_t *uc = ucv;
-    if (!o || !(uc->uc_mcontext.gregs[REG_ERR] & 2)) /* ours are readable */
+    int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    if (!o || (!write && (o->heap_prot != PROT_NONE || in_stat(o, a)))) /* readable */
         return 0;
     int saved_errno = errno;
     shmemu__pe *was = shmemu__self;
@@ -207,9 +247,10 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     shmemu__pe *me = o->me;
     if (shmemu__self == me) {
         if (shmemu__chk_depth == 0 && !in_library_data(a) &&
-            !shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]))
-            record(me, o, uc, a, &lo, &hi);
-        else /* the library's or an atomic: the program's stores that follow */
+            !shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]) &&
+            (write || shmemu__lib_store.call || !in_library_code(uc)))
+            record(me, o, uc, write, a, &lo, &hi);
+        else if (write) /* the library's or an atomic: the program's stores that follow */
             shmemu__race_page_release(me, me->chk->race, off_of(me, o, a));
     }
     /* A string store (memcpy, memset) opens every page it will write at
@@ -231,9 +272,11 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
         if ((char *)a >= at && run > len)
             page = at, len = run;
     }
-    if (len > o->page && shmemu__self == me)
+    if (write && len > o->page && shmemu__self == me)
         shmemu__race_heap_release(me, me->chk->race); /* their pages' later stores */
-    int opened = mprotect(page, len, PROT_READ | PROT_WRITE) == 0;
+    /* (opened for loads, a page already open for stores in this epoch
+     * faults again on the next: recorded again, harmless) */
+    int opened = mprotect(page, len, write ? PROT_READ | PROT_WRITE : PROT_READ) == 0;
     if (opened && o->nopen < OPEN_MAX) {
         o->open[o->nopen].at = page;
         o->open[o->nopen++].len = len;
@@ -292,6 +335,10 @@ void shmemu__own_start(shmemu__pe *me)
     o->me = me;
     o->page = (size_t)sysconf(_SC_PAGESIZE);
     o->heap = me->heap;
+    /* Loads of the heap are seen too (a fault of each page's first in an
+     * epoch); not of static data, where the system calls the C library
+     * makes on its own variables (a futex on a lock) would fail. */
+    o->heap_prot = PROT_NONE;
     /* not the teams' workspaces at the top: the library's alone */
     o->len = (me->heap_size - SHMEMU__WORKSPACE_TOTAL) & ~(o->page - 1);
     if (me->static_mapped && me->static_len % o->page == 0) {
@@ -308,7 +355,7 @@ void shmemu__own_start(shmemu__pe *me)
     if ((o->stat && !o->watched) || shmemu__chk_handlers_install() != 0 ||
         shmemu__chk_range_add(&regions, o, heap, heap + o->len) != 0 ||
         (o->stat && shmemu__chk_range_add(&regions, o, stat, stat + o->stat_len) != 0) ||
-        mprotect(o->heap, o->len, PROT_READ) != 0) {
+        mprotect(o->heap, o->len, o->heap_prot) != 0) {
         shmemu__chk_range_drop(&regions, o);
         free(o->watched);
         free(o);

@@ -19,6 +19,8 @@
 #define OWN_NPES_MAX 1024
 #define OWN_PAGE 4096 /* the granule of publishing by own stores: a page */
 #define SITE_OWN 0x8000 /* in a granule's w_site: a PE's own store */
+#define SITE_LOAD 0x4000 /* in its r_site: a PE's plain load of its own heap */
+#define SITE_ID(s) ((uint16_t)((s) & ~(SITE_OWN | SITE_LOAD)))
 #define UNORDERED "no wait, signal or sync orders the two" /* a report's verdict */
 
 struct gran {
@@ -414,7 +416,7 @@ int shmemu__race_unlearned(shmemu__pe *me, struct shmemu__race *r, int pe, size_
         _Atomic uint32_t *l = gran_lock(r, pe, g);
         spin_lock(l);
         struct gran *s = gran_at(r, pe, g);
-        wp = s->w_pe1, ws = s->w_site & (uint16_t)~SITE_OWN;
+        wp = s->w_pe1, ws = SITE_ID(s->w_site);
         spin_unlock(l);
     }
     if (wp && (int)wp - 1 != me->pe && unlearned_by(r, pe, off, n, (int)wp - 1)) {
@@ -593,8 +595,9 @@ static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const
 }
 
 /* Record the access, stamped clock; what was recorded before conflicts
- * unless known (a clock vector) shows it ordered before.  own: a plain
- * store of me's to its own heap. */
+ * unless known (a clock vector) shows it ordered before.  own: 1 a plain
+ * store of me's to its own heap (or a device call's access), 2 a plain
+ * load of its own heap. */
 static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
                         size_t n, uint32_t clock, const uint32_t *known, uint16_t site,
                         const char *why, int own)
@@ -606,7 +609,7 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
     if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed) || (own && !r->plain))
         return;
     const uint32_t *pk = own ? plain_known(me, r, known) : NULL;
-    site |= own ? SITE_OWN : 0;
+    site |= own == 2 ? SITE_LOAD : own ? SITE_OWN : 0;
     uint32_t me1 = (uint32_t)me->pe + 1;
     int found = 0, o_write = 0, o_pe = 0;
     uint16_t o_site = 0;
@@ -629,21 +632,31 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
                 o_lo = base + s->w_lo, o_hi = base + s->w_hi;
             }
         }
-        if (!found && write && s->r_pe1 && s->r_pe1 != me1 &&
-            s->r_clk > (own ? pk : known)[s->r_pe1 - 1] && s->r_lo < hi && lo < s->r_hi) {
-            found = 1, o_write = 0, o_pe = (int)s->r_pe1 - 1, o_site = s->r_site;
-            o_lo = base + s->r_lo, o_hi = base + s->r_hi;
+        if (!found && write && s->r_pe1 && s->r_pe1 != me1 && s->r_lo < hi && lo < s->r_hi) {
+            /* A plain load may have been a poll of what this writes, if it
+             * can be a flag (a plain store, a device call's access, a put
+             * of at most 8 bytes). */
+            int load = (s->r_site & SITE_LOAD) != 0;
+            const uint32_t *k = known;
+            if (own || load)
+                k = pk ? pk : (pk = plain_known(me, r, known));
+            if ((!load || (!own && n > 8)) && s->r_clk > k[s->r_pe1 - 1]) {
+                found = 1, o_write = 0, o_pe = (int)s->r_pe1 - 1, o_site = s->r_site;
+                o_lo = base + s->r_lo, o_hi = base + s->r_hi;
+            }
         }
         if (write) {
             s->w_pe1 = me1, s->w_clk = clock, s->w_site = site, s->w_lo = lo, s->w_hi = hi;
-        } else {
+        } else if (own != 2 || !s->r_pe1 || s->r_pe1 == me1 || s->r_clk <= pk[s->r_pe1 - 1]) {
+            /* (a plain load keeps another PE's read it is not ordered
+             * after: that one's conflicts with the PE's next store) */
             s->r_pe1 = me1, s->r_clk = clock, s->r_site = site, s->r_lo = lo, s->r_hi = hi;
         }
         spin_unlock(l);
     }
     if (found)
-        report(me, r, write, pe, off, off + n, site & (uint16_t)~SITE_OWN, o_write, o_pe,
-               o_site & (uint16_t)~SITE_OWN, o_lo, o_hi, why);
+        report(me, r, write, pe, off, off + n, SITE_ID(site), o_write, o_pe, SITE_ID(o_site),
+               o_lo, o_hi, why);
 }
 
 static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
@@ -690,6 +703,13 @@ void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, 
     access_known(me, r, 1, me->pe, off, n, r->vc[me->pe], r->vc, call, addr, who,
                  UNORDERED, 1);
     shmemu__race_page_release(me, r, off);
+}
+
+void shmemu__race_own_load(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
+                           const char *call, void *addr, const struct shmemu__who *who)
+{
+    access_known(me, r, 0, me->pe, off, n, r->vc[me->pe], r->vc, call, addr, who,
+                 UNORDERED, 2);
 }
 
 void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,

@@ -369,4 +369,75 @@ int shmemu__x86_decode_store(const ucontext_t *uc, struct shmemu__store *st)
     return 1;
 }
 
+/* The 0F-map loads from memory: their bytes; 0 if not decoded. */
+static unsigned vec_load(const struct insn *in)
+{
+    int pp = in->vex ? (int)in->vpp : in->opsize ? 1 : in->rep ? 2 : in->repne ? 3 : 0;
+    if (!in->vex && in->opsize + in->rep + in->repne > 1)
+        return 0;
+    unsigned vsize = 16u << in->vl;
+    switch (in->op) {
+    case 0xb6: /* movzx, movsx of a byte */
+    case 0xbe:
+        return in->vex ? 0 : 1;
+    case 0xb7: /* of a word */
+    case 0xbf:
+        return in->vex ? 0 : 2;
+    case 0x10: /* movups, movupd, movss, movsd */
+        return pp == 2 ? 4 : pp == 3 ? 8 : vsize;
+    case 0x28: /* movaps, movapd */
+        return pp <= 1 ? vsize : 0;
+    case 0x6f: /* movdqa, movdqu (EVEX, F2: vmovdqu8/16) */
+        return pp == 1 || pp == 2 || (pp == 3 && in->disp8_scale > 1) ? vsize : 0;
+    case 0x6e: /* movd, movq xmm, r/m */
+        return pp == 1 && !in->vl ? (in->rex & 8 ? 8 : 4) : 0;
+    case 0x7e: /* movq xmm, m64 */
+        return pp == 2 && !in->vl ? 8 : 0;
+    default:
+        return 0;
+    }
+}
+
+int shmemu__x86_decode_load(const ucontext_t *uc, uintptr_t *ea_p, unsigned *size_p)
+{
+    const greg_t *g = uc->uc_mcontext.gregs;
+    struct insn in = {.p = (const unsigned char *)g[REG_RIP]};
+    in.start = in.p;
+    uintptr_t ea;
+    if (!prefixes(&in) || !opcode(&in) || !address(&in, g, &ea) || in.rip_rel)
+        return 0; /* RIP-relative: static data, never the heap */
+    unsigned size = 0, wide = in.rex & 8 ? 8 : in.opsize ? 2 : 4;
+    if (in.map == 1) {
+        size = vec_load(&in);
+    } else if (!in.vex && !in.rep && !in.repne) {
+        switch (in.op) {
+        case 0x8a: /* mov r8, m8; cmp and test of a byte */
+        case 0x3a:
+        case 0x38:
+        case 0x84:
+        case 0x80:
+            size = 1;
+            break;
+        case 0x8b: /* mov r, m; cmp and test */
+        case 0x3b:
+        case 0x39:
+        case 0x85:
+        case 0x81:
+        case 0x83:
+            size = wide;
+            break;
+        case 0x63: /* movsxd */
+            size = 4;
+            break;
+        default:
+            break;
+        }
+    }
+    if (!size || (in.disp8_scale > 1 && size != 16u << in.vl))
+        return 0;
+    *ea_p = ea;
+    *size_p = size;
+    return 1;
+}
+
 #endif

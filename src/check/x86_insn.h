@@ -41,6 +41,11 @@ int shmemu__x86_rep_string(const unsigned char *p, struct shmemu__rep_string *r)
  * moves of a vector register to memory); 0 for anything else, which is
  * then single-stepped. */
 int shmemu__x86_decode_store(const ucontext_t *uc, struct shmemu__store *st);
+
+/* 1, the address and the bytes if the faulting instruction of uc is one of
+ * the common loads (mov, movzx/movsx, cmp and test with memory; the SSE,
+ * AVX and unmasked AVX-512 moves from memory); 0 for anything else. */
+int shmemu__x86_decode_load(const ucontext_t *uc, uintptr_t *ea, unsigned *size);
 #endif
 
 #endif
