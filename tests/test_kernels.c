@@ -1824,6 +1824,98 @@ static void test_kernel_returns_early(void **state)
                 "valgrind or ThreadSanitizer), none of which is under test");
 }
 
+/* ------------------------------------------ a kernel that reads early */
+
+/* PE 0's thread puts 8 longs into every peer's buf, then all meet at a
+ * device barrier; each peer's thread reads buf[1]: after the barrier
+ * (fixed), or before it, while the put may still be landing (the bug: a
+ * receiver reading before the sync that says the data is there). */
+struct rdearly_arg {
+    long *buf, *out; /* symmetric: 8 longs; 1 */
+    int fixed;
+};
+
+enum { RDEARLY_LOAD_LINE = __LINE__ + 13, RDEARLY_PUT_LINE = __LINE__ + 11 };
+
+SHMEMU_KERNEL(k_read_early, struct rdearly_arg, a)
+{
+    if (threadIdx.x || blockIdx.x)
+        return;
+    int me = shmemu_dev_my_pe(), np = shmemu_dev_n_pes();
+    long src[8], early = 0;
+    for (int i = 0; i < 8; i++)
+        src[i] = 0x100 + i;
+    for (int p = 1; me == 0 && p < np; p++)
+        shmemu_dev_putmem(a.buf, src, sizeof(src), p);
+    if (me && !a.fixed)
+        early = ((volatile long *)a.buf)[1];
+    shmemu_dev_barrier_all();
+    if (me)
+        *a.out = a.fixed ? ((volatile long *)a.buf)[1] : early;
+}
+
+static int body_read_early(void *arg)
+{
+    int fixed = *(const int *)arg;
+    long *buf = shmemu_calloc(9, sizeof(long));
+    PE_CHECK(buf != NULL);
+    struct rdearly_arg a = {buf, buf + 8, fixed};
+    PE_CHECK_OK(shmemu_launch_kernel(k_read_early, 1, 32, &a));
+    if (fixed && shmemu_my_pe())
+        PE_CHECK_EQ(buf[8], 0x101);
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(buf);
+    return 0;
+}
+
+/* Under race detection a device thread's plain load of its own heap is
+ * recorded as the host's is: the early read is reported on every seed,
+ * whichever lands first, naming the thread, the load's line and the put;
+ * the fixed kernel passes. */
+static void test_kernel_reads_early(void **state)
+{
+    (void)state;
+    int ran = 0, seeds = (int)th_iters(20, 6);
+    char load[128], put[128];
+    snprintf(load, sizeof(load),
+             "'s plain load by block (0,0,0) thread (0,0,0) (at k_read_early__shmemu_entry+");
+    snprintf(put, sizeof(put),
+             "0's shmemu_dev_putmem by block (0,0,0) thread (0,0,0) (at tests/test_kernels.c:%d)",
+             RDEARLY_PUT_LINE);
+    for (int tr = 0; tr < th_transport_count(); tr++) {
+        const char *tp = th_transport(tr);
+        if (!th_own_stores(tp))
+            continue;
+        ran++;
+        for (int npes = 2; npes <= 3; npes++)
+            for (int seed = 0; seed <= seeds; seed++)
+                for (int fixed = 0; fixed <= 1; fixed++) {
+                    char check[40], line[48];
+                    snprintf(check, sizeof(check), seed ? "fuzz:%d,race" : "race", seed);
+                    snprintf(line, sizeof(line), ", tests/test_kernels.c:%d)", RDEARLY_LOAD_LINE);
+                    shmemu_opts o = {.npes = npes, .transport = tp, .heap_size = 1 << 20,
+                                     .check = check};
+                    th_capture_start();
+                    int rc = th_launch_opts(&o, body_read_early, &fixed);
+                    char *err = th_capture_stop();
+                    const char *r = strstr(err, "race: PE ");
+                    if (fixed && rc != SHMEMU_OK)
+                        fail_msg("%s, %d PEs, %s, the read after the barrier: rc %d: %s", tp,
+                                 npes, check, rc, err);
+                    if (!fixed && (rc != SHMEMU_ERACE || !r || !strstr(r, load) ||
+                                   !strstr(r, line) || !strstr(r, put) ||
+                                   !strstr(r, "no wait, signal or sync orders the two")))
+                        fail_msg("%s, %d PEs, %s, the read before the barrier: rc %d, not "
+                                 "SHMEMU_ERACE with the note: %s",
+                                 tp, npes, check, rc, err);
+                    free(err);
+                }
+    }
+    if (!ran)
+        th_skip("a PE's own loads are watched on local, shm and sim (x86-64, not under "
+                "valgrind or ThreadSanitizer), none of which is under test");
+}
+
 /* ------------------------------------------------------ signal pads */
 
 /* A barrier over signal pads, PyTorch SymmetricMemory's way: thread 0 of
@@ -2648,6 +2740,7 @@ int main(void)
         cmocka_unit_test(test_signal_slot_per_block),
         cmocka_unit_test(test_host_waits_on_kernel),
         cmocka_unit_test(test_kernel_returns_early),
+        cmocka_unit_test(test_kernel_reads_early),
         cmocka_unit_test(test_signal_pads_back_to_zero),
         cmocka_unit_test(test_signal_pads_bad_range),
         cmocka_unit_test(test_signal_pads_dropped),

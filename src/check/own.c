@@ -186,21 +186,31 @@ static void stored_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintp
     }
 }
 
-/* The bytes the faulting instruction loads, from a: [*lo, *hi); only a
- * (a byte it did load) where it is not one of the common loads. */
-static void loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+/* The bytes the faulting instruction loads, from a: [*lo, *hi); 0 if the
+ * load is not to be recorded.  Inside the C library only `rep movs` is
+ * (a large memcpy): its string functions read whole aligned blocks around
+ * the bytes asked for, and a peer's put beside them is no conflict.  In
+ * the program, a load that is not one of the common ones records a (a
+ * byte it did load). */
+static int loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
 {
     const greg_t *g = uc->uc_mcontext.gregs;
+    void *pc = (void *)g[REG_RIP];
     struct shmemu__rep_string r;
     uintptr_t ea;
     unsigned size;
     *lo = a, *hi = a + 1;
-    if (shmemu__x86_rep_string((const unsigned char *)g[REG_RIP], &r)) {
-        if (r.movs && !(g[REG_EFL] & 0x400) && (uintptr_t)g[REG_RSI] == a)
-            *hi = a + (size_t)g[REG_RCX] * r.size;
-    } else if (shmemu__x86_decode_load(uc, &ea, &size) && ea <= a && a < ea + size) {
-        *lo = ea, *hi = ea + size;
+    if (shmemu__x86_rep_string(pc, &r)) {
+        if (!r.movs || (g[REG_EFL] & 0x400) || (uintptr_t)g[REG_RSI] != a)
+            return 0;
+        *hi = a + (size_t)g[REG_RCX] * r.size;
+        return 1;
     }
+    if (shmemu__chk_user_pc(pc) != pc)
+        return 0;
+    if (shmemu__x86_decode_load(uc, &ea, &size) && ea <= a && a < ea + size)
+        *lo = ea, *hi = ea + size;
+    return 1;
 }
 
 /* The access is the program's (not the library's, not an atomic): record
@@ -213,8 +223,8 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int writ
         rlo = (uintptr_t)o->stat, rhi = rlo + o->stat_len;
     if (write)
         stored_range(uc, a, lo, hi);
-    else
-        loaded_range(uc, a, lo, hi);
+    else if (!loaded_range(uc, a, lo, hi))
+        return;
     *lo = *lo < rlo ? rlo : *lo;
     *hi = *hi > rhi ? rhi : *hi;
     const struct shmemu__lib_store *lib = &shmemu__lib_store;

@@ -594,10 +594,15 @@ static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const
     return pk;
 }
 
+/* How an access is judged (access_site's own). */
+enum { BY_CALL, /* a host call's: by what me learned through calls */
+       PLAIN_STORE, /* me's plain store to its own heap: also by what either
+                     * side may have learned by plain loads */
+       PLAIN_LOAD, /* me's plain load of its own heap: the same */
+       DEV_CALL /* a device call's: the same (its thread may poll plainly) */ };
+
 /* Record the access, stamped clock; what was recorded before conflicts
- * unless known (a clock vector) shows it ordered before.  own: 1 a plain
- * store of me's to its own heap (or a device call's access), 2 a plain
- * load of its own heap. */
+ * unless known (a clock vector) shows it ordered before. */
 static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
                         size_t n, uint32_t clock, const uint32_t *known, uint16_t site,
                         const char *why, int own)
@@ -609,7 +614,7 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
     if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed) || (own && !r->plain))
         return;
     const uint32_t *pk = own ? plain_known(me, r, known) : NULL;
-    site |= own == 2 ? SITE_LOAD : own ? SITE_OWN : 0;
+    site |= own == PLAIN_LOAD ? SITE_LOAD : own ? SITE_OWN : 0;
     uint32_t me1 = (uint32_t)me->pe + 1;
     int found = 0, o_write = 0, o_pe = 0;
     uint16_t o_site = 0;
@@ -634,20 +639,19 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
         }
         if (!found && write && s->r_pe1 && s->r_pe1 != me1 && s->r_lo < hi && lo < s->r_hi) {
             /* A plain load may have been a poll of what this writes, if it
-             * can be a flag (a plain store, a device call's access, a put
-             * of at most 8 bytes). */
+             * can be a flag (a plain store, an access of at most 8 bytes). */
             int load = (s->r_site & SITE_LOAD) != 0;
             const uint32_t *k = known;
             if (own || load)
                 k = pk ? pk : (pk = plain_known(me, r, known));
-            if ((!load || (!own && n > 8)) && s->r_clk > k[s->r_pe1 - 1]) {
+            if ((!load || (own != PLAIN_STORE && n > 8)) && s->r_clk > k[s->r_pe1 - 1]) {
                 found = 1, o_write = 0, o_pe = (int)s->r_pe1 - 1, o_site = s->r_site;
                 o_lo = base + s->r_lo, o_hi = base + s->r_hi;
             }
         }
         if (write) {
             s->w_pe1 = me1, s->w_clk = clock, s->w_site = site, s->w_lo = lo, s->w_hi = hi;
-        } else if (own != 2 || !s->r_pe1 || s->r_pe1 == me1 || s->r_clk <= pk[s->r_pe1 - 1]) {
+        } else if (own != PLAIN_LOAD || !s->r_pe1 || s->r_pe1 == me1 || s->r_clk <= pk[s->r_pe1 - 1]) {
             /* (a plain load keeps another PE's read it is not ordered
              * after: that one's conflicts with the PE's next store) */
             s->r_pe1 = me1, s->r_clk = clock, s->r_site = site, s->r_lo = lo, s->r_hi = hi;
@@ -672,7 +676,7 @@ void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int 
                          size_t off, size_t n, uint32_t clock, const char *call, void *addr,
                          const struct shmemu__who *who)
 {
-    access_known(me, r, write, pe, off, n, clock, r->vc, call, addr, who, UNORDERED, 0);
+    access_known(me, r, write, pe, off, n, clock, r->vc, call, addr, who, UNORDERED, BY_CALL);
 }
 
 struct line_site {
@@ -694,14 +698,14 @@ void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, 
     struct line_site s = {call, file, line};
     uint16_t site = cached_site(r, call, (void *)((uintptr_t)file ^ ((uintptr_t)line << 20)),
                                 who, line_site_text, &s);
-    access_site(me, r, write, pe, off, n, clock, r->vc, site, UNORDERED, 1);
+    access_site(me, r, write, pe, off, n, clock, r->vc, site, UNORDERED, DEV_CALL);
 }
 
 void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
                             const char *call, void *addr, const struct shmemu__who *who)
 {
     access_known(me, r, 1, me->pe, off, n, r->vc[me->pe], r->vc, call, addr, who,
-                 UNORDERED, 1);
+                 UNORDERED, PLAIN_STORE);
     shmemu__race_page_release(me, r, off);
 }
 
@@ -709,7 +713,7 @@ void shmemu__race_own_load(shmemu__pe *me, struct shmemu__race *r, size_t off, s
                            const char *call, void *addr, const struct shmemu__who *who)
 {
     access_known(me, r, 0, me->pe, off, n, r->vc[me->pe], r->vc, call, addr, who,
-                 UNORDERED, 2);
+                 UNORDERED, PLAIN_LOAD);
 }
 
 void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
@@ -718,7 +722,7 @@ void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, si
 {
     access_known(me, r, 1, pe, off, n, r->vc[me->pe], then, call, addr, who,
                  "the put may land until its context's quiet or fence, which came after "
-                 "(a barrier completes the default context only)", 0);
+                 "(a barrier completes the default context only)", BY_CALL);
 }
 
 /* ------------------------------------------------------------ team syncs */
