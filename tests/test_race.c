@@ -267,6 +267,10 @@ enum plain_how {
     /* PE 0 puts PE 1's x, a fence, then sets PE 1's flag with a put of 8
      * bytes; PE 1 polls it with plain loads, reads x, then overwrites it */
     PUT_POLL_STORE,
+    /* PE 0 reads its x with plain loads, then adds to the last PE's count;
+     * that PE polls it with plain loads and sets PE 1's flag; PE 1 polls
+     * that, then puts PE 0's x (at 2 PEs PE 0 sets PE 1's flag itself) */
+    PLAIN_CHAIN,
     /* PE 1 stores its x and its flag; PE 0 polls the flag through
      * shmemu_ptr, then gets x */
     PTR_POLL_GET,
@@ -278,6 +282,7 @@ static const char *const plain_name[] = {
     "a get, atomic_set flag, plain-load poll, own store",
     "a get, own flag store, shmemu_ptr poll, own store",
     "a put, fence, flag put, plain-load poll, plain loads, own store",
+    "plain loads, then a chain of flags polled with plain loads, then a put",
     "own data and flag stores, shmemu_ptr poll, a get"};
 
 static int twin_plain(void *arg)
@@ -326,6 +331,28 @@ static int twin_plain(void *arg)
         for (int i = 0; i < N; i++) /* plain loads of the data, seen */
             PE_CHECK_EQ(((volatile char *)x)[i], 0x3c);
         memset(x, 0x5a, N);
+    } else if (how == PLAIN_CHAIN) {
+        int last = shmemu_n_pes() - 1;
+        long *count = flag + 1;
+        if (me == 0) {
+            for (int i = 0; i < N; i++)
+                PE_CHECK_EQ(((volatile char *)x)[i], 0);
+            if (last > 1)
+                shmemu_long_atomic_add(count, 1, last);
+            else
+                shmemu_long_atomic_set(flag, 1, 1);
+        }
+        if (me == last && last > 1) {
+            while (__atomic_load_n(count, __ATOMIC_ACQUIRE) == 0)
+                shmemu_quiet();
+            shmemu_long_atomic_set(flag, 1, 1);
+        }
+        if (me == 1) {
+            while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0)
+                shmemu_quiet();
+            memset(buf, 0x3c, N);
+            PE_CHECK_OK(shmemu_putmem(x, buf, N, 0));
+        }
     } else if (how == PTR_POLL_STORE && me == 1) {
         PE_CHECK_OK(shmemu_getmem(buf, x, N, 0));
         __atomic_store_n(flag, 1, __ATOMIC_RELEASE);

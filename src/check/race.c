@@ -195,11 +195,15 @@ uint32_t *shmemu__race_vc_copy(shmemu__pe *me, const struct shmemu__race *r)
     return vc;
 }
 
+static void join_plain(shmemu__pe *me, struct shmemu__race *r, uint32_t *vc);
+
 uint32_t *shmemu__race_release_begin(shmemu__pe *me, struct shmemu__race *r)
 {
     uint32_t *vc = shmemu__race_vc_copy(me, r);
     if (!vc)
         give_up(me, r, "out of memory");
+    else if (r->plain)
+        join_plain(me, r, vc);
     r->vc[me->pe]++;
     shmemu__own_epoch(me);
     return vc;
@@ -600,6 +604,16 @@ enum { BY_CALL, /* a host call's: by what me learned through calls */
                      * side may have learned by plain loads */
        PLAIN_LOAD, /* me's plain load of its own heap: the same */
        DEV_CALL /* a device call's: the same (its thread may poll plainly) */ };
+
+/* Into vc (a release's), what me may have learned by plain loads: a
+ * peer that learns it from the flag then judges its plain accesses by it
+ * too, so that a chain of flags polled with plain loads (PE 0 raises PE
+ * 2's, PE 2 then PE 1's) orders PE 0's accesses before PE 1's. */
+static void join_plain(shmemu__pe *me, struct shmemu__race *r, uint32_t *vc)
+{
+    const uint32_t *pk = plain_known(me, r, vc);
+    memcpy(vc, pk, (size_t)me->npes * sizeof(uint32_t));
+}
 
 /* Record the access, stamped clock; what was recorded before conflicts
  * unless known (a clock vector) shows it ordered before. */
