@@ -235,7 +235,7 @@ static void tell_buffer_race(shmemu__pe *me, const struct held *h, size_t at)
 static void check_source(shmemu__pe *me, const struct held *h)
 {
     size_t n = h->rma.nbytes, at = 0;
-    const unsigned char *was = h->copy, *now = h->rma.local;
+    const unsigned char *was = h->copy, *now = shmemu__own_lib_addr(me, h->rma.local, n);
     unsigned char *read = NULL;
     if (!me->direct) { /* maybe symmetric memory the host cannot touch */
         if (!(read = malloc(n)) || shmemu__chk_read_local(me, read, h->rma.local, n)) {
@@ -347,10 +347,10 @@ void shmemu__chk_perform(shmemu__pe *me, struct held *h)
     if (h->kind == H_AMO) {
         (void)k->amo(me->tlj, &h->amo);
     } else {
-        /* a get into the PE's own watched memory: past the watch (own.c) */
+        /* a get into the PE's own watched memory, a put from it: past the
+         * watch (own.c) */
         struct shmemu_tl_rma r = h->rma;
-        if (r.op == SHMEMU_TL_GET)
-            r.local = shmemu__own_lib_addr(me, r.local, r.nbytes);
+        r.local = shmemu__own_lib_addr(me, r.local, r.nbytes);
         (void)k->rma(me->tlj, &r);
     }
     if (h->view)

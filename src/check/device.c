@@ -94,7 +94,7 @@ static int add_code(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* A system library's code (memcpy, memset in libc): the report then also
  * names the user's code that called it. */
-static int in_system_library(void *pc)
+int shmemu__chk_in_system_library(void *pc)
 {
     uintptr_t a = (uintptr_t)pc;
     for (int pass = 0; pass < 2; pass++) {
@@ -115,14 +115,14 @@ static int in_system_library(void *pc)
 
 void *shmemu__chk_user_pc(void *pc)
 {
-    if (!in_system_library(pc))
+    if (!shmemu__chk_in_system_library(pc))
         return pc;
     void *frames[32];
     int n = backtrace(frames, 32), k = 0;
     while (k < n && frames[k] != pc) /* up to the interrupted frame */
         k++;
     for (k++; k < n; k++)
-        if (!in_system_library(frames[k]))
+        if (!shmemu__chk_in_system_library(frames[k]))
             return (char *)frames[k] - 1; /* a return address: the call is just before */
     return pc;
 }

@@ -331,6 +331,8 @@ void shmemu__chk_range_drop(struct chk_ranges *t, void *owner) SHMEMU__HIDDEN;
 
 /* For reports on a fault: pc, or where the program called the system
  * library (memcpy, memset) that pc is in. */
+/* 1 if pc is in a system library's code (the C library's memcpy). */
+int shmemu__chk_in_system_library(void *pc) SHMEMU__HIDDEN;
 void *shmemu__chk_user_pc(void *pc) SHMEMU__HIDDEN;
 /* The same as a site: a call site is a return address, one past the call,
  * so the faulting instruction's site is one past it too (reports name the

@@ -23,8 +23,8 @@
  * where they may be symmetric memory the host cannot touch.  0: done. */
 int shmemu__chk_read_local(shmemu__pe *me, void *dst, const void *src, size_t n)
 {
-    if (me->direct) {
-        memcpy(dst, src, n);
+    if (me->direct) { /* past the watch on the PE's own memory (own.c) */
+        memcpy(dst, shmemu__own_lib_addr(me, (void *)(uintptr_t)src, n), n);
         return 0;
     }
     return shmemu__tl_local_copy(me, dst, src, n) != SHMEMU_OK;

@@ -84,17 +84,15 @@ static int in_library_data(uintptr_t a)
            (a >= (uintptr_t)__start_shmemu_bss && a < (uintptr_t)__stop_shmemu_bss);
 }
 
-/* And its code: a load from there (a wait's poll, a collective's reduce,
- * the verifier's check of a result) is the library's own, unless it runs
- * a call that reads for the program (shmemu_copy_local). */
+/* And its code: a load from there (a wait's poll, a collective's reduction,
+ * the verifier's check of a result) is the library's own. */
 extern char __start_shmemu_text[] __attribute__((weak));
 extern char __stop_shmemu_text[] __attribute__((weak));
 
-static int in_library_code(const ucontext_t *uc)
+static int in_library_code(void *pc)
 {
-    void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
-    uintptr_t user = (uintptr_t)shmemu__chk_user_pc(pc); /* out of the C library */
-    return user >= (uintptr_t)__start_shmemu_text && user < (uintptr_t)__stop_shmemu_text;
+    return (uintptr_t)pc >= (uintptr_t)__start_shmemu_text &&
+           (uintptr_t)pc < (uintptr_t)__stop_shmemu_text;
 }
 
 /* Regions by address, for the handler (which takes no locks to find them). */
@@ -186,31 +184,41 @@ static void stored_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintp
     }
 }
 
-/* The bytes the faulting instruction loads, from a: [*lo, *hi); 0 if the
- * load is not to be recorded.  Inside the C library only `rep movs` is
- * (a large memcpy): its string functions read whole aligned blocks around
- * the bytes asked for, and a peer's put beside them is no conflict.  In
- * the program, a load that is not one of the common ones records a (a
- * byte it did load). */
-static int loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+/* 1 if the faulting load is the program's to record: not the library's
+ * own (unless it runs a call that reads for the program, such as
+ * shmemu_copy_local); inside the C library only `rep movs` (a large
+ * memcpy), since its string functions read whole aligned blocks around
+ * the bytes asked for, and a peer's put beside them is no conflict. */
+static int program_load(const ucontext_t *uc)
+{
+    void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
+    struct shmemu__rep_string r;
+    if (shmemu__lib_store.call)
+        return 1;
+    if (in_library_code(pc))
+        return 0;
+    if (!shmemu__chk_in_system_library(pc))
+        return 1;
+    if (!shmemu__x86_rep_string(pc, &r) || !r.movs)
+        return 0;
+    return !in_library_code(shmemu__chk_user_pc(pc)); /* who called memcpy */
+}
+
+/* The bytes the faulting instruction loads, from a: [*lo, *hi); a (a
+ * byte it did load) where it is not one of the common loads. */
+static void loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
 {
     const greg_t *g = uc->uc_mcontext.gregs;
-    void *pc = (void *)g[REG_RIP];
     struct shmemu__rep_string r;
     uintptr_t ea;
     unsigned size;
     *lo = a, *hi = a + 1;
-    if (shmemu__x86_rep_string(pc, &r)) {
-        if (!r.movs || (g[REG_EFL] & 0x400) || (uintptr_t)g[REG_RSI] != a)
-            return 0;
-        *hi = a + (size_t)g[REG_RCX] * r.size;
-        return 1;
-    }
-    if (shmemu__chk_user_pc(pc) != pc)
-        return 0;
-    if (shmemu__x86_decode_load(uc, &ea, &size) && ea <= a && a < ea + size)
+    if (shmemu__x86_rep_string((const unsigned char *)g[REG_RIP], &r)) {
+        if (r.movs && !(g[REG_EFL] & 0x400) && (uintptr_t)g[REG_RSI] == a)
+            *hi = a + (size_t)g[REG_RCX] * r.size;
+    } else if (shmemu__x86_decode_load(uc, &ea, &size) && ea <= a && a < ea + size) {
         *lo = ea, *hi = ea + size;
-    return 1;
+    }
 }
 
 /* The access is the program's (not the library's, not an atomic): record
@@ -223,8 +231,8 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int writ
         rlo = (uintptr_t)o->stat, rhi = rlo + o->stat_len;
     if (write)
         stored_range(uc, a, lo, hi);
-    else if (!loaded_range(uc, a, lo, hi))
-        return;
+    else
+        loaded_range(uc, a, lo, hi);
     *lo = *lo < rlo ? rlo : *lo;
     *hi = *hi > rhi ? rhi : *hi;
     const struct shmemu__lib_store *lib = &shmemu__lib_store;
@@ -258,7 +266,7 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     if (shmemu__self == me) {
         if (shmemu__chk_depth == 0 && !in_library_data(a) &&
             !shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]) &&
-            (write || shmemu__lib_store.call || !in_library_code(uc)))
+            (write || program_load(uc)))
             record(me, o, uc, write, a, &lo, &hi);
         else if (write) /* the library's or an atomic: the program's stores that follow */
             shmemu__race_page_release(me, me->chk->race, off_of(me, o, a));
