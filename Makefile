@@ -68,6 +68,7 @@ TEST_LIB  := $(BUILD)/obj/tests/harness.o
 # Kernel files built with shmemu-devcc (test_kernels runs them).
 DEV_PROGS = $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce \
             $(BUILD)/examples/libmy_device_allreduce.so $(BUILD)/tests/libflag_barriers.so \
+            $(BUILD)/tests/libll_allgather.so \
             $(DEV_CUDA_PROGS)
 TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 # The generic names once more as C++ (shmem.h's overloads), where there is a
@@ -479,6 +480,12 @@ $(BUILD)/examples/libmy_device_allreduce.so: examples/my_device_allreduce.cu inc
 	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
 	  -shared -fPIC $< -o $@
 $(BUILD)/tests/libflag_barriers.so: tests/device/flag_barriers.cu include/shmemu_device.h \
+                                    $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
+	@mkdir -p $(@D)
+	$(say) DEVCC $@
+	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
+	  -shared -fPIC $< -o $@
+$(BUILD)/tests/libll_allgather.so: tests/device/ll_allgather.cu include/shmemu_device.h \
                                     $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
 	@mkdir -p $(@D)
 	$(say) DEVCC $@

@@ -2720,6 +2720,46 @@ static void test_verify_flag_barriers(void **state)
     }
 }
 
+/* NCCL's LL protocol (tests/device/ll_allgather.cu): data and flag in one
+ * 8-byte volatile store through a peer pointer, no fence, lines reused two
+ * rounds later with a new flag.  Correct on a GPU, so: the quick matrix
+ * plain on local, shm and sim, then 3 and 5 PEs under fuzz and race, and
+ * explored schedules on sim with fuzz and race, with no report. */
+static void test_verify_ll_allgather(void **state)
+{
+    (void)state;
+#ifdef TH_TSAN
+    th_skip("volatile flags between PE threads are data races to ThreadSanitizer by "
+            "definition (a GPU idiom, not C11's)");
+#endif
+    char lib[512];
+    snprintf(lib, sizeof(lib), "%s", th_tool("tests/libll_allgather.so"));
+    char *common[] = {th_tool("shmemu-verify"), "--lib", lib, "--symbol", "ll_allgather",
+                      "--collective", "allgather", "--team", "world", "--timeout", "60"};
+    enum { NC = sizeof(common) / sizeof(common[0]) };
+    char *plain[NC + 4], *fuzz[NC + 13], *pct[NC + 14];
+    memcpy(plain, common, sizeof(common));
+    memcpy(fuzz, common, sizeof(common));
+    memcpy(pct, common, sizeof(common));
+    char *p1[] = {"--quick", "--transport", "local,shm,sim", NULL};
+    char *f1[] = {"--dtype", "int32", "--npes", "3,5", "--count", "1,257", "--transport",
+                  "local,shm,sim", "--fuzz", (char *)(th_quick() ? "3" : "6"), "--race", NULL};
+    char *x1[] = {"--dtype", "uint8", "--npes", "2,3,5", "--count", "1,101", "--explore",
+                  (char *)(th_quick() ? "20" : "60"), "--strategy", "pct:3", "--check",
+                  "fuzz:1,race", NULL};
+    memcpy(plain + NC, p1, sizeof(p1));
+    memcpy(fuzz + NC, f1, sizeof(f1));
+    memcpy(pct + NC, x1, sizeof(x1));
+    char **runs[] = {plain, fuzz, pct};
+    const char *what[] = {"plain", "fuzz and race", "explored, fuzz and race"};
+    for (int r = 0; r < 3; r++) {
+        struct th_outcome o;
+        th_run_cmd(runs[r], NULL, &o);
+        if (o.status != 0 || !strstr(o.out, " passed, 0 failed"))
+            fail_msg("ll_allgather %s: exit %d: %s", what[r], o.status, o.out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2753,6 +2793,7 @@ int main(void)
         cmocka_unit_test(test_devcc_programs),
         cmocka_unit_test(test_verify_kernel_lib),
         cmocka_unit_test(test_verify_flag_barriers),
+        cmocka_unit_test(test_verify_ll_allgather),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
