@@ -51,6 +51,12 @@ struct shmemu__check_waits {
     void (*sync_exit)(shmemu__pe *me, int slot, uint32_t gen);
 };
 
+/* Where the library may read [p, p + n) for the program (a reduction's
+ * operands): past the watch on me's own memory (unrecorded, and no fault
+ * per page and epoch), else p. */
+const void *shmemu__check_read_past(shmemu__pe *me, const void *p, size_t n)
+    __attribute__((visibility("hidden")));
+
 /* Set by a public call while it stores into the caller's memory for the
  * program (shmemu_copy_local, shmemu_reduce_local): the call and its call
  * site, which name such a store where race detection records it (the

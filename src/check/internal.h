@@ -295,6 +295,8 @@ void shmemu__chk_view_amo_end(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN
 void shmemu__chk_pads_check(shmemu__pe *me, const char *where) SHMEMU__HIDDEN;
 /* Has me mapped its view of pe's heap (a shmemu_ptr to it)? */
 int shmemu__chk_view_mapped(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
+/* 1 if me has views of peers' heaps at all (it took a peer's shmemu_ptr). */
+int shmemu__chk_views_any(shmemu__pe *me) SHMEMU__HIDDEN;
 /* The checker's SIGSEGV and SIGTRAP handlers on top (again, if another
  * was installed over them); -1 if they could not be. */
 int shmemu__chk_handlers_install(void) SHMEMU__HIDDEN;
@@ -329,10 +331,10 @@ int shmemu__chk_range_add(struct chk_ranges *t, void *owner, uintptr_t lo, uintp
 /* Every range of owner's. */
 void shmemu__chk_range_drop(struct chk_ranges *t, void *owner) SHMEMU__HIDDEN;
 
-/* For reports on a fault: pc, or where the program called the system
- * library (memcpy, memset) that pc is in. */
 /* 1 if pc is in a system library's code (the C library's memcpy). */
 int shmemu__chk_in_system_library(void *pc) SHMEMU__HIDDEN;
+/* For reports on a fault: pc, or where the program called the system
+ * library (memcpy, memset) that pc is in. */
 void *shmemu__chk_user_pc(void *pc) SHMEMU__HIDDEN;
 /* The same as a site: a call site is a return address, one past the call,
  * so the faulting instruction's site is one past it too (reports name the

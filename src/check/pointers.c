@@ -610,6 +610,8 @@ int shmemu__chk_view_mapped(shmemu__pe *me, int pe)
     return v && v->mapped[pe];
 }
 
+int shmemu__chk_views_any(shmemu__pe *me) { return me->chk && me->chk->view; }
+
 static struct view *view_of(shmemu__pe *me)
 {
     struct view *v = me->chk->view;
@@ -701,6 +703,7 @@ void shmemu__check_ptr_fini(shmemu__pe *me)
 int shmemu__chk_handlers_install(void) { return -1; }
 int shmemu__chk_no_faults(const struct shmemu_transport_ops *t) { return (void)t, 1; }
 int shmemu__chk_view_mapped(shmemu__pe *me, int pe) { return (void)me, (void)pe, 0; }
+int shmemu__chk_views_any(shmemu__pe *me) { return (void)me, 0; }
 
 void shmemu__chk_view_held(shmemu__pe *me, struct held *h) { (void)me, (void)h; }
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) { (void)me, (void)h; }

@@ -116,6 +116,7 @@ struct shmemu__race {
     struct layout l;
     uint32_t *vc; /* [npes] */
     uint32_t *plain; /* [npes] (own stores tracked): plain_known's */
+    int loaded;      /* a plain load was seen since the last release */
     struct site_cache cache[256];
 };
 
@@ -202,8 +203,9 @@ uint32_t *shmemu__race_release_begin(shmemu__pe *me, struct shmemu__race *r)
     uint32_t *vc = shmemu__race_vc_copy(me, r);
     if (!vc)
         give_up(me, r, "out of memory");
-    else if (r->plain)
-        join_plain(me, r, vc);
+    else if (r->plain && (r->loaded || shmemu__chk_views_any(me)))
+        join_plain(me, r, vc); /* it may have polled a flag */
+    r->loaded = 0;
     r->vc[me->pe]++;
     shmemu__own_epoch(me);
     return vc;
@@ -586,7 +588,8 @@ static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const
     uint32_t *pk = r->plain;
     int n = me->npes;
     memcpy(pk, known, (size_t)n * sizeof(uint32_t));
-    for (int q = 0; q < n; q++) {
+    int views = shmemu__chk_views_any(me);
+    for (int q = views ? 0 : me->pe; q < (views ? n : me->pe + 1); q++) {
         _Atomic uint32_t *hj =
             q == me->pe || shmemu__chk_view_mapped(me, q) ? heapjoin(r, q) : NULL;
         for (int i = 0; hj && i < n; i++) {
@@ -608,7 +611,9 @@ enum { BY_CALL, /* a host call's: by what me learned through calls */
 /* Into vc (a release's), what me may have learned by plain loads: a
  * peer that learns it from the flag then judges its plain accesses by it
  * too, so that a chain of flags polled with plain loads (PE 0 raises PE
- * 2's, PE 2 then PE 1's) orders PE 0's accesses before PE 1's. */
+ * 2's, PE 2 then PE 1's) orders PE 0's accesses before PE 1's.  Only
+ * where me loaded plainly since its last release (its own heap's first
+ * load in an epoch faults: seen) or may load through views (not seen). */
 static void join_plain(shmemu__pe *me, struct shmemu__race *r, uint32_t *vc)
 {
     const uint32_t *pk = plain_known(me, r, vc);
@@ -627,7 +632,7 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
      * recorded (a conflict missed, never one invented). */
     if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed) || (own && !r->plain))
         return;
-    const uint32_t *pk = own ? plain_known(me, r, known) : NULL;
+    const uint32_t *pk = NULL; /* plain_known's, once a record needs it */
     site |= own == PLAIN_LOAD ? SITE_LOAD : own ? SITE_OWN : 0;
     uint32_t me1 = (uint32_t)me->pe + 1;
     int found = 0, o_write = 0, o_pe = 0;
@@ -665,7 +670,8 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
         }
         if (write) {
             s->w_pe1 = me1, s->w_clk = clock, s->w_site = site, s->w_lo = lo, s->w_hi = hi;
-        } else if (own != PLAIN_LOAD || !s->r_pe1 || s->r_pe1 == me1 || s->r_clk <= pk[s->r_pe1 - 1]) {
+        } else if (own != PLAIN_LOAD || !s->r_pe1 || s->r_pe1 == me1 ||
+                   s->r_clk <= (pk ? pk : (pk = plain_known(me, r, known)))[s->r_pe1 - 1]) {
             /* (a plain load keeps another PE's read it is not ordered
              * after: that one's conflicts with the PE's next store) */
             s->r_pe1 = me1, s->r_clk = clock, s->r_site = site, s->r_lo = lo, s->r_hi = hi;
@@ -726,6 +732,7 @@ void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, 
 void shmemu__race_own_load(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
                            const char *call, void *addr, const struct shmemu__who *who)
 {
+    r->loaded = 1;
     access_known(me, r, 0, me->pe, off, n, r->vc[me->pe], r->vc, call, addr, who,
                  UNORDERED, PLAIN_LOAD);
 }
