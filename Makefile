@@ -479,14 +479,10 @@ $(BUILD)/examples/libmy_device_allreduce.so: examples/my_device_allreduce.cu inc
 	$(say) DEVCC $@
 	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
 	  -shared -fPIC $< -o $@
-$(BUILD)/tests/libflag_barriers.so: tests/device/flag_barriers.cu include/shmemu_device.h \
-                                    $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
-	@mkdir -p $(@D)
-	$(say) DEVCC $@
-	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \
-	  -shared -fPIC $< -o $@
-$(BUILD)/tests/libll_allgather.so: tests/device/ll_allgather.cu include/shmemu_device.h \
-                                    $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
+# Kernel files of the tests, each a collective behind the verifier's
+# signature (tests/device/NAME.cu -> build/tests/libNAME.so).
+$(BUILD)/tests/lib%.so: tests/device/%.cu include/shmemu_device.h \
+                        $(BUILD)/shmemu-devcc $(BUILD)/oshcc $(BUILD)/libshmemu.so
 	@mkdir -p $(@D)
 	$(say) DEVCC $@
 	$(Q)CC="$(CC)" $(BUILD)/shmemu-devcc $(filter-out -std=c11,$(WARN)) -O2 -g $(filter -fsanitize%,$(CFLAGS_ALL)) \

@@ -2669,6 +2669,16 @@ static void test_verify_kernel_lib(void **state)
     assert_null(strstr(o.out, " passed, 0 failed"));
 }
 
+/* Kernels that poll volatile flags between PE threads race by C11's
+ * definition, which ThreadSanitizer applies (a GPU idiom, not C11's). */
+static void skip_volatile_flags_under_tsan(void)
+{
+#ifdef TH_TSAN
+    th_skip("volatile flags between PE threads are data races to ThreadSanitizer by "
+            "definition (a GPU idiom, not C11's)");
+#endif
+}
+
 /* Kernels synchronised as vLLM's custom allreduce is (tests/device/
  * flag_barriers.cu): per-block counters raised with volatile stores and
  * polled with volatile loads, a last barrier whose thread 0 stores the
@@ -2679,10 +2689,7 @@ static void test_verify_kernel_lib(void **state)
 static void test_verify_flag_barriers(void **state)
 {
     (void)state;
-#ifdef TH_TSAN
-    th_skip("volatile flags between PE threads are data races to ThreadSanitizer by "
-            "definition (a GPU idiom, not C11's)");
-#endif
+    skip_volatile_flags_under_tsan();
     char lib[512];
     snprintf(lib, sizeof(lib), "%s", th_tool("tests/libflag_barriers.so"));
     static const char *const symbols[] = {"flag_oneshot", "flag_twoshot"};
@@ -2728,10 +2735,7 @@ static void test_verify_flag_barriers(void **state)
 static void test_verify_ll_allgather(void **state)
 {
     (void)state;
-#ifdef TH_TSAN
-    th_skip("volatile flags between PE threads are data races to ThreadSanitizer by "
-            "definition (a GPU idiom, not C11's)");
-#endif
+    skip_volatile_flags_under_tsan();
     char lib[512];
     snprintf(lib, sizeof(lib), "%s", th_tool("tests/libll_allgather.so"));
     char *common[] = {th_tool("shmemu-verify"), "--lib", lib, "--symbol", "ll_allgather",

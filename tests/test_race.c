@@ -621,91 +621,86 @@ static void test_polling(void **state)
     }
 }
 
-/* A PE's own plain store races with a peer's _g of it, either way round:
- * reported wherever its stores are watched (th_own_stores, docs/CHECK.md),
+/* Run body, a planted race involving a PE's own plain accesses, on every
+ * transport where they are watched (th_own_stores, docs/CHECK.md), at 2
+ * to max_npes PEs, every seed; judge checks each note.  A transport
+ * left out is said, by name. */
+static void own_planted(const char *name, int (*body)(void *), int max_npes,
+                        void (*judge)(const char *tp, const char *check, int npes,
+                                      const char *note))
+{
+    static char notes[8192];
+    int seeds = (int)th_iters(20, 4), skipped = 0;
+    for (int t = 0; t < th_transport_count(); t++) {
+        const char *tp = th_transport(t);
+        if (!th_own_stores(tp)) {
+            skipped++;
+            continue;
+        }
+        for (int npes = 2; npes <= max_npes; npes++)
+            for (int seed = 0; seed <= seeds; seed++) {
+                char check[32];
+                const char *r = planted_note(tp, npes, seed, body, notes, sizeof(notes), check);
+                judge(tp, check, npes, r);
+            }
+    }
+    if (skipped)
+        printf("# %s: %d transport(s) skipped: a PE's own loads and stores are watched only "
+               "where its checked pointers work (local, shm, sim on x86-64, not under "
+               "valgrind), not in a ThreadSanitizer build\n",
+               name, skipped);
+}
+
+static void judge_own_g(const char *tp, const char *check, int npes, const char *r)
+{
+    (void)npes;
+    int a = r[9] - '0';
+    const char *store = "plain store (at race_own_g+", *g = "shmemu_int_g (at race_own_g+";
+    char want[160];
+    snprintf(want, sizeof(want), "race: PE %d's %s", a, a == 0 ? g : store);
+    if (strncmp(r, want, strlen(want)) != 0)
+        fail_msg("%s %s: the note does not start with '%s': %s", tp, check, want, r);
+    if (!strstr(r, a == 0 ? "which PE " : "which PE 0's ") || !strstr(r, a == 0 ? store : g) ||
+        !strstr(r, "no wait, signal or sync orders the two"))
+        fail_msg("%s %s: the note lacks the other access or the verdict: %s", tp, check, r);
+    if (first_range(r) != sizeof(int))
+        fail_msg("%s %s: the range is not %zu bytes: %s", tp, check, sizeof(int), r);
+}
+
+/* A PE's own plain store races with a peer's _g of it, either way round,
  * naming the store's line and the _g's. */
 static void test_own_store_g(void **state)
 {
     (void)state;
-    static char notes[8192];
-    int seeds = (int)th_iters(20, 4), skipped = 0;
-    for (int t = 0; t < th_transport_count(); t++) {
-        const char *tp = th_transport(t);
-        if (!th_own_stores(tp)) {
-            skipped++;
-            continue;
-        }
-        for (int npes = 2; npes <= 4; npes++)
-            for (int seed = 0; seed <= seeds; seed++) {
-                char check[32];
-                const char *r =
-                    planted_note(tp, npes, seed, race_own_g, notes, sizeof(notes), check);
-                int a = r[9] - '0';
-                const char *store = "plain store (at race_own_g+",
-                           *g = "shmemu_int_g (at race_own_g+";
-                char want[160];
-                snprintf(want, sizeof(want), "race: PE %d's %s", a, a == 0 ? g : store);
-                if (strncmp(r, want, strlen(want)) != 0)
-                    fail_msg("%s %s: the note does not start with '%s': %s", tp, check, want, r);
-                if (!strstr(r, a == 0 ? "which PE " : "which PE 0's ") ||
-                    !strstr(r, a == 0 ? store : g) ||
-                    !strstr(r, "no wait, signal or sync orders the two"))
-                    fail_msg("%s %s: the note lacks the other access or the verdict: %s", tp,
-                             check, r);
-                if (first_range(r) != sizeof(int))
-                    fail_msg("%s %s: the range is not %zu bytes: %s", tp, check, sizeof(int), r);
-            }
-    }
-    if (skipped)
-        printf("# test_own_store_g: %d transport(s) skipped: a PE's own stores are watched "
-               "only where its checked pointers work (local, shm, sim on x86-64, not under "
-               "valgrind), not in a ThreadSanitizer build\n",
-               skipped);
+    own_planted("test_own_store_g", race_own_g, 4, judge_own_g);
+}
+
+static void judge_own_load(const char *tp, const char *check, int npes, const char *r)
+{
+    char load[64], want[160];
+    int a = r[9] - '0', target = npes - 1;
+    const char *put = "shmemu_putmem (at race_own_load+";
+    snprintf(load, sizeof(load), "PE %d's plain load (at race_own_load+", target);
+    snprintf(want, sizeof(want), "race: PE %d's %s", a, a == 0 ? put : load + strlen("PE 1's "));
+    if (strncmp(r, want, strlen(want)) != 0 || (a != 0 && a != target))
+        fail_msg("%s %s: the note does not start with '%s': %s", tp, check, want, r);
+    if (!strstr(r, a == 0 ? load : "which PE 0's shmemu_putmem (at race_own_load+") ||
+        !strstr(r, "tests/test_race.c:") || !strstr(r, "no wait, signal or sync orders the two"))
+        fail_msg("%s %s: the note lacks the other access or the verdict: %s", tp, check, r);
+    if (first_range(r) != (a == 0 ? (size_t)N : sizeof(long)))
+        fail_msg("%s %s: the first access's range is wrong: %s", tp, check, r);
 }
 
 /* A PE's own plain load races with a peer's put into it, either way
- * round: reported wherever its accesses are watched, naming the load's
- * 8 bytes and line, and the put. */
+ * round, naming the load's 8 bytes and line, and the put; its twins with
+ * a barrier between pass. */
 static void test_own_load_put(void **state)
 {
     (void)state;
-    static char notes[8192];
-    int seeds = (int)th_iters(20, 4), skipped = 0;
-    for (int t = 0; t < th_transport_count(); t++) {
-        const char *tp = th_transport(t);
-        if (!th_own_stores(tp)) {
-            skipped++;
-            continue;
-        }
-        for (int npes = 2; npes <= 3; npes++)
-            for (int seed = 0; seed <= seeds; seed++) {
-                char check[32], load[64], want[160];
-                const char *r =
-                    planted_note(tp, npes, seed, race_own_load, notes, sizeof(notes), check);
-                int a = r[9] - '0', target = npes - 1;
-                const char *put = "shmemu_putmem (at race_own_load+";
-                snprintf(load, sizeof(load), "PE %d's plain load (at race_own_load+", target);
-                snprintf(want, sizeof(want), "race: PE %d's %s", a,
-                         a == 0 ? put : load + strlen("PE 1's "));
-                if (strncmp(r, want, strlen(want)) != 0 || (a != 0 && a != target))
-                    fail_msg("%s %s: the note does not start with '%s': %s", tp, check, want, r);
-                if (!strstr(r, a == 0 ? load : "which PE 0's shmemu_putmem (at race_own_load+") ||
-                    !strstr(r, "tests/test_race.c:") ||
-                    !strstr(r, "no wait, signal or sync orders the two"))
-                    fail_msg("%s %s: the note lacks the other access or the verdict: %s", tp,
-                             check, r);
-                if (first_range(r) != (a == 0 ? (size_t)N : sizeof(long)))
-                    fail_msg("%s %s: the first access's range is wrong: %s", tp, check, r);
-            }
-    }
+    own_planted("test_own_load_put", race_own_load, 3, judge_own_load);
     for (int order = 1; order <= 2; order++)
         clean(race_own_load, &order,
               order == 1 ? "a put, a barrier, then a load" : "a load, a barrier, a put");
-    if (skipped)
-        printf("# test_own_load_put: %d transport(s) skipped: a PE's own loads are watched "
-               "only where its checked pointers work (local, shm, sim on x86-64, not under "
-               "valgrind), not in a ThreadSanitizer build\n",
-               skipped);
 }
 
 /* The library's writes to the PE's own heap for the program, racing a
