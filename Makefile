@@ -146,7 +146,8 @@ $(BUILD)/libshmemu-cuda.so: transports/cuda/plugin/plugin.cu transports/cuda/plu
 # one source, two builds.  test_cuda runs them where a GPU answers.
 DEV_CUDA_PROGS := $(if $(SAN),,$(if $(NVCC),$(BUILD)/tests/dev_spin_cuda \
                     $(BUILD)/examples/device_allreduce_cuda \
-                    $(BUILD)/examples/libmy_device_allreduce_cuda.so))
+                    $(BUILD)/examples/libmy_device_allreduce_cuda.so \
+                    $(BUILD)/tests/libflag_barriers_cuda.so $(BUILD)/tests/libll_allgather_cuda.so))
 $(BUILD)/tests/dev_spin_cuda: tests/device/spin.cu
 $(BUILD)/examples/device_allreduce_cuda: examples/device_allreduce.cu
 $(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda: include/shmemu.h \
@@ -159,6 +160,11 @@ $(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda: include/sh
 
 $(BUILD)/examples/libmy_device_allreduce_cuda.so: examples/my_device_allreduce.cu include/shmemu.h \
                                                   include/shmemu_device.h
+	@mkdir -p $(@D)
+	$(say) NVCC $@
+	$(Q)$(NVCC) -std=c++17 -O2 -shared -Werror all-warnings -Xcompiler -fPIC,-Wall,-Wextra,-Werror \
+	  -Iinclude $(NVCC_ARCH) -cudart shared -Xlinker -rpath=$(CUDA_LIBDIR) -o $@ $<
+$(BUILD)/tests/lib%_cuda.so: tests/device/%.cu include/shmemu.h include/shmemu_device.h
 	@mkdir -p $(@D)
 	$(say) NVCC $@
 	$(Q)$(NVCC) -std=c++17 -O2 -shared -Werror all-warnings -Xcompiler -fPIC,-Wall,-Wextra,-Werror \

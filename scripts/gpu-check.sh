@@ -27,7 +27,8 @@
 # gpu-check.sh --pack DIR, on the machine that built (after make and
 # make build/tests/test_cuda build/tests/test_staged build/tests/cuda_kernels
 # build/tests/dev_spin_cuda build/examples/device_allreduce_cuda
-# build/examples/libmy_device_allreduce_cuda.so),
+# build/examples/libmy_device_allreduce_cuda.so
+# build/tests/libflag_barriers_cuda.so build/tests/libll_allgather_cuda.so),
 # copies what the checks run, and those libraries, into DIR/build and
 # DIR/libs (about 7 MiB): carry DIR, then BUILD=DIR/build LIBS=DIR/libs.
 set -u
@@ -38,7 +39,8 @@ if [ "${1:-}" = "--pack" ] && [ -n "${2:-}" ]; then
     for f in libshmemu.so libshmemu-cuda.so shmemu-run shmemu-info shmemu-verify \
         shmemu-bench examples/hello_spmd tests/test_cuda tests/test_staged \
         tests/cuda_kernels tests/dev_spin_cuda examples/device_allreduce_cuda \
-        examples/libmy_device_allreduce_cuda.so; do
+        examples/libmy_device_allreduce_cuda.so tests/libflag_barriers_cuda.so \
+        tests/libll_allgather_cuda.so; do
         cp "$src/$f" "$dir/build/$f" || exit 1
         strip --strip-debug "$dir/build/$f" # symbol names stay: reports name functions
     done
@@ -138,6 +140,13 @@ if [ "$go" = 1 ] && want device; then
     step dev-user-kernel 120 "$BUILD/shmemu-verify" --lib \
         "$BUILD/examples/libmy_device_allreduce_cuda.so" --symbol my_device_allreduce \
         --collective allreduce --dtype float --op sum --in-place no --quick --transport cuda
+    # the user-style kernels the CPU checks (test_kernels), on the GPU
+    step dev-flag-barriers 120 "$BUILD/shmemu-verify" --lib \
+        "$BUILD/tests/libflag_barriers_cuda.so" --symbol flag_twoshot --collective allreduce \
+        --dtype float --op sum --in-place no --team world --quick --transport cuda
+    step dev-ll-allgather 120 "$BUILD/shmemu-verify" --lib \
+        "$BUILD/tests/libll_allgather_cuda.so" --symbol ll_allgather --collective allgather \
+        --team world --quick --transport cuda
 fi
 failed=""
 for f in "$LOGDIR"/*.rc; do
