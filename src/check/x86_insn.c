@@ -300,10 +300,21 @@ static unsigned imm_store(struct insn *in, unsigned char *out)
 }
 
 /* The 0F-map moves to memory (and movnti): the register's bytes. */
+/* The 0F map's mandatory prefix: 0 none, 1 66, 2 F3, 3 F2 (from VEX and
+ * EVEX, or the legacy prefixes); -1 if more than one. */
+static int vec_pp(const struct insn *in)
+{
+    if (in->vex)
+        return (int)in->vpp;
+    if (in->opsize + in->rep + in->repne > 1)
+        return -1;
+    return in->opsize ? 1 : in->rep ? 2 : in->repne ? 3 : 0;
+}
+
 static unsigned vec_store(const struct insn *in, const ucontext_t *uc, unsigned char *out)
 {
-    int pp = in->vex ? (int)in->vpp : in->opsize ? 1 : in->rep ? 2 : in->repne ? 3 : 0;
-    if (!in->vex && in->opsize + in->rep + in->repne > 1)
+    int pp = vec_pp(in);
+    if (pp < 0)
         return 0;
     unsigned vsize = 16u << in->vl, size;
     int w = (in->rex & 8) != 0;
@@ -372,8 +383,8 @@ int shmemu__x86_decode_store(const ucontext_t *uc, struct shmemu__store *st)
 /* The 0F-map loads from memory: their bytes; 0 if not decoded. */
 static unsigned vec_load(const struct insn *in)
 {
-    int pp = in->vex ? (int)in->vpp : in->opsize ? 1 : in->rep ? 2 : in->repne ? 3 : 0;
-    if (!in->vex && in->opsize + in->rep + in->repne > 1)
+    int pp = vec_pp(in);
+    if (pp < 0)
         return 0;
     unsigned vsize = 16u << in->vl;
     switch (in->op) {
