@@ -343,6 +343,60 @@ static void test_provenance(void **state)
                                      "(expected PE 0's element 0)"));
 }
 
+/* A case run again (--fuzz N and --explore N run one case N times) takes
+ * its inputs and reference from its first run: the verdicts stay those of
+ * a first run, whatever algorithm runs the case, and a case with other
+ * values in between brings its own.  On local (PE threads) and shm
+ * (forked PEs, which make the values the parent keeps). */
+static void test_values_kept(void **state)
+{
+    (void)state;
+    static const char *const tps[] = {"local", "shm"};
+    for (size_t t = 0; t < sizeof(tps) / sizeof(tps[0]); t++) {
+        char why[256];
+        if (!th_transport_usable(tps[t], why, sizeof(why)))
+            continue;
+        for (int round = 0; round < 2; round++) {
+            static const struct {
+                shmemu_coll_t coll;
+                void (*fn)(void);
+                int npes;
+                size_t count;
+                shmemu_dtype_t dtype;
+                const char *verdict; /* NULL: passes */
+            } seq[] = {
+                {SHMEMU_COLL_ALLREDUCE, FN(lacks_pe2), 4, 9, SHMEMU_INT64,
+                 "wrong result: dest[0] on PE 0 lacks PE 2's contribution"},
+                {SHMEMU_COLL_ALLREDUCE, FN(shmemu_allreduce_ring), 4, 9, SHMEMU_INT64, NULL},
+                {SHMEMU_COLL_ALLREDUCE, FN(lacks_pe2), 4, 9, SHMEMU_INT64,
+                 "wrong result: dest[0] on PE 0 lacks PE 2's contribution"},
+                {SHMEMU_COLL_ALLGATHER, FN(shifted_gather), 3, 4, SHMEMU_INT32,
+                 "wrong result: dest[0] on PE 0 holds PE 1's element 0 (expected PE 0's "
+                 "element 0)"},
+                {SHMEMU_COLL_ALLGATHER, FN(shmemu_allgather_ring), 3, 4, SHMEMU_INT32, NULL},
+                {SHMEMU_COLL_ALLGATHER, FN(shifted_gather), 3, 4, SHMEMU_INT32,
+                 "wrong result: dest[0] on PE 0 holds PE 1's element 0 (expected PE 0's "
+                 "element 0)"},
+                /* other values, then the first case's again */
+                {SHMEMU_COLL_ALLREDUCE, FN(shmemu_allreduce_ring), 3, 9, SHMEMU_INT64, NULL},
+                {SHMEMU_COLL_ALLREDUCE, FN(lacks_pe2), 4, 9, SHMEMU_INT64,
+                 "wrong result: dest[0] on PE 0 lacks PE 2's contribution"},
+            };
+            for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+                shmemu_verify_case vc = {.coll = seq[i].coll, .fn = seq[i].fn,
+                                         .npes = seq[i].npes, .count = seq[i].count,
+                                         .dtype = seq[i].dtype, .op = SHMEMU_SUM, .seed = 5,
+                                         .transport = tps[t]};
+                shmemu_verify_result r = judge_case(&vc);
+                if (seq[i].verdict ? r.passed || !strstr(r.reason, seq[i].verdict) : !r.passed)
+                    fail_msg("%s, round %d, step %zu: '%s', wanted '%s'", tps[t], round, i,
+                             r.passed ? "passed" : r.reason,
+                             seq[i].verdict ? seq[i].verdict : "passed");
+            }
+        }
+    }
+}
+
 /* State carried from one call to the next shows on the second call.  How
  * it shows depends on the interleaving: on threads it is caught (below,
  * any verdict), and under sim's scheduler, where a schedule fixes the
@@ -656,7 +710,7 @@ int main(void)
         cmocka_unit_test(test_wrong_root), cmocka_unit_test(test_src_changed),
         cmocka_unit_test(test_invalid_case), cmocka_unit_test(test_tool), cmocka_unit_test(test_tool_in_job),
         cmocka_unit_test(test_installed_plugin), cmocka_unit_test(test_provenance),
-        cmocka_unit_test(test_repeated_calls),
+        cmocka_unit_test(test_repeated_calls), cmocka_unit_test(test_values_kept),
         cmocka_unit_test(test_repeated_calls_sim), cmocka_unit_test(test_members_agree),
         cmocka_unit_test(test_heap_per_case), cmocka_unit_test(test_polling_and_time),
     };

@@ -14,7 +14,9 @@
  * (allreduce, allgather, broadcast), that every member got the same bits.
  */
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,20 +28,11 @@
 
 /* ------------------------------------------------------------ the case */
 
-
 struct job {
     const shmemu_verify_case *vc;
     struct shmemu__vshared *sh;
     int whole_ref; /* sh is this process's alone: compute every reference slice */
 };
-
-
-
-
-
-
-
-
 
 static int call_fn(const shmemu_verify_case *vc, shmemu_team_t team, void *dest,
                    const void *src)
@@ -58,10 +51,6 @@ static int call_fn(const shmemu_verify_case *vc, shmemu_team_t team, void *dest,
     }
 }
 
-
-
-
-
 /* Out of line, so that ThreadSanitizer reports on a buggy collective
  * (puts still landing here after it returned) can name this read. */
 __attribute__((noinline)) static void snapshot_at_return(void *copy, const void *dest,
@@ -69,8 +58,6 @@ __attribute__((noinline)) static void snapshot_at_return(void *copy, const void 
 {
     memcpy(copy, dest, n);
 }
-
-
 
 /* Carve a buffer pair, guards around each, out of the job's one block. */
 static void carve_bufs(const shmemu_verify_case *vc, struct bufs *b, unsigned char **at,
@@ -100,8 +87,6 @@ static size_t block_bytes(size_t in, size_t out, size_t es)
     size_t pair = 2 * GUARD + (in * es + 7) / 8 * 8 + 2 * GUARD + (out * es + 7) / 8 * 8;
     return 2 * pair + (in * es + 7) / 8 * 8 + VERIFY_CALLS * ((out * es + 7) / 8 * 8) + 8;
 }
-
-
 
 /* Where the verifier reads and writes a PE's block.  On heaps the host can
  * touch, the block itself; on others (device memory) a host copy, moved to
@@ -154,6 +139,26 @@ struct pe_run {
     unsigned char *snap, *at_return[VERIFY_CALLS];
 };
 
+/* Call k's inputs for this PE, into dst: as kept from an earlier run of
+ * the case, or made (into the keep first, where there is one, so that
+ * what is kept never passed through the heap a collective writes). */
+static void inputs_into(const struct pe_run *r, int k, unsigned char *dst)
+{
+    struct shmemu__vshared *sh = r->sh;
+    const unsigned char *kept = shmemu__vc_kept_inputs(sh, k, r->me, r->n);
+    if (!kept && sh->inputs) {
+        size_t at = (size_t)k * (size_t)r->n + (size_t)r->me;
+        unsigned char *slot = sh->inputs + at * sh->in_bytes;
+        shmemu__verify_fill(r->vc, k, r->me, slot, r->in);
+        __atomic_store_n(&sh->in_ready[at], 1, __ATOMIC_RELEASE);
+        kept = slot;
+    }
+    if (kept)
+        memcpy(dst, kept, r->in * r->es);
+    else
+        shmemu__verify_fill(r->vc, k, r->me, dst, r->in);
+}
+
 /* Team, buffers (everything on the heap, in one block, not malloc: a PE
  * the job aborts, a deadlock, never returns to free it, and the heap goes
  * with the job; the host copy of a staged heap is the exception), this
@@ -195,11 +200,17 @@ static int pe_setup(struct pe_run *r)
     for (int k = 0; k < VERIFY_CALLS; k++, at += (r->out * r->es + 7) / 8 * 8)
         r->at_return[k] = at;
     if (r->me >= 0) {
-        size_t nref = sh->nref, lo = r->job->whole_ref ? 0 : nref * (size_t)r->me / (size_t)r->n,
-               hi = r->job->whole_ref ? nref : nref * (size_t)(r->me + 1) / (size_t)r->n;
-        for (int k = 0; k < VERIFY_CALLS; k++)
+        int whole = r->job->whole_ref, first = whole ? 0 : r->me, last = whole ? r->n : r->me + 1;
+        int made = 1;
+        for (int p = first; p < last; p++)
+            made &= __atomic_load_n(&sh->want_ready[p], __ATOMIC_ACQUIRE);
+        size_t nref = sh->nref, lo = nref * (size_t)first / (size_t)r->n,
+               hi = nref * (size_t)last / (size_t)r->n;
+        for (int k = 0; !made && k < VERIFY_CALLS; k++)
             shmemu__verify_want_range(vc, k, r->n, lo, hi, &sh->want[(size_t)k * nref + lo]);
-        shmemu__verify_fill(vc, 0, r->me, r->set[0].src, r->in);
+        for (int p = first; !made && p < last; p++)
+            __atomic_store_n(&sh->want_ready[p], 1, __ATOMIC_RELEASE);
+        inputs_into(r, 0, r->set[0].src);
     }
     return 0;
 }
@@ -217,7 +228,7 @@ static int pe_calls(struct pe_run *r, int *k_p)
     for (; r->me >= 0 && k < VERIFY_CALLS && !st; k++) {
         struct bufs *b = &r->set[k == VERIFY_CALLS - 1];
         if (k > 0) { /* the next call's inputs, at once: src is ours again */
-            shmemu__verify_fill(vc, k, r->me, b->src, in);
+            inputs_into(r, k, b->src);
             if ((st = to_heap(&r->v, b->src, in * es)))
                 break;
         }
@@ -315,6 +326,97 @@ static double case_timeout(const shmemu_verify_case *vc, size_t in, size_t out)
     return t;
 }
 
+/* ------------------------------------------- the values kept between runs */
+
+/* What a case's values depend on: its inputs are a function of (seed,
+ * call, team PE, index) for a dtype (and op: exact inputs are chosen per
+ * op), its reference of those and the collective. */
+struct values_key {
+    int coll, dtype, op, inputs, n;
+    size_t count;
+    uint64_t seed;
+};
+
+/* Inputs are kept up to this size (all calls, all PEs); beyond, each run
+ * makes its own again. */
+#define KEEP_INPUTS_MAX ((size_t)256 << 20)
+
+/* The last case's mapping: one, taken by a run and put back after. */
+static struct {
+    pthread_mutex_t mu;
+    struct values_key key;
+    struct shmemu__vshared *sh;
+    unsigned char *inputs; /* where sh's inputs go, once the case runs again */
+    size_t bytes;
+} kept = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t round8(size_t n)
+{
+    return (n + 7) / 8 * 8;
+}
+
+/* The shared record of a run of vc: the kept one where it is the same
+ * case's (its verdict cleared), or a new one. */
+static struct shmemu__vshared *values_take(const shmemu_verify_case *vc, size_t *bytes_p,
+                                           struct values_key *key, unsigned char **inputs_p)
+{
+    int n = team_size(vc);
+    size_t in, out, es = shmemu_dtype_size(vc->dtype);
+    sizes(vc, n, &in, &out);
+    *key = (struct values_key){.coll = vc->coll, .dtype = vc->dtype, .inputs = vc->inputs,
+                               .op = is_reduction(vc->coll) || shmemu__verify_is_float(vc->dtype)
+                                         ? vc->op : 0,
+                               .n = n, .count = vc->count, .seed = vc->seed};
+    pthread_mutex_lock(&kept.mu);
+    struct shmemu__vshared *sh = NULL;
+    unsigned char *inputs = NULL;
+    if (kept.sh && !memcmp(&kept.key, key, sizeof(*key))) {
+        sh = kept.sh, *bytes_p = kept.bytes, inputs = kept.inputs;
+        kept.sh = NULL;
+    }
+    pthread_mutex_unlock(&kept.mu);
+    if (sh) {
+        memset(sh, 0, offsetof(struct shmemu__vshared, nref));
+        sh->inputs = *inputs_p = inputs; /* a case run again (--fuzz, --explore) */
+        return sh;
+    }
+    int reduction = is_reduction(vc->coll);
+    size_t nref = !reduction ? 0 : vc->coll == SHMEMU_COLL_REDUCE_SCATTER ? vc->count * (size_t)n
+                                                                          : vc->count;
+    size_t in_bytes = round8(in * es), calls_pes = VERIFY_CALLS * (size_t)n;
+    size_t want_at = round8(sizeof(*sh)), ready_at = want_at + VERIFY_CALLS * nref * 8,
+           in_ready_at = ready_at + (size_t)n, inputs_at = round8(in_ready_at + calls_pes);
+    int keep_inputs = in_bytes && in_bytes <= KEEP_INPUTS_MAX / calls_pes;
+    size_t bytes = inputs_at + (keep_inputs ? calls_pes * in_bytes : 0);
+    sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED)
+        return NULL;
+    char *base = (char *)sh;
+    sh->nref = nref;
+    sh->want = (uint64_t *)(void *)(base + want_at);
+    sh->want_ready = (unsigned char *)base + ready_at;
+    sh->in_ready = (unsigned char *)base + in_ready_at;
+    sh->in_bytes = in_bytes;
+    /* kept from the second run on: a case run once writes no copy */
+    sh->inputs = NULL;
+    *inputs_p = keep_inputs ? (unsigned char *)base + inputs_at : NULL;
+    *bytes_p = bytes;
+    return sh;
+}
+
+/* Keep sh for the next run (the last case's go). */
+static void values_put_back(struct shmemu__vshared *sh, size_t bytes,
+                            const struct values_key *key, unsigned char *inputs)
+{
+    pthread_mutex_lock(&kept.mu);
+    struct shmemu__vshared *old = kept.sh;
+    size_t old_bytes = kept.bytes;
+    kept.sh = sh, kept.bytes = bytes, kept.key = *key, kept.inputs = inputs;
+    pthread_mutex_unlock(&kept.mu);
+    if (old)
+        munmap(old, old_bytes);
+}
+
 /* The first fault, as the result reports it. */
 static void take_fault(const struct shmemu__vshared *sh, shmemu_verify_result *res)
 {
@@ -365,7 +467,7 @@ static int run_in_job(const shmemu_verify_case *vc, struct shmemu__vshared *sh,
     if (!st)
         st = shmemu_getmem(rec, all, (size_t)np * sizeof(*all), 0);
     if (!st) {
-        memset(sh, 0, sizeof(*sh));
+        memset(sh, 0, offsetof(struct shmemu__vshared, nref));
         for (int p = 0; p < np; p++)
             sh->no_room |= rec[p].no_room;
         for (int p = 0; p < np; p++)
@@ -394,16 +496,13 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
         !(vc->timeout >= 0))
         return SHMEMU_EINVAL;
     int n = team_size(vc);
-    size_t in, out;
+    size_t in, out, shbytes;
     sizes(vc, n, &in, &out);
-    size_t nref = !reduction ? 0 : vc->coll == SHMEMU_COLL_REDUCE_SCATTER ? vc->count * (size_t)n
-                                                                          : vc->count;
-    size_t shbytes = sizeof(struct shmemu__vshared) + VERIFY_CALLS * nref * sizeof(uint64_t);
-    struct shmemu__vshared *sh = mmap(NULL, shbytes, PROT_READ | PROT_WRITE,
-                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (sh == MAP_FAILED)
+    struct values_key key;
+    unsigned char *inputs;
+    struct shmemu__vshared *sh = values_take(vc, &shbytes, &key, &inputs);
+    if (!sh)
         return SHMEMU_ENOMEM;
-    sh->nref = nref;
     if (shmemu_my_pe() >= 0) { /* inside a job: on its PEs, as they are */
         int st = vc->npes == shmemu_n_pes() ? run_in_job(vc, sh, res) : SHMEMU_EINVAL;
         res->status = st;
@@ -420,7 +519,7 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
         res->passed = !sh->failed && !st;
         if (!res->passed && shmemu_check_notes(res->notes, sizeof(res->notes)) == 0)
             res->notes[0] = '\0';
-        munmap(sh, shbytes);
+        values_put_back(sh, shbytes, &key, inputs);
         return st == SHMEMU_EINVAL ? st : SHMEMU_OK;
     }
     struct job job = {vc, sh, 0};
@@ -463,7 +562,7 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
     /* What the checker saw explains a failure: keep it with the verdict. */
     if (!res->passed && shmemu_check_notes(res->notes, sizeof(res->notes)) == 0)
         res->notes[0] = '\0';
-    munmap(sh, shbytes);
+    values_put_back(sh, shbytes, &key, inputs);
     return SHMEMU_OK;
 }
 

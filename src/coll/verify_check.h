@@ -14,6 +14,7 @@
 /* What every PE of the job shares (a MAP_SHARED mapping, so forked PEs see
  * it too): the verdict, and the reference of a reduction per call. */
 struct shmemu__vshared {
+    /* the verdict, cleared before each run (up to nref) */
     int lock;         /* guards the fault fields (PEs may be processes) */
     int failed;       /* a PE found a fault: the lowest (rank, call, PE, index) is kept */
     int no_room;      /* a PE's allocation found the heap full (the case's, or the
@@ -22,9 +23,27 @@ struct shmemu__vshared {
     size_t index;
     char reason[448];
     char expected[48], got[48];
+    /* The case's values, kept from one run of a case to the next (--fuzz
+     * and --explore run a case many times; making them again was a fifth
+     * of a checked run).  In the same mapping, so that PEs that are forked
+     * processes fill it for the runs after theirs. */
     size_t nref;      /* per call */
-    uint64_t want[];  /* [call][nref]: the reduction's elements, as bits */
+    uint64_t *want;   /* [call][nref]: the reduction's elements, as bits */
+    unsigned char *want_ready; /* [team PE]: its slice of want is made */
+    size_t in_bytes;  /* of a PE's src */
+    unsigned char *inputs;     /* [call][team PE][in_bytes]; NULL: too large to keep */
+    unsigned char *in_ready;   /* [call][team PE]: those inputs are made */
 };
+
+/* Call's inputs of team PE pe as kept from an earlier run; NULL if not. */
+static inline const unsigned char *shmemu__vc_kept_inputs(const struct shmemu__vshared *sh,
+                                                          int call, int pe, int n)
+{
+    size_t k = (size_t)call * (size_t)n + (size_t)pe;
+    return sh->inputs && __atomic_load_n(&sh->in_ready[k], __ATOMIC_ACQUIRE)
+               ? sh->inputs + k * sh->in_bytes
+               : NULL;
+}
 
 /* Kinds of fault, the one that names the mistake best first: a dest that
  * changed after the return (a missing quiet) explains the wrong elements
