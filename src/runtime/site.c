@@ -11,6 +11,8 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -123,16 +125,18 @@ int shmemu__format_object(const void *addr, char *buf, size_t len)
     return di.dli_fname && lookup(di.dli_fname, di.dli_fbase, addr, 0, STT_OBJECT, buf, len);
 }
 
-void shmemu__format_site(void *addr, char *buf, size_t len)
+static void make_site(void *addr, char *buf, size_t len)
 {
     Dl_info di;
     /* The return address points after the call: -1 lands inside it. */
     if (!addr) {
         snprintf(buf, len, "?");
-    } else if (dladdr((char *)addr - 1, &di) && di.dli_sname) {
+    } else if (!dladdr((char *)addr - 1, &di)) {
+        snprintf(buf, len, "%p", addr);
+    } else if (di.dli_sname) {
         snprintf(buf, len, "%s+%#lx", di.dli_sname,
                  (unsigned long)((char *)addr - (char *)di.dli_saddr));
-    } else if (dladdr((char *)addr - 1, &di) && di.dli_fname) {
+    } else if (di.dli_fname) {
         if (lookup(di.dli_fname, di.dli_fbase, addr, 1, STT_FUNC, buf, len))
             return;
         const char *base = strrchr(di.dli_fname, '/');
@@ -141,6 +145,55 @@ void shmemu__format_site(void *addr, char *buf, size_t len)
     } else {
         snprintf(buf, len, "%p", addr);
     }
+}
+
+/* Names made, for the whole process: a checked run names the same few
+ * sites in every job (--fuzz N runs a case N times), and dladdr scans a
+ * module's symbols each time (a tenth of a checked device allreduce's
+ * run).  Forgotten when a module is unloaded (another may take its
+ * addresses). */
+#define NAMED 64
+static struct {
+    void *addr;
+    char name[128];
+} named[NAMED];
+static unsigned named_next;
+static unsigned long long named_subs;
+static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int count_subs(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+        *(unsigned long long *)arg = info->dlpi_subs;
+    return 1; /* the counters are the same in every entry */
+}
+
+void shmemu__format_site(void *addr, char *buf, size_t len)
+{
+    unsigned long long subs = 0;
+    dl_iterate_phdr(count_subs, &subs);
+    pthread_mutex_lock(&named_lock);
+    if (subs != named_subs) {
+        memset(named, 0, sizeof(named));
+        named_subs = subs;
+    }
+    for (unsigned i = 0; addr && i < NAMED; i++)
+        if (named[i].addr == addr) {
+            snprintf(buf, len, "%s", named[i].name);
+            pthread_mutex_unlock(&named_lock);
+            return;
+        }
+    pthread_mutex_unlock(&named_lock);
+    make_site(addr, buf, len);
+    if (!addr || strlen(buf) + 1 >= sizeof(named[0].name) || strlen(buf) + 1 >= len)
+        return; /* perhaps cut short: a longer buffer would get more */
+    pthread_mutex_lock(&named_lock);
+    if (subs == named_subs) {
+        unsigned i = named_next++ % NAMED;
+        named[i].addr = addr;
+        snprintf(named[i].name, sizeof(named[i].name), "%s", buf);
+    }
+    pthread_mutex_unlock(&named_lock);
 }
 
 const char *shmemu__site_name(void *addr)
