@@ -52,8 +52,8 @@ struct shmemu__check_waits {
 };
 
 /* Where the library may read [p, p + n) for the program (a reduction's
- * operands): past the watch on me's own memory (unrecorded, and no fault
- * per page and epoch), else p. */
+ * operands): past the watch on me's own memory and on peers' heaps through
+ * views (unrecorded, and no fault per page and epoch), else p. */
 const void *shmemu__check_read_past(shmemu__pe *me, const void *p, size_t n)
     __attribute__((visibility("hidden")));
 

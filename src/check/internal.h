@@ -311,6 +311,30 @@ void shmemu__own_epoch(shmemu__pe *me) SHMEMU__HIDDEN;
 /* Where the library writes [p, p + n) of me's watched memory without a
  * fault (the transport's alias); p itself elsewhere. */
 void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n) SHMEMU__HIDDEN;
+/* Whether me's loads are watched (race detection of its plain accesses):
+ * its own heap's and, through views, its peers'. */
+int shmemu__own_watching(shmemu__pe *me) SHMEMU__HIDDEN;
+#if defined(__x86_64__)
+#include <ucontext.h>
+/* Is the faulting load the program's to record (not the library's own,
+ * in the C library only `rep movs`)?  The bytes it loads, from a (a byte
+ * it did load) into [*lo, *hi). */
+int shmemu__own_program_load(const ucontext_t *uc) SHMEMU__HIDDEN;
+void shmemu__own_loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo,
+                              uintptr_t *hi) SHMEMU__HIDDEN;
+#endif
+/* pointers.c: the pages of peers' heaps opened for loads in this epoch
+ * inaccessible again, so that the next load of each is seen. */
+void shmemu__chk_view_epoch(shmemu__pe *me) SHMEMU__HIDDEN;
+/* The program's code runs again (its access faulted, a kernel ended):
+ * the pages of peers' heaps the library opened for its loads close. */
+void shmemu__chk_view_program(shmemu__pe *me) SHMEMU__HIDDEN;
+/* Where the library may read [p, p + n) of a peer's heap for the program
+ * past the watch on loads (the transport's address of it), if p is in a
+ * view and the PE holds no stores there; else p. */
+const void *shmemu__chk_view_read_past(shmemu__pe *me, const void *p, size_t n) SHMEMU__HIDDEN;
+/* Loads of peers' heaps no longer watched (the PE's own stopped being). */
+void shmemu__chk_view_unwatch(shmemu__pe *me) SHMEMU__HIDDEN;
 
 /* Address ranges a signal handler finds its state by, without a lock
  * (ranges.c): a fixed table of slots, each its range, then its owner. */

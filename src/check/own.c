@@ -173,6 +173,7 @@ void shmemu__own_epoch(shmemu__pe *me)
     if (o->nopen || o->overflow)
         close_all(o);
     own_unlock(o);
+    shmemu__chk_view_epoch(me);
 }
 
 /* The bytes the faulting instruction stores, from a: [*lo, *hi). */
@@ -195,7 +196,7 @@ static void stored_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintp
  * shmemu_copy_local); inside the C library only `rep movs` (a large
  * memcpy), since its string functions read whole aligned blocks around
  * the bytes asked for, and a peer's put beside them is no conflict. */
-static int program_load(const ucontext_t *uc)
+int shmemu__own_program_load(const ucontext_t *uc)
 {
     void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
     struct shmemu__rep_string r;
@@ -212,7 +213,7 @@ static int program_load(const ucontext_t *uc)
 
 /* The bytes the faulting instruction loads, from a: [*lo, *hi); a (a
  * byte it did load) where it is not one of the common loads. */
-static void loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+void shmemu__own_loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
 {
     const greg_t *g = uc->uc_mcontext.gregs;
     struct shmemu__rep_string r;
@@ -232,13 +233,14 @@ static void loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, uintp
 static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int write, uintptr_t a,
                    uintptr_t *lo, uintptr_t *hi)
 {
+    shmemu__chk_view_program(me); /* its loads of peers' heaps are seen again */
     uintptr_t rlo = (uintptr_t)o->heap, rhi = rlo + o->len;
     if (in_stat(o, a))
         rlo = (uintptr_t)o->stat, rhi = rlo + o->stat_len;
     if (write)
         stored_range(uc, a, lo, hi);
     else
-        loaded_range(uc, a, lo, hi);
+        shmemu__own_loaded_range(uc, a, lo, hi);
     *lo = *lo < rlo ? rlo : *lo;
     *hi = *hi > rhi ? rhi : *hi;
     const struct shmemu__lib_store *lib = &shmemu__lib_store;
@@ -250,7 +252,7 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int writ
                                lib->call ? lib->call : "plain store", pc,
                                shmemu__chk_who(me->chk));
     else
-        shmemu__race_own_load(me, me->chk->race, off_of(me, o, *lo), *hi - *lo,
+        shmemu__race_plain_load(me, me->chk->race, me->pe, off_of(me, o, *lo), *hi - *lo,
                               lib->call ? lib->call : "plain load", pc,
                               shmemu__chk_who(me->chk));
     shmemu__chk_leave(me);
@@ -272,7 +274,7 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     if (shmemu__self == me) {
         if (shmemu__chk_depth == 0 && !in_library_data(a) &&
             !shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]) &&
-            (write || program_load(uc)))
+            (write || shmemu__own_program_load(uc)))
             record(me, o, uc, write, a, &lo, &hi);
         else if (write) /* the library's or an atomic: the program's stores that follow */
             shmemu__race_page_release(me, me->chk->race, off_of(me, o, a));
@@ -333,7 +335,8 @@ void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n)
 
 const void *shmemu__check_read_past(shmemu__pe *me, const void *p, size_t n)
 {
-    return shmemu__own_lib_addr(me, (void *)(uintptr_t)p, n);
+    const void *q = shmemu__own_lib_addr(me, (void *)(uintptr_t)p, n);
+    return q != p ? q : shmemu__chk_view_read_past(me, p, n);
 }
 
 void shmemu__own_kernel(shmemu__pe *me, int running)
@@ -348,7 +351,11 @@ void shmemu__own_kernel(shmemu__pe *me, int running)
     own_lock(o);
     close_all(o);
     own_unlock(o);
+    shmemu__chk_view_epoch(me);
+    shmemu__chk_view_program(me);
 }
+
+int shmemu__own_watching(shmemu__pe *me) { return me->chk && me->chk->own; }
 
 void shmemu__own_start(shmemu__pe *me)
 {
@@ -401,6 +408,7 @@ void shmemu__own_stop(shmemu__pe *me)
     struct own *o = me->chk ? me->chk->own : NULL;
     if (!o)
         return;
+    shmemu__chk_view_unwatch(me);
     own_lock(o);
     mprotect(o->heap, o->len, PROT_READ | PROT_WRITE);
     for (size_t p = 0; o->stat && p < o->stat_len / o->page; p++)
@@ -416,6 +424,7 @@ void shmemu__own_stop(shmemu__pe *me)
 #else /* not x86-64: the program's stores are not seen */
 
 void shmemu__own_epoch(shmemu__pe *me) { (void)me; }
+int shmemu__own_watching(shmemu__pe *me) { return (void)me, 0; }
 int shmemu__own_fault(siginfo_t *si, void *ucv) { return (void)si, (void)ucv, 0; }
 void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n) { return (void)me, (void)n, p; }
 const void *shmemu__check_read_past(shmemu__pe *me, const void *p, size_t n)

@@ -50,6 +50,7 @@
 #include "check.h"
 #include "ctl/wait.h"
 #include "internal.h"
+#include "race.h"
 #include "runtime/dispatch.h"
 #include "x86_insn.h"
 
@@ -62,6 +63,7 @@ _Thread_local int shmemu__chk_depth;
 /* The widest store one instruction makes (AVX-512); the bytes from the
  * fault's address on that it may write. */
 #define STORE_MAX 64
+#define ROPEN_MAX 64 /* runs of pages opened for loads at once */
 
 struct open_page {
     char *at; /* the page in the view */
@@ -96,6 +98,20 @@ struct view {
     uintptr_t rip;      /* the instruction being stepped */
     void *site;         /* where the program made it */
     unsigned char *buf; /* OPEN_MAX pages: open[i].before */
+    /* Loads watched (race detection of plain accesses): between epochs a
+     * mapped view is inaccessible, and the first load of a page in an
+     * epoch faults, is recorded, and opens a run of pages for reading
+     * until the next epoch (own.c does the same for the PE's own heap). */
+    int watch;
+    _Atomic int rlock;
+    struct {
+        char *at;
+        size_t len;
+        int lib; /* opened by the library's load: open until the program's next */
+    } ropen[ROPEN_MAX];
+    int nropen, roverflow; /* more: every mapped view closes */
+    int nlib;              /* runs of ropen the library opened */
+    unsigned rfaults;      /* in this epoch */
 };
 
 /* The process's views, found by address from the signal handlers (which
@@ -185,6 +201,13 @@ static char *page_at(const struct view *v, int pe, size_t off)
     return v->base + (size_t)pe * v->stride + (off & ~(v->page - 1));
 }
 
+/* A view page's protection at rest (no store held on it, not opened for
+ * loads in this epoch). */
+static int rest_prot(const struct view *v)
+{
+    return v->watch ? PROT_NONE : PROT_READ;
+}
+
 /* Each page of [off, off + n) of pe's heap. */
 #define FOR_PAGES(v, pe, off, n, at)                                           \
     for (char *at = page_at(v, pe, off), *at##_end = page_at(v, pe, (off) + (n) - 1); \
@@ -229,7 +252,7 @@ void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h)
             continue;
         *d = v->dirty[--v->ndirty];
         if (!is_open(v, at)) /* an open page gets its mapping back when closed */
-            mprotect(at, v->page, PROT_READ);
+            mprotect(at, v->page, rest_prot(v));
     }
 }
 
@@ -334,7 +357,7 @@ static void close_pages(struct view *v, shmemu__pe *me)
     v->nopen = 0;
     v->owns_lock = 0;
     for (int i = 0; i < n; i++)
-        if (dirty_of(v, done[i].at))
+        if (v->watch || dirty_of(v, done[i].at))
             mprotect(done[i].at, v->page, PROT_NONE);
     for (int i = 0; i < n; i++) {
         if (done[i].atomic && done[i].counted) {
@@ -436,6 +459,192 @@ static int emulate_store(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe,
     return 1;
 }
 
+static void rlock(struct view *v)
+{
+    while (atomic_exchange_explicit(&v->rlock, 1, memory_order_acquire))
+        shmemu__relax();
+}
+
+static void runlock(struct view *v) { atomic_store_explicit(&v->rlock, 0, memory_order_release); }
+
+/* Pages of [at, at + len) to prot, but for those stepped now (a store's
+ * private copy) and those holding stores (inaccessible: a load must first
+ * land them).  0, or -1 if a call failed. */
+static int protect_run(struct view *v, char *at, size_t len, int prot)
+{
+    char *from = at, *end = at + len;
+    int st = 0;
+    for (char *p = at; p < end; p += v->page) {
+        if (!is_open(v, p) && !dirty_of(v, p))
+            continue;
+        if (p > from)
+            st |= mprotect(from, (size_t)(p - from), prot);
+        from = p + v->page;
+    }
+    if (end > from)
+        st |= mprotect(from, (size_t)(end - from), prot);
+    return st;
+}
+
+static void close_run(struct view *v, char *at, size_t len)
+{
+    (void)protect_run(v, at, len, PROT_NONE);
+}
+
+/* The runs opened for loads closed: the library's (lib), or the
+ * program's and all with an overflow (!lib).  Under v->rlock. */
+static void close_runs(struct view *v, int lib)
+{
+    if (v->roverflow) {
+        for (int pe = 0; pe < v->npes; pe++)
+            if (v->mapped[pe])
+                close_run(v, v->base + (size_t)pe * v->stride, v->len);
+        v->nropen = v->nlib = 0;
+        v->roverflow = 0;
+        return;
+    }
+    int kept = 0;
+    for (int i = 0; i < v->nropen; i++) {
+        if (v->ropen[i].lib == lib)
+            close_run(v, v->ropen[i].at, v->ropen[i].len);
+        else
+            v->ropen[kept++] = v->ropen[i];
+    }
+    v->nropen = kept;
+    v->nlib = lib ? 0 : kept;
+}
+
+/* The first load of a page of pe's heap in this epoch (a at offset off):
+ * recorded as the program's plain load, and a run of pages opened for
+ * loads.  Each further fault of an epoch opens an aligned run twice as
+ * large, up to 2 MiB (a kernel pulling a peer's buffer faults a few times
+ * an epoch, not once a page), but for pages with stores held (protect_run). */
+static void watched_load(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe, size_t off,
+                         uintptr_t a)
+{
+    char *heap = v->base + (size_t)pe * v->stride;
+    int program = shmemu__chk_depth == 0 &&
+                  !shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]) &&
+                  shmemu__own_program_load(uc);
+    if (program) {
+        uintptr_t lo, hi, hlo = (uintptr_t)heap, hhi = hlo + v->len;
+        shmemu__own_loaded_range(uc, a, &lo, &hi);
+        lo = lo < hlo ? hlo : lo;
+        hi = hi > hhi ? hhi : hi;
+        void *pc = shmemu__chk_fault_site((void *)uc->uc_mcontext.gregs[REG_RIP]);
+        shmemu__chk_enter(me);
+        shmemu__race_plain_load(me, me->chk->race, pe, lo - hlo, hi - lo, "plain load", pc,
+                                shmemu__chk_who(me->chk));
+        shmemu__chk_leave(me);
+    }
+    char *page = page_at(v, pe, off);
+    size_t len = v->page;
+    rlock(v);
+    if (program && v->nlib)
+        close_runs(v, 1);
+    /* The library's own loads (a built-in kernel pulling a peer's buffer)
+     * are not recorded: their fault opens all of the peer's heap at once,
+     * until the program's code runs again (its next fault, the kernel's
+     * end), not only until the epoch's end: a built-in collective's
+     * epochs come often, and each closing flushes every CPU's TLB. */
+    unsigned shift = program ? v->rfaults++ : 63;
+    size_t run = shift < 9 ? v->page << shift : program ? v->page << 9 : v->len;
+    if (run > len) {
+        char *at = run == v->len ? heap : heap + ((size_t)(page - heap) & ~(run - 1));
+        if (at + run > heap + v->len)
+            run = (size_t)(heap + v->len - at);
+        if (run > len)
+            page = at, len = run;
+    }
+    if (protect_run(v, page, len, PROT_READ) == 0) {
+        if (v->nropen < ROPEN_MAX) {
+            v->ropen[v->nropen].at = page;
+            v->ropen[v->nropen].len = len;
+            v->ropen[v->nropen++].lib = !program;
+            v->nlib += !program;
+        } else {
+            v->roverflow = 1;
+        }
+    }
+    runlock(v);
+}
+
+void shmemu__chk_view_epoch(shmemu__pe *me)
+{
+    struct view *v = me->chk ? me->chk->view : NULL;
+    if (!v || !v->watch)
+        return;
+    int took = step_lock(v); /* no store is between its fault and its trap */
+    rlock(v);
+    close_runs(v, 0);
+    v->rfaults = 0;
+    runlock(v);
+    if (took)
+        step_unlock(v);
+}
+
+void shmemu__chk_view_program(shmemu__pe *me)
+{
+    struct view *v = me->chk ? me->chk->view : NULL;
+    if (!v || !v->nlib)
+        return;
+    int took = step_lock(v);
+    rlock(v);
+    close_runs(v, 1);
+    runlock(v);
+    if (took)
+        step_unlock(v);
+}
+
+/* Loads watched or not from now on: every mapped view at rest so. */
+static void view_watch(struct view *v, int on)
+{
+    int took = step_lock(v);
+    rlock(v);
+    v->watch = on;
+    for (int pe = 0; pe < v->npes; pe++) {
+        char *heap = v->base + (size_t)pe * v->stride;
+        for (size_t at = 0; v->mapped[pe] && at < v->len;) {
+            size_t end = at;
+            while (end < v->len && !is_open(v, heap + end) && !dirty_of(v, heap + end))
+                end += v->page;
+            if (end > at)
+                mprotect(heap + at, end - at, rest_prot(v));
+            at = end + v->page;
+        }
+    }
+    v->nropen = v->nlib = 0;
+    v->roverflow = 0;
+    runlock(v);
+    if (took)
+        step_unlock(v);
+}
+
+const void *shmemu__chk_view_read_past(shmemu__pe *me, const void *p, size_t n)
+{
+    struct view *v = me->chk ? me->chk->view : NULL;
+    uintptr_t a = (uintptr_t)p;
+    if (!v || !v->watch || !in_view(v, a))
+        return p;
+    int pe = (int)((a - (uintptr_t)v->base) / v->stride);
+    size_t off = (a - (uintptr_t)v->base) % v->stride;
+    if (!v->mapped[pe] || off >= v->len || n > v->len - off)
+        return p;
+    /* not where the PE holds stores: it reads its own writes */
+    FOR_PAGES(v, pe, off, n, at)
+        if (dirty_of(v, at) || is_open(v, at))
+            return p;
+    char *lib = shmemu__tl_ptr_direct(me->job, pe, off);
+    return lib ? lib : p;
+}
+
+void shmemu__chk_view_unwatch(shmemu__pe *me)
+{
+    struct view *v = me->chk ? me->chk->view : NULL;
+    if (v && v->watch)
+        view_watch(v, 0);
+}
+
 static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, void *ucv)
 {
     uintptr_t a = (uintptr_t)si->si_addr, base = (uintptr_t)v->base;
@@ -450,8 +659,13 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
     int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
     char *at = page_at(v, pe, off);
     size_t poff = off & ~(v->page - 1);
-    if (!write && !dirty_of(v, at)) { /* a readable page: not a fault of ours */
-        chain(&prev_segv, sig, si, ucv);
+    if (!write && !dirty_of(v, at)) {
+        if (!v->watch) { /* a readable page: not a fault of ours */
+            chain(&prev_segv, sig, si, ucv);
+            return;
+        }
+        watched_load(v, me, ucv, pe, off, a);
+        errno = saved_errno;
         return;
     }
     int took = step_lock(v);
@@ -673,8 +887,13 @@ void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
     struct view *v = view_of(me);
     void *p = NULL;
     if (v && !v->mapped[pe] &&
-        v->map(me->tlj, pe, 0, v->base + (size_t)pe * v->stride, v->len, 0) == SHMEMU_OK)
+        v->map(me->tlj, pe, 0, v->base + (size_t)pe * v->stride, v->len, 0) == SHMEMU_OK) {
         v->mapped[pe] = 1;
+        if (shmemu__own_watching(me)) { /* its loads watched as the PE's own heap's */
+            v->watch = 1;
+            mprotect(v->base + (size_t)pe * v->stride, v->len, PROT_NONE);
+        }
+    }
     if (v && v->mapped[pe]) {
         v->call = shmemu__is_osh_call(shmemu__user_call("shmemu_ptr")) ? "shmem_ptr store"
                                                                           : "shmemu_ptr store";
@@ -719,5 +938,30 @@ void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
 }
 
 void shmemu__check_ptr_fini(shmemu__pe *me) { (void)me; }
+void shmemu__chk_view_epoch(shmemu__pe *me) { (void)me; }
+void shmemu__chk_view_program(shmemu__pe *me) { (void)me; }
+const void *shmemu__chk_view_read_past(shmemu__pe *me, const void *p, size_t n)
+{
+    return (void)me, (void)n, p;
+}
+const void *shmemu__chk_view_read_past(shmemu__pe *me, const void *p, size_t n)
+{
+    struct view *v = me->chk ? me->chk->view : NULL;
+    uintptr_t a = (uintptr_t)p;
+    if (!v || !v->watch || !in_view(v, a))
+        return p;
+    int pe = (int)((a - (uintptr_t)v->base) / v->stride);
+    size_t off = (a - (uintptr_t)v->base) % v->stride;
+    if (!v->mapped[pe] || off >= v->len || n > v->len - off)
+        return p;
+    /* not where the PE holds stores: it reads its own writes */
+    FOR_PAGES(v, pe, off, n, at)
+        if (dirty_of(v, at) || is_open(v, at))
+            return p;
+    char *lib = shmemu__tl_ptr_direct(me->job, pe, off);
+    return lib ? lib : p;
+}
+
+void shmemu__chk_view_unwatch(shmemu__pe *me) { (void)me; }
 
 #endif

@@ -24,6 +24,8 @@
 #define OWN_PAGE 4096 /* the granule of publishing by own stores: a page */
 #define SITE_OWN 0x8000 /* in a granule's w_site: a PE's own store */
 #define SITE_LOAD 0x4000 /* in its r_site: a PE's plain load of its own heap */
+/* The widest write that may be a flag's raise. */
+#define FLAG_MAX 8
 #define SITE_ID(s) ((uint16_t)((s) & ~(SITE_OWN | SITE_LOAD)))
 #define UNORDERED "no wait, signal or sync orders the two" /* a report's verdict */
 
@@ -695,12 +697,16 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
         }
         if (!found && write && s->r_pe1 && s->r_pe1 != me1 && s->r_lo < hi && lo < s->r_hi) {
             /* A plain load may have been a poll of what this writes, if it
-             * can be a flag (a plain store, an access of at most 8 bytes). */
+             * can be a flag's raise: 8 bytes at most, by a put or by one
+             * store instruction.  A wider write is a copy (a put of a
+             * buffer, memcpy, a vector loop): no protocol raises a flag so
+             * (a flag is a word; device code stores one with a volatile
+             * or atomic store, never as part of a copy). */
             int load = (s->r_site & SITE_LOAD) != 0;
             const uint32_t *k = known;
             if (own || load)
                 k = pk ? pk : (pk = plain_known(me, r, known));
-            if ((!load || (own != PLAIN_STORE && n > 8)) && s->r_clk > k[s->r_pe1 - 1]) {
+            if ((!load || n > FLAG_MAX) && s->r_clk > k[s->r_pe1 - 1]) {
                 found = 1, o_write = 0, o_pe = (int)s->r_pe1 - 1, o_site = s->r_site;
                 o_lo = base + s->r_lo, o_hi = base + s->r_hi;
             }
@@ -767,12 +773,13 @@ void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, 
     shmemu__race_page_release(me, r, off);
 }
 
-void shmemu__race_own_load(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
-                           const char *call, void *addr, const struct shmemu__who *who)
+void shmemu__race_plain_load(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                             size_t n, const char *call, void *addr,
+                             const struct shmemu__who *who)
 {
     r->loaded = 1;
-    access_known(me, r, 0, me->pe, off, n, r->vc[me->pe], r->vc, call, addr, who,
-                 UNORDERED, PLAIN_LOAD);
+    access_known(me, r, 0, pe, off, n, r->vc[me->pe], r->vc, call, addr, who, UNORDERED,
+                 PLAIN_LOAD);
 }
 
 void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,

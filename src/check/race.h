@@ -90,13 +90,15 @@ int shmemu__race_tracks_own(const struct shmemu__race *r) SHMEMU__HIDDEN;
 void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
                             const char *call, void *addr,
                             const struct shmemu__who *who) SHMEMU__HIDDEN;
-/* A plain load of [off, off + n) of me's own heap made at addr, recorded
- * as a read.  It may have been a poll of a flag: a later write conflicts
- * with it only if it cannot have been one (a put of more than 8 bytes),
- * judged against all the writer may have learned by plain loads. */
-void shmemu__race_own_load(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
-                           const char *call, void *addr,
-                           const struct shmemu__who *who) SHMEMU__HIDDEN;
+/* A plain load of [off, off + n) of pe's heap (me's own, or a peer's
+ * through a view) made at addr, recorded as a read.  It may have been a
+ * poll of a flag: a later write conflicts with it only if it cannot have
+ * been the flag's raise (a put, or a plain store by one instruction, of
+ * more than 8 bytes), judged against all the writer may have
+ * learned by plain loads. */
+void shmemu__race_plain_load(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                             size_t n, const char *call, void *addr,
+                             const struct shmemu__who *who) SHMEMU__HIDDEN;
 /* Publish me's clock vector on the page of off of its own heap: the
  * library wrote there for it, and the program's stores that follow on
  * that page until its clock moves are not seen. */
