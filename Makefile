@@ -80,7 +80,7 @@ endif
 DEPS_LIB  := $(BUILD)/.deps-lib
 DEPS_TEST := $(BUILD)/.deps-test
 
-.PHONY: test-multinode all lib ucx-plugin test-ucx check-tree test test-full check test-docs asan tsan valgrind run demo bench install clean stress
+.PHONY: test-multinode all lib ucx-plugin test-ucx check-tree test-deps test test-full check test-docs asan tsan valgrind run demo bench install clean stress
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -311,6 +311,8 @@ $(BUILD)/tests/progs/osh_generic_cxx: tests/progs/osh_generic.c tests/progs/osh_
 # minutes.  make check: everything (see below).
 TEST_DEPS := $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(DEV_PROGS) $(CUDA_TESTS) $(BUILD)/examples/hello_spmd \
              $(EXAMPLE_LIBS)
+# Everything the suite runs, built and not run (then run one test binary).
+test-deps: $(TEST_DEPS) $(BUILD)/shmemu-bench
 test: $(TEST_DEPS) $(BUILD)/shmemu-bench check-tree
 	@SHMEMU_TEST_QUICK=1 SHMEMU_TEST_TRANSPORTS=local,shm,sim scripts/run-tests.sh $(TEST_BIN)
 

@@ -1829,14 +1829,17 @@ static void test_kernel_returns_early(void **state)
  * written), each of 32 device threads sums its elements of every PE's
  * input, loaded through shmemu_dev_ptr (plain loads), into the caller's
  * private output; the host then copies its next input in with memcpy.
- * The fixed kernel ends with a second barrier. */
+ * The fixed kernel ends with a second barrier.  The input spans four
+ * pages, as a real one does: the checker sees the first load and store of
+ * a page in an epoch, and a 64-byte input gave the two little chance to
+ * meet. */
 struct early_ptr_arg {
     int *in;   /* symmetric */
     long *sum; /* the caller's own memory */
     int n, fixed;
 };
 
-enum { EARLY_PTR_LOAD_LINE = __LINE__ + 11, EARLY_PTR_COPY_LINE = __LINE__ + 29 };
+enum { EARLY_PTR_LOAD_LINE = __LINE__ + 11, EARLY_PTR_COPY_LINE = __LINE__ + 31 };
 
 SHMEMU_KERNEL(k_early_ptr, struct early_ptr_arg, a)
 {
@@ -1858,14 +1861,16 @@ SHMEMU_KERNEL(k_early_ptr, struct early_ptr_arg, a)
 static int body_early_ptr(void *arg)
 {
     int fixed = *(const int *)arg, me = shmemu_my_pe(), np = shmemu_n_pes();
-    enum { N = 16 };
-    int *in = shmemu_calloc(N, sizeof(int)), next[N];
-    long sum[N];
+    enum { N = 4096 };
+    int *in = shmemu_calloc(N, sizeof(int));
+    int *next = malloc(N * sizeof(int));
+    long *sum = malloc(N * sizeof(long));
+    PE_CHECK(next != NULL && sum != NULL);
     PE_CHECK(in != NULL);
     for (int r = 1; r <= 3; r++) {
         for (int i = 0; i < N; i++)
             next[i] = r * 1000 + me * 100 + i;
-        memcpy(in, next, sizeof(next)); /* the host's next input */
+        memcpy(in, next, N * sizeof(int)); /* the host's next input */
         struct early_ptr_arg a = {in, sum, N, fixed};
         PE_CHECK_OK(shmemu_launch_kernel(k_early_ptr, 1, 32, &a));
         for (int i = 0; fixed && i < N; i++)
@@ -1873,6 +1878,8 @@ static int body_early_ptr(void *arg)
     }
     PE_CHECK_OK(shmemu_barrier_all());
     shmemu_free(in);
+    free(next);
+    free(sum);
     return 0;
 }
 
@@ -1903,11 +1910,13 @@ static int run_early_ptr(const char *tp, int npes, const char *check, int fixed)
 
 /* The host's copy of its next input and a peer's plain load of the last
  * one through its peer pointer, nothing between, are reported naming
- * both lines wherever they are seen in that order: on local and shm that
- * is the threads' timing (so only the fixed kernel's verdict is fixed
- * there: never reported), on sim the schedule's, the same on every run:
- * among 40 explored pct:3 schedules some report it, and the fixed kernel
- * under the same schedules never. */
+ * both lines wherever they are seen in that order.  On sim that is the
+ * schedule's, the same on every run: most of 40 explored pct:3 schedules
+ * report it (39 of 40 at 2 and at 3 PEs when written).  On local and shm
+ * it is the threads' timing (18-20 of 20 runs a PE count when written):
+ * no run's verdict on the bug is fixed there, so the test asks for one
+ * report among all the runs of the transport.  The fixed kernel is never
+ * reported. */
 static void test_kernel_returns_early_ptr(void **state)
 {
     (void)state;
@@ -1917,6 +1926,7 @@ static void test_kernel_returns_early_ptr(void **state)
         if (!th_own_stores(tp))
             continue;
         ran++;
+        int found_tp = 0;
         for (int npes = 2; npes <= 3; npes++)
             for (int fixed = 0; fixed <= 1; fixed++) {
                 int found = 0, runs = strcmp(tp, "sim") ? seeds : 40;
@@ -1928,12 +1938,14 @@ static void test_kernel_returns_early_ptr(void **state)
                     found += run_early_ptr(tp, npes, check, fixed) == SHMEMU_ERACE;
                     unsetenv("SHMEMU_SIM");
                 }
-                if (!strcmp(tp, "sim") && !fixed && !found)
-                    fail_msg("sim, %d PEs: none of %d pct:3 schedules reported the race", npes,
-                             runs);
-                if (getenv("XDEBUG"))
-                    fprintf(stderr, "%s %d PEs fixed %d: %d of %d\n", tp, npes, fixed, found, runs);
+                if (!strcmp(tp, "sim") && !fixed && found < runs / 2)
+                    fail_msg("sim, %d PEs: %d of %d pct:3 schedules reported the race, not "
+                             "most",
+                             npes, found, runs);
+                found_tp += !fixed ? found : 0;
             }
+        if (!found_tp)
+            fail_msg("%s: none of %d runs at 2 and 3 PEs reported the race", tp, 2 * seeds);
     }
     if (!ran)
         th_skip("a PE's own stores are watched on local, shm and sim (x86-64, not under "

@@ -295,6 +295,9 @@ void shmemu__chk_view_amo_end(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN
 void shmemu__chk_pads_check(shmemu__pe *me, const char *where) SHMEMU__HIDDEN;
 /* Has me mapped its view of pe's heap (a shmemu_ptr to it)? */
 int shmemu__chk_view_mapped(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
+/* 1 if me's program may load its view of pe's heap without a fault now
+ * (loads not watched, or a run of pages open for loads there). */
+int shmemu__chk_view_unseen(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
 /* 1 if me has views of peers' heaps at all (it took a peer's shmemu_ptr). */
 int shmemu__chk_views_any(shmemu__pe *me) SHMEMU__HIDDEN;
 /* The checker's SIGSEGV and SIGTRAP handlers on top (again, if another

@@ -486,9 +486,14 @@ static int protect_run(struct view *v, char *at, size_t len, int prot)
     return st;
 }
 
+/* A run of pe's heap closes for loads: what was published there so far
+ * the program may have loaded, what comes later it cannot unseen. */
 static void close_run(struct view *v, char *at, size_t len)
 {
     (void)protect_run(v, at, len, PROT_NONE);
+    if (v->me->chk && v->me->chk->race)
+        shmemu__race_heap_seen(v->me, v->me->chk->race,
+                               (int)((size_t)(at - v->base) / v->stride));
 }
 
 /* The runs opened for loads closed: the library's (lib), or the
@@ -683,7 +688,19 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
         struct dirty *d = dirty_of(v, at);
         if (d) { /* could not land them here (inside the library): read late */
             *d = v->dirty[--v->ndirty];
-            mprotect(at, v->page, PROT_READ);
+            if (mprotect(at, v->page, PROT_READ) == 0 && v->watch) {
+                /* open for loads as the library's loads open a run */
+                rlock(v);
+                if (v->nropen < ROPEN_MAX) {
+                    v->ropen[v->nropen].at = at;
+                    v->ropen[v->nropen].len = v->page;
+                    v->ropen[v->nropen++].lib = 1;
+                    v->nlib++;
+                } else {
+                    v->roverflow = 1;
+                }
+                runlock(v);
+            }
         }
         if (took)
             step_unlock(v);
@@ -824,6 +841,20 @@ int shmemu__chk_view_mapped(shmemu__pe *me, int pe)
     return v && v->mapped[pe];
 }
 
+int shmemu__chk_view_unseen(shmemu__pe *me, int pe)
+{
+    struct view *v = me->chk ? me->chk->view : NULL;
+    if (!v || !v->watch)
+        return 1;
+    char *heap = v->base + (size_t)pe * v->stride;
+    rlock(v);
+    int open = v->roverflow;
+    for (int i = 0; i < v->nropen && !open; i++)
+        open = v->ropen[i].at >= heap && v->ropen[i].at < heap + v->len;
+    runlock(v);
+    return open;
+}
+
 int shmemu__chk_views_any(shmemu__pe *me) { return me->chk && me->chk->view; }
 
 static struct view *view_of(shmemu__pe *me)
@@ -889,6 +920,8 @@ void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
     if (v && !v->mapped[pe] &&
         v->map(me->tlj, pe, 0, v->base + (size_t)pe * v->stride, v->len, 0) == SHMEMU_OK) {
         v->mapped[pe] = 1;
+        if (me->chk->race)
+            shmemu__race_view_mapped(me, me->chk->race, pe);
         if (shmemu__own_watching(me)) { /* its loads watched as the PE's own heap's */
             v->watch = 1;
             mprotect(v->base + (size_t)pe * v->stride, v->len, PROT_NONE);
@@ -923,6 +956,7 @@ int shmemu__chk_handlers_install(void) { return -1; }
 int shmemu__chk_no_faults(const struct shmemu_transport_ops *t) { return (void)t, 1; }
 int shmemu__chk_view_mapped(shmemu__pe *me, int pe) { return (void)me, (void)pe, 0; }
 int shmemu__chk_views_any(shmemu__pe *me) { return (void)me, 0; }
+int shmemu__chk_view_unseen(shmemu__pe *me, int pe) { return (void)me, (void)pe, 1; }
 
 void shmemu__chk_view_held(shmemu__pe *me, struct held *h) { (void)me, (void)h; }
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) { (void)me, (void)h; }

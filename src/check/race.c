@@ -21,6 +21,9 @@
 /* A PE's own stores (own.c) are tracked in jobs of at most this many PEs:
  * what was published on each heap takes npes * npes words. */
 #define OWN_NPES_MAX 1024
+/* Jobs in which a PE keeps, per view, what it learned by loads there
+ * (npes^2 words a PE for views of every peer). */
+#define LEARNED_NPES_MAX 64
 #define OWN_PAGE 4096 /* the granule of publishing by own stores: a page */
 #define SITE_OWN 0x8000 /* in a granule's w_site: a PE's own store */
 #define SITE_LOAD 0x4000 /* in its r_site: a PE's plain load of its own heap */
@@ -141,6 +144,13 @@ struct shmemu__race {
     struct layout l;
     uint32_t *vc; /* [npes] */
     uint32_t *plain; /* [npes] (own stores tracked): plain_known's */
+    /* [npes] of [npes], for a peer whose heap me has a view of: the join
+     * of what was published there while me could load it unseen (a run
+     * of the view open, until it closed) or read it by a call.  Loads of
+     * a view are watched, so what was published since, me cannot have
+     * loaded.  NULL: all that was published there (not watched, or jobs
+     * of more than LEARNED_NPES_MAX PEs). */
+    _Atomic uint32_t **learned;
     int loaded;      /* a plain load was seen since the last release */
     struct site_cache cache[256];
 };
@@ -176,6 +186,9 @@ int shmemu__race_tracks_own(const struct shmemu__race *r) { return r->plain != N
 void shmemu__race_free(struct shmemu__race *r)
 {
     if (r) {
+        for (int i = 0; r->learned && i < r->h->npes; i++)
+            free((void *)r->learned[i]);
+        free((void *)r->learned);
         free(r->plain);
         free(r->vc);
         free(r);
@@ -321,6 +334,28 @@ static void publish(shmemu__pe *me, struct shmemu__race *r, int pe, struct word 
     _Atomic uint32_t *hj = heapjoin(r, pe);
     if (hj)
         join_into(hj, vc, me->npes);
+}
+
+void shmemu__race_view_mapped(shmemu__pe *me, struct shmemu__race *r, int pe)
+{
+    int n = me->npes;
+    if (!r->plain || n > LEARNED_NPES_MAX || pe == me->pe)
+        return;
+    if (!r->learned && !(r->learned = calloc((size_t)n, sizeof(*r->learned))))
+        return;
+    if (!r->learned[pe])
+        r->learned[pe] = calloc((size_t)n, sizeof(**r->learned));
+}
+
+void shmemu__race_heap_seen(shmemu__pe *me, struct shmemu__race *r, int pe)
+{
+    _Atomic uint32_t *l = r->learned ? r->learned[pe] : NULL;
+    _Atomic uint32_t *hj = l ? heapjoin(r, pe) : NULL;
+    for (int i = 0; hj && i < me->npes; i++) {
+        uint32_t v = atomic_load_explicit(&hj[i], memory_order_relaxed);
+        if (v)
+            atomic_max(&l[i], v);
+    }
 }
 
 void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
@@ -605,9 +640,10 @@ static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, si
 
 /* known, and what me may have learned by plain loads, unseen: a flag
  * published anywhere on its own heap or on a heap it has a view of (its
- * shmemu_ptr), or stored there by its owner's plain store.  Conflicts of
- * a plain store are judged by this: neither side can be shown to have
- * missed the other's flag. */
+ * shmemu_ptr), or stored there by its owner's plain store; on a view's
+ * heap, only what was published while me could load it unseen (learned)
+ * where its loads are watched.  Conflicts of a plain store are judged by
+ * this: neither side can be shown to have missed the other's flag. */
 static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const uint32_t *known)
 {
     uint32_t *pk = r->plain;
@@ -615,8 +651,12 @@ static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const
     memcpy(pk, known, (size_t)n * sizeof(uint32_t));
     int views = shmemu__chk_views_any(me);
     for (int q = views ? 0 : me->pe; q < (views ? n : me->pe + 1); q++) {
-        _Atomic uint32_t *hj =
-            q == me->pe || shmemu__chk_view_mapped(me, q) ? heapjoin(r, q) : NULL;
+        _Atomic uint32_t *hj = NULL;
+        if (q == me->pe)
+            hj = heapjoin(r, q);
+        else if (shmemu__chk_view_mapped(me, q))
+            hj = r->learned && r->learned[q] && !shmemu__chk_view_unseen(me, q) ? r->learned[q]
+                                                                                : heapjoin(r, q);
         for (int i = 0; hj && i < n; i++) {
             uint32_t v = atomic_load_explicit(&hj[i], memory_order_relaxed);
             if (v > pk[i])
@@ -657,6 +697,10 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
      * recorded (a conflict missed, never one invented). */
     if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed) || (own && !r->plain))
         return;
+    /* A read of a peer's heap may be the poll of any flag published
+     * there by now: me may know all of it (plain_known). */
+    if (!write && pe != me->pe && r->learned)
+        shmemu__race_heap_seen(me, r, pe);
     const uint32_t *pk = NULL; /* plain_known's, once a record needs it */
     site |= own == PLAIN_LOAD ? SITE_LOAD : own ? SITE_OWN : 0;
     uint32_t me1 = (uint32_t)me->pe + 1;
