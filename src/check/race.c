@@ -102,6 +102,9 @@ size_t shmemu__race_ctl_size(int npes, size_t heap_size)
  * they are asked for in all. */
 #define SHADOW_HUGE_MIN ((size_t)8 << 20)
 #define SHADOW_HUGE_MAX ((size_t)1 << 30)
+/* The most of the flag words' table (and what lies before it) written at
+ * the start of a job. */
+#define WORDS_POPULATE_MAX ((size_t)8 << 20)
 
 void shmemu__race_ctl_init(void *area, int npes, size_t heap_size)
 {
@@ -122,6 +125,19 @@ void shmemu__race_ctl_init(void *area, int npes, size_t heap_size)
         if (hi > lo)
             (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
     }
+    /* The flag words' table is probed by reads before an entry is
+     * written, each on a page of its own: where the area is private (local,
+     * sim) each new entry's page was the zero page first, then copied and
+     * the TLB of every CPU running a PE flushed.  Written first, at once,
+     * where that costs little memory (a hint; failure is harmless). */
+#ifdef MADV_POPULATE_WRITE
+    if (l.shadow <= WORDS_POPULATE_MAX) {
+        uintptr_t lo = ((uintptr_t)area + l.words) & ~(uintptr_t)4095,
+                  hi = ((uintptr_t)area + l.shadow) & ~(uintptr_t)4095;
+        if (hi > lo)
+            (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+    }
+#endif
     h->granules = (heap_size + GRANULE - 1) / GRANULE;
     h->nsites = 1; /* 0: unknown */
     strcpy(h->sites[0], "?");
@@ -720,10 +736,13 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
             spin_lock(held = l);
         }
         struct gran *s = gran_at(r, pe, g);
-        if (!touched || ((uintptr_t)s & 4095) < sizeof(*s)) {
+        if (!touched || ((uintptr_t)s & 4095) < sizeof(*s) ||
+            ((uintptr_t)s & 4095) > 4096 - sizeof(*s)) {
             /* A shadow page's first access is a write: a read first would
              * map the zero page, and the write after it would copy it and
-             * flush the TLB of every CPU running a PE (threads). */
+             * flush the TLB of every CPU running a PE (threads).  So is
+             * the first access of the page a granule ends in, where it
+             * straddles two (its last field, r_site, lies there). */
             touched = 1;
             __atomic_fetch_or(&s->w_pe1, 0, __ATOMIC_RELAXED);
             __atomic_fetch_or(&s->r_site, 0, __ATOMIC_RELAXED);
