@@ -233,7 +233,17 @@ void shmemu__own_loaded_range(const ucontext_t *uc, uintptr_t a, uintptr_t *lo, 
 static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int write, uintptr_t a,
                    uintptr_t *lo, uintptr_t *hi)
 {
-    shmemu__chk_view_program(me); /* its loads of peers' heaps are seen again */
+    const struct shmemu__lib_store *lib = &shmemu__lib_store;
+    void *pc = lib->call ? lib->site
+                         : shmemu__chk_fault_site((void *)uc->uc_mcontext.gregs[REG_RIP]);
+    /* The program's code runs: its loads of peers' heaps are seen again.
+     * Not where the library's own code stores, itself or by the C
+     * library's memcpy (the verifier writing a case's inputs, a built-in
+     * kernel its output): each such fault closed the peers' heaps that
+     * the library's loads had opened, and its next load opened them
+     * again, two mprotects of a whole heap each. */
+    if (lib->call || !in_library_code((char *)pc - 1))
+        shmemu__chk_view_program(me);
     uintptr_t rlo = (uintptr_t)o->heap, rhi = rlo + o->len;
     if (in_stat(o, a))
         rlo = (uintptr_t)o->stat, rhi = rlo + o->stat_len;
@@ -243,9 +253,6 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int writ
         shmemu__own_loaded_range(uc, a, lo, hi);
     *lo = *lo < rlo ? rlo : *lo;
     *hi = *hi > rhi ? rhi : *hi;
-    const struct shmemu__lib_store *lib = &shmemu__lib_store;
-    void *pc = lib->call ? lib->site
-                         : shmemu__chk_fault_site((void *)uc->uc_mcontext.gregs[REG_RIP]);
     shmemu__chk_enter(me);
     if (write)
         shmemu__race_own_store(me, me->chk->race, off_of(me, o, *lo), *hi - *lo,
