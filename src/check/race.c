@@ -102,9 +102,6 @@ size_t shmemu__race_ctl_size(int npes, size_t heap_size)
  * they are asked for in all. */
 #define SHADOW_HUGE_MIN ((size_t)8 << 20)
 #define SHADOW_HUGE_MAX ((size_t)1 << 30)
-/* The most of the flag words' table (and what lies before it) written at
- * the start of a job. */
-#define WORDS_POPULATE_MAX ((size_t)8 << 20)
 
 void shmemu__race_ctl_init(void *area, int npes, size_t heap_size)
 {
@@ -125,19 +122,6 @@ void shmemu__race_ctl_init(void *area, int npes, size_t heap_size)
         if (hi > lo)
             (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
     }
-    /* The flag words' table is probed by reads before an entry is
-     * written, each on a page of its own: where the area is private (local,
-     * sim) each new entry's page was the zero page first, then copied and
-     * the TLB of every CPU running a PE flushed.  Written first, at once,
-     * where that costs little memory (a hint; failure is harmless). */
-#ifdef MADV_POPULATE_WRITE
-    if (l.shadow <= WORDS_POPULATE_MAX) {
-        uintptr_t lo = ((uintptr_t)area + l.words) & ~(uintptr_t)4095,
-                  hi = ((uintptr_t)area + l.shadow) & ~(uintptr_t)4095;
-        if (hi > lo)
-            (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-    }
-#endif
     h->granules = (heap_size + GRANULE - 1) / GRANULE;
     h->nsites = 1; /* 0: unknown */
     strcpy(h->sites[0], "?");
@@ -295,16 +279,19 @@ static struct word *find_key(struct shmemu__race *r, uint64_t key, int create)
     uint32_t cap = r->h->words_cap, i = hash(key, cap);
     for (uint32_t probes = 0; probes < cap; probes++, i = (i + 1) % cap) {
         struct word *w = word_at(r, i);
-        uint64_t k = atomic_load_explicit(&w->key, memory_order_acquire);
+        /* To insert, the slot's first access is the exchange, a write: a
+         * load first would map the zero page where the table is private
+         * (local, sim), and the write then copy it and flush the TLB of
+         * every CPU running a PE. */
+        uint64_t k = 0;
+        if (create && atomic_compare_exchange_strong(&w->key, &k, key))
+            return w;
+        if (!create)
+            k = atomic_load_explicit(&w->key, memory_order_acquire);
         if (k == key)
             return w;
-        if (k == 0) {
-            if (!create)
-                return NULL;
-            uint64_t zero = 0;
-            if (atomic_compare_exchange_strong(&w->key, &zero, key) || zero == key)
-                return w;
-        }
+        if (k == 0 && !create)
+            return NULL;
     }
     return NULL;
 }
