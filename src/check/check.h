@@ -112,11 +112,12 @@ void shmemu__check_dev_acquire(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDE
 void shmemu__check_dev_barrier(shmemu__pe *me, int done, uint32_t gen) SHMEMU__HIDDEN;
 
 /* A PE's own plain stores under race detection (own.c): watched from
- * when the program runs (start) until the PE leaves (stop); a kernel runs
- * with them unwatched (running 1, then 0). */
+ * when the program runs (start) until the PE leaves (stop); a kernel
+ * whose code is at code (the library's built-ins, or the program's; NULL:
+ * the program's) starts (running 1) and ends (0). */
 void shmemu__own_start(shmemu__pe *me) SHMEMU__HIDDEN;
 void shmemu__own_stop(shmemu__pe *me) SHMEMU__HIDDEN;
-void shmemu__own_kernel(shmemu__pe *me, int running) SHMEMU__HIDDEN;
+void shmemu__own_kernel(shmemu__pe *me, int running, const void *code) SHMEMU__HIDDEN;
 
 /* shmemu_check_zero_pads (src/api): [off, off + bytes) of me's heap are
  * signal pads (bytes 0: the range at off is not); SHMEMU_ENOMEM past

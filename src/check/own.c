@@ -346,20 +346,34 @@ const void *shmemu__check_read_past(shmemu__pe *me, const void *p, size_t n)
     return q != p ? q : shmemu__chk_view_read_past(me, p, n);
 }
 
-void shmemu__own_kernel(shmemu__pe *me, int running)
+void shmemu__own_kernel(shmemu__pe *me, int running, const void *code)
 {
     struct own *o = me->chk ? me->chk->own : NULL;
+    /* The runs of peers' heaps that the library's loads opened close
+     * where the program's code runs next: a kernel of the program's (its
+     * loads are seen from its first), the host's code after it.  Not
+     * around a kernel of the library's (a built-in collective: the
+     * library's code runs on; each close and open is an mprotect of every
+     * page of a peer's heap in use, a fifth of a checked 4-PE allreduce
+     * of 2^20 floats in all). */
+    int program = !code || !in_library_code((void *)(uintptr_t)code);
+    if (!o)
+        return;
+    if (running) {
+        if (program)
+            shmemu__chk_view_program(me);
+        return;
+    }
     /* A kernel's stores are recorded as the host's are (its threads are
      * the PE's: they never conflict with each other here).  Once it has
      * ended, the host's next stores fault afresh, so that they are
      * recorded as the host's. */
-    if (!o || running)
-        return;
     own_lock(o);
     close_all(o);
     own_unlock(o);
     shmemu__chk_view_epoch(me);
-    shmemu__chk_view_program(me);
+    if (program)
+        shmemu__chk_view_program(me);
 }
 
 int shmemu__own_watching(shmemu__pe *me) { return me->chk && me->chk->own; }
@@ -438,7 +452,10 @@ const void *shmemu__check_read_past(shmemu__pe *me, const void *p, size_t n)
 {
     return (void)me, (void)n, p;
 }
-void shmemu__own_kernel(shmemu__pe *me, int running) { (void)me, (void)running; }
+void shmemu__own_kernel(shmemu__pe *me, int running, const void *code)
+{
+    (void)me, (void)running, (void)code;
+}
 void shmemu__own_start(shmemu__pe *me) { (void)me; }
 void shmemu__own_stop(shmemu__pe *me) { (void)me; }
 

@@ -711,7 +711,7 @@ static void launch_abandon(shmemu__pe *me)
     me->kernel_abandon = NULL;
     me->kernel_live = NULL;
     me->in_kernel = 0;
-    shmemu__own_kernel(me, 0);
+    shmemu__own_kernel(me, 0, NULL);
     if (shmemu__dev_launch == L)
         shmemu__dev_launch = NULL;
     shmemu_devrt_self = &host_self;
@@ -816,10 +816,12 @@ static int launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 b
     shmemu__dev_launch = L;
     me->kernel_live = L;
     me->kernel_abandon = launch_abandon;
-    shmemu__own_kernel(me, 1);
+    /* whose code the kernel is: the library's built-ins, or the program's */
+    const void *code = (const void *)(uintptr_t)k->body;
+    shmemu__own_kernel(me, 1, code);
     schedule(L);
     launch_end(L);
-    shmemu__own_kernel(me, 0);
+    shmemu__own_kernel(me, 0, code);
     me->last_kernel = L->k->name;
     me->kernel_abandon = NULL;
     me->kernel_live = NULL;
