@@ -920,8 +920,6 @@ void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off)
     if (v && !v->mapped[pe] &&
         v->map(me->tlj, pe, 0, v->base + (size_t)pe * v->stride, v->len, 0) == SHMEMU_OK) {
         v->mapped[pe] = 1;
-        if (me->chk->race)
-            shmemu__race_view_mapped(me, me->chk->race, pe);
         if (shmemu__own_watching(me)) { /* its loads watched as the PE's own heap's */
             v->watch = 1;
             mprotect(v->base + (size_t)pe * v->stride, v->len, PROT_NONE);

@@ -144,13 +144,12 @@ struct shmemu__race {
     struct layout l;
     uint32_t *vc; /* [npes] */
     uint32_t *plain; /* [npes] (own stores tracked): plain_known's */
-    /* [npes] of [npes], for a peer whose heap me has a view of: the join
-     * of what was published there while me could load it unseen (a run
-     * of the view open, until it closed) or read it by a call.  Loads of
-     * a view are watched, so what was published since, me cannot have
-     * loaded.  NULL: all that was published there (not watched, or jobs
-     * of more than LEARNED_NPES_MAX PEs). */
-    _Atomic uint32_t **learned;
+    /* [npes][npes], per peer: the join of what was published on its heap
+     * while me could load it unseen (a run of its view open, until it
+     * closed) or read it by a call.  Where me's loads of a view are
+     * watched, what was published since, it cannot have loaded.  NULL:
+     * jobs of more than LEARNED_NPES_MAX PEs (all published counts). */
+    _Atomic uint32_t *learned;
     int loaded;      /* a plain load was seen since the last release */
     struct site_cache cache[256];
 };
@@ -178,6 +177,8 @@ struct shmemu__race *shmemu__race_new(shmemu__pe *me, void *area)
         free(r);
         return NULL;
     }
+    if (r->plain && me->npes <= LEARNED_NPES_MAX) /* else (no memory) all counts */
+        r->learned = calloc((size_t)me->npes * (size_t)me->npes, sizeof(*r->learned));
     return r;
 }
 
@@ -186,8 +187,6 @@ int shmemu__race_tracks_own(const struct shmemu__race *r) { return r->plain != N
 void shmemu__race_free(struct shmemu__race *r)
 {
     if (r) {
-        for (int i = 0; r->learned && i < r->h->npes; i++)
-            free((void *)r->learned[i]);
         free((void *)r->learned);
         free(r->plain);
         free(r->vc);
@@ -339,20 +338,9 @@ static void publish(shmemu__pe *me, struct shmemu__race *r, int pe, struct word 
         join_into(hj, vc, me->npes);
 }
 
-void shmemu__race_view_mapped(shmemu__pe *me, struct shmemu__race *r, int pe)
-{
-    int n = me->npes;
-    if (!r->plain || n > LEARNED_NPES_MAX || pe == me->pe)
-        return;
-    if (!r->learned && !(r->learned = calloc((size_t)n, sizeof(*r->learned))))
-        return;
-    if (!r->learned[pe])
-        r->learned[pe] = calloc((size_t)n, sizeof(**r->learned));
-}
-
 void shmemu__race_heap_seen(shmemu__pe *me, struct shmemu__race *r, int pe)
 {
-    _Atomic uint32_t *l = r->learned ? r->learned[pe] : NULL;
+    _Atomic uint32_t *l = r->learned ? r->learned + (size_t)pe * (size_t)me->npes : NULL;
     _Atomic uint32_t *hj = l ? heapjoin(r, pe) : NULL;
     for (int i = 0; hj && i < me->npes; i++) {
         uint32_t v = atomic_load_explicit(&hj[i], memory_order_relaxed);
@@ -658,8 +646,8 @@ static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const
         if (q == me->pe)
             hj = heapjoin(r, q);
         else if (shmemu__chk_view_mapped(me, q))
-            hj = r->learned && r->learned[q] && !shmemu__chk_view_unseen(me, q) ? r->learned[q]
-                                                                                : heapjoin(r, q);
+            hj = r->learned && !shmemu__chk_view_unseen(me, q) ? r->learned + (size_t)q * (size_t)n
+                                                              : heapjoin(r, q);
         for (int i = 0; hj && i < n; i++) {
             uint32_t v = atomic_load_explicit(&hj[i], memory_order_relaxed);
             if (v > pk[i])

@@ -79,14 +79,12 @@ void shmemu__race_write_since(shmemu__pe *me, struct shmemu__race *r, int pe, si
                               size_t n, const uint32_t *then, const char *call,
                               void *site, const struct shmemu__who *who) SHMEMU__HIDDEN;
 
-/* A view of pe's heap was mapped for me (pointers.c): from now on, while
- * its loads are watched, me is judged to know what was published there
- * only up to its last look (shmemu__race_heap_seen).  Views of jobs of
- * at most 64 PEs; larger ones count all that was published. */
-void shmemu__race_view_mapped(shmemu__pe *me, struct shmemu__race *r, int pe) SHMEMU__HIDDEN;
 /* me could load pe's heap until now (a run of its view closes) or read it
- * by a call: it may know all that was published there so far.  Safe in a
- * signal handler. */
+ * by a call: it may know all that was published there so far.  Where its
+ * loads of its view of pe's heap are watched, it is judged to know what
+ * was published there only up to its last look (jobs of at most 64 PEs;
+ * in larger ones, all that was published counts).  Safe in a signal
+ * handler. */
 void shmemu__race_heap_seen(shmemu__pe *me, struct shmemu__race *r, int pe) SHMEMU__HIDDEN;
 
 /* A PE's own plain stores (own.c), where tracked (shmemu__race_tracks_own:
