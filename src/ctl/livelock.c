@@ -100,11 +100,11 @@ static int classify(shmemu__pe *me, int p, uint64_t *snap)
 }
 
 /* Every live PE polls unchanged words or sleeps: confirm that it stays so
- * while each poller polls on (its beat moves), then end the job. */
-static void check_livelock(shmemu__pe *me, const char *call, void *site, int pe, size_t off,
-                           size_t nbytes, uint64_t value)
+ * while each poller polls on (its beat moves).  1 if it does. */
+static int all_stuck(shmemu__pe *me, const char *call, void *site, int pe, size_t off,
+                     size_t nbytes, uint64_t value)
 {
-    int n = me->npes;
+    int n = me->npes, stuck = 0;
     int64_t now = shmemu__time();
     uint64_t *snap = calloc((size_t)n, sizeof(*snap));
     int *kind = calloc((size_t)n, sizeof(*kind)), *moved = calloc((size_t)n, sizeof(int));
@@ -142,8 +142,19 @@ static void check_livelock(shmemu__pe *me, const char *call, void *site, int pe,
         if (now > until)
             goto out; /* a poller did not poll again: cannot tell */
     }
-    if (shmemu__aborted(me))
-        goto out;
+    stuck = !shmemu__aborted(me);
+out:
+    free(snap);
+    free(kind);
+    free(moved);
+    return stuck;
+}
+
+/* End the job: every PE polls unchanged words or sleeps. */
+static void declare_livelock(shmemu__pe *me)
+{
+    int n = me->npes;
+    int64_t now = shmemu__time();
     size_t len = 512 + (size_t)n * 320, used = 0;
     char *buf = malloc(len);
     if (buf) {
@@ -164,10 +175,6 @@ static void check_livelock(shmemu__pe *me, const char *call, void *site, int pe,
     shmemu__abort_job(me->job, SHMEMU_EDEADLOCK, -1, SHMEMU_EDEADLOCK,
                       "livelock: every PE polls words that do not change, or sleeps", buf);
     free(buf);
-out:
-    free(snap);
-    free(kind);
-    free(moved);
 }
 
 /* Polls between samples: about 60, never the same period twice in a row,
@@ -234,6 +241,7 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
     s->polls += polls;
     if (moved || !s->since_ns) {
         s->since_ns = now;
+        s->stuck_ns = 0;
         s->nseen = 1;
         s->seen[0].key = key;
         s->seen[0].val = value;
@@ -253,8 +261,19 @@ void shmemu__poll_slow(shmemu__pe *me, const char *call, void *site, int pe, siz
     s->polls = 0;
     s->published_ns = now;
     publish(me, call, site, pe, off, nbytes, value, now);
-    if (now - s->since_ns >= s->limit_ns && now - s->checked_ns >= s->limit_ns / 2) {
+    /* The value this PE polled may be older than what a check then sees of
+     * the others: a peer that set the word and went to sleep in a barrier
+     * looks stuck beside a value read before the set.  So a check that
+     * finds every PE stuck is confirmed by the next one, after this PE
+     * polled again (on a sample after it) and found its words unchanged. */
+    if (now - s->since_ns >= s->limit_ns &&
+        (s->stuck_ns || now - s->checked_ns >= s->limit_ns / 2)) {
         s->checked_ns = now;
-        check_livelock(me, call, site, pe, off, nbytes, value);
+        if (!all_stuck(me, call, site, pe, off, nbytes, value))
+            s->stuck_ns = 0;
+        else if (s->stuck_ns)
+            declare_livelock(me);
+        else
+            s->stuck_ns = shmemu__time();
     }
 }

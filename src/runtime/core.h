@@ -178,6 +178,7 @@ typedef struct shmemu__pe {
         unsigned nseen, next, turn;
         uint32_t activity_seen, polls, polls_last;
         int64_t since_ns, published_ns, checked_ns, cpu_ns;
+        int64_t stuck_ns; /* a check found every PE stuck then (0: none) */
     } poll;
     /* OpenSHMEM locks this PE holds, and which of its threads took each
      * (compat/shmem.c): a thread that sets a lock it holds, or a clear of a
