@@ -635,7 +635,8 @@ static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, si
  * heap, only what was published while me could load it unseen (learned)
  * where its loads are watched.  Conflicts of a plain store are judged by
  * this: neither side can be shown to have missed the other's flag. */
-static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const uint32_t *known)
+static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const uint32_t *known,
+                                   int reading)
 {
     uint32_t *pk = r->plain;
     int n = me->npes;
@@ -645,9 +646,10 @@ static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const
         _Atomic uint32_t *hj = NULL;
         if (q == me->pe)
             hj = heapjoin(r, q);
-        else if (shmemu__chk_view_mapped(me, q))
-            hj = r->learned && !shmemu__chk_view_unseen(me, q) ? r->learned + (size_t)q * (size_t)n
-                                                              : heapjoin(r, q);
+        else if (shmemu__chk_view_mapped(me, q)) /* (a read there may be the poll itself) */
+            hj = r->learned && q != reading && !shmemu__chk_view_unseen(me, q)
+                     ? r->learned + (size_t)q * (size_t)n
+                     : heapjoin(r, q);
         for (int i = 0; hj && i < n; i++) {
             uint32_t v = atomic_load_explicit(&hj[i], memory_order_relaxed);
             if (v > pk[i])
@@ -672,7 +674,7 @@ enum { BY_CALL, /* a host call's: by what me learned through calls */
  * load in an epoch faults: seen) or may load through views (not seen). */
 static void join_plain(shmemu__pe *me, struct shmemu__race *r, uint32_t *vc)
 {
-    const uint32_t *pk = plain_known(me, r, vc);
+    const uint32_t *pk = plain_known(me, r, vc, -1);
     memcpy(vc, pk, (size_t)me->npes * sizeof(uint32_t));
 }
 
@@ -688,10 +690,10 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
      * recorded (a conflict missed, never one invented). */
     if (!n || atomic_load_explicit(&h->disabled, memory_order_relaxed) || (own && !r->plain))
         return;
-    /* A read of a peer's heap may be the poll of any flag published
-     * there by now: me may know all of it (plain_known). */
-    if (!write && pe != me->pe && r->learned)
-        shmemu__race_heap_seen(me, r, pe);
+    /* A read of a peer's heap may be the poll of any flag published there:
+     * judged with all of it (taken once the granule's record is seen: a
+     * writer publishes before it records), and learned after. */
+    int reading = write || pe == me->pe ? -1 : pe;
     const uint32_t *pk = NULL; /* plain_known's, once a record needs it */
     site |= own == PLAIN_LOAD ? SITE_LOAD : own ? SITE_OWN : 0;
     uint32_t me1 = (uint32_t)me->pe + 1;
@@ -727,7 +729,7 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
             /* their plain store, or ours: either side may have learned
              * by a plain load that the other's flag was up */
             if (own || (s->w_site & SITE_OWN))
-                k = pk ? pk : (pk = plain_known(me, r, known));
+                k = pk ? pk : (pk = plain_known(me, r, known, reading));
             if (s->w_clk > k[s->w_pe1 - 1]) {
                 found = 1, o_write = 1, o_pe = (int)s->w_pe1 - 1, o_site = s->w_site;
                 o_lo = base + s->w_lo, o_hi = base + s->w_hi;
@@ -743,7 +745,7 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
             int load = (s->r_site & SITE_LOAD) != 0;
             const uint32_t *k = known;
             if (own || load)
-                k = pk ? pk : (pk = plain_known(me, r, known));
+                k = pk ? pk : (pk = plain_known(me, r, known, reading));
             if ((!load || n > FLAG_MAX) && s->r_clk > k[s->r_pe1 - 1]) {
                 found = 1, o_write = 0, o_pe = (int)s->r_pe1 - 1, o_site = s->r_site;
                 o_lo = base + s->r_lo, o_hi = base + s->r_hi;
@@ -752,7 +754,7 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
         if (write) {
             s->w_pe1 = me1, s->w_clk = clock, s->w_site = site, s->w_lo = lo, s->w_hi = hi;
         } else if (own != PLAIN_LOAD || !s->r_pe1 || s->r_pe1 == me1 ||
-                   s->r_clk <= (pk ? pk : (pk = plain_known(me, r, known)))[s->r_pe1 - 1]) {
+                   s->r_clk <= (pk ? pk : (pk = plain_known(me, r, known, reading)))[s->r_pe1 - 1]) {
             /* (a plain load keeps another PE's read it is not ordered
              * after: that one's conflicts with the PE's next store) */
             s->r_pe1 = me1, s->r_clk = clock, s->r_site = site, s->r_lo = lo, s->r_hi = hi;
@@ -760,6 +762,8 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
     }
     if (held)
         spin_unlock(held);
+    if (reading >= 0 && r->learned)
+        shmemu__race_heap_seen(me, r, pe);
     if (found)
         report(me, r, write, pe, off, off + n, SITE_ID(site), o_write, o_pe, SITE_ID(o_site),
                o_lo, o_hi, why);
@@ -806,9 +810,11 @@ void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, 
 void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,
                             const char *call, void *addr, const struct shmemu__who *who)
 {
+    /* Published before it is recorded: a peer's poll that finds the
+     * record (under its granule's lock) finds the flag it may be, too. */
+    shmemu__race_page_release(me, r, off);
     access_known(me, r, 1, me->pe, off, n, r->vc[me->pe], r->vc, call, addr, who,
                  UNORDERED, PLAIN_STORE);
-    shmemu__race_page_release(me, r, off);
 }
 
 void shmemu__race_plain_load(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
