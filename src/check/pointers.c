@@ -519,6 +519,21 @@ static void close_runs(struct view *v, int lib)
     v->nlib = lib ? 0 : kept;
 }
 
+/* [at, at + len) was opened for loads: by the library's (lib), closed
+ * where the program's code runs next, or the program's, closed at the
+ * epoch's end.  Under v->rlock. */
+static void add_run(struct view *v, char *at, size_t len, int lib)
+{
+    if (v->nropen < ROPEN_MAX) {
+        v->ropen[v->nropen].at = at;
+        v->ropen[v->nropen].len = len;
+        v->ropen[v->nropen++].lib = lib;
+        v->nlib += lib;
+    } else {
+        v->roverflow = 1; /* every mapped view closes */
+    }
+}
+
 /* The first load of a page of pe's heap in this epoch (a at offset off):
  * recorded as the program's plain load, and a run of pages opened for
  * loads.  Each further fault of an epoch opens an aligned run twice as
@@ -561,16 +576,8 @@ static void watched_load(struct view *v, shmemu__pe *me, ucontext_t *uc, int pe,
         if (run > len)
             page = at, len = run;
     }
-    if (protect_run(v, page, len, PROT_READ) == 0) {
-        if (v->nropen < ROPEN_MAX) {
-            v->ropen[v->nropen].at = page;
-            v->ropen[v->nropen].len = len;
-            v->ropen[v->nropen++].lib = !program;
-            v->nlib += !program;
-        } else {
-            v->roverflow = 1;
-        }
-    }
+    if (protect_run(v, page, len, PROT_READ) == 0)
+        add_run(v, page, len, !program);
     runlock(v);
 }
 
@@ -691,14 +698,7 @@ static void on_fault(struct view *v, shmemu__pe *me, int sig, siginfo_t *si, voi
             if (mprotect(at, v->page, PROT_READ) == 0 && v->watch) {
                 /* open for loads as the library's loads open a run */
                 rlock(v);
-                if (v->nropen < ROPEN_MAX) {
-                    v->ropen[v->nropen].at = at;
-                    v->ropen[v->nropen].len = v->page;
-                    v->ropen[v->nropen++].lib = 1;
-                    v->nlib++;
-                } else {
-                    v->roverflow = 1;
-                }
+                add_run(v, at, v->page, 1);
                 runlock(v);
             }
         }

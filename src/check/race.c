@@ -21,8 +21,8 @@
 /* A PE's own stores (own.c) are tracked in jobs of at most this many PEs:
  * what was published on each heap takes npes * npes words. */
 #define OWN_NPES_MAX 1024
-/* Jobs in which a PE keeps, per view, what it learned by loads there
- * (npes^2 words a PE for views of every peer). */
+/* Jobs in which a PE keeps, per peer, what it learned of that peer's heap
+ * by its last look (npes^2 words a PE). */
 #define LEARNED_NPES_MAX 64
 #define OWN_PAGE 4096 /* the granule of publishing by own stores: a page */
 #define SITE_OWN 0x8000 /* in a granule's w_site: a PE's own store */
@@ -146,9 +146,10 @@ struct shmemu__race {
     uint32_t *plain; /* [npes] (own stores tracked): plain_known's */
     /* [npes][npes], per peer: the join of what was published on its heap
      * while me could load it unseen (a run of its view open, until it
-     * closed) or read it by a call.  Where me's loads of a view are
-     * watched, what was published since, it cannot have loaded.  NULL:
-     * jobs of more than LEARNED_NPES_MAX PEs (all published counts). */
+     * closed) or by me's last recorded read there.  Where me's loads of
+     * a view are watched, what was published since, it cannot have
+     * loaded.  NULL: jobs of more than LEARNED_NPES_MAX PEs (all published
+     * counts). */
     _Atomic uint32_t *learned;
     int loaded;      /* a plain load was seen since the last release */
     struct site_cache cache[256];
@@ -754,7 +755,8 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
         if (write) {
             s->w_pe1 = me1, s->w_clk = clock, s->w_site = site, s->w_lo = lo, s->w_hi = hi;
         } else if (own != PLAIN_LOAD || !s->r_pe1 || s->r_pe1 == me1 ||
-                   s->r_clk <= (pk ? pk : (pk = plain_known(me, r, known, reading)))[s->r_pe1 - 1]) {
+                   s->r_clk <=
+                       (pk ? pk : (pk = plain_known(me, r, known, reading)))[s->r_pe1 - 1]) {
             /* (a plain load keeps another PE's read it is not ordered
              * after: that one's conflicts with the PE's next store) */
             s->r_pe1 = me1, s->r_clk = clock, s->r_site = site, s->r_lo = lo, s->r_hi = hi;
