@@ -2695,7 +2695,11 @@ static void test_stuck(void **state)
     (void)state;
     if (!sim_here())
         th_skip("the sim transport is not built here");
-    setenv("SHMEMU_LIVELOCK", "1", 1); /* a second of polling, not the default two */
+    /* sim's time is its steps (1 us each): a tenth of a second is 100,000
+     * of them, far more than the detection needs to see every PE poll the
+     * same words, and each step costs tens of microseconds of real time
+     * under ThreadSanitizer (a second took 15 to 100 s there). */
+    setenv("SHMEMU_LIVELOCK", "0.1", 1);
     th_capture_start();
     int rc = th_launch("sim", 3, 1 << 20, body_stuck, NULL);
     char *err = th_capture_stop();

@@ -53,6 +53,7 @@ struct dev_thread {
     uint64_t wait_val;
     const void *spin_at;  /* the word of its last atomic, if that left it as it was */
     uint32_t budget;      /* basic blocks until the loop hook yields */
+    unsigned char spun;   /* its last turn ended on the budget: it spins, or computes */
     uint32_t lockstep;    /* basic blocks it still runs in step with its warp */
     uint32_t step;        /* basic blocks it ran since its warp last came together */
     struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
@@ -130,6 +131,7 @@ struct dev_launch {
     struct shmemu_fiber root;
     struct dev_thread *cur;
     int progress;        /* something happened since the scheduler looked */
+    int spins;           /* a thread ran out its loop budget since then */
     unsigned busy;       /* passes in which something did (schedule) */
     int failed;          /* a status: the launch ends */
     char why[512];       /* its line */

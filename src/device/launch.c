@@ -244,7 +244,8 @@ void __sanitizer_cov_trace_pc(void)
     } else if (--t->budget == 0) {
         t->budget = LOOP_BUDGET;
         t->waits = NULL;
-        L->progress = 1; /* it computes, or spins: it cannot tell which */
+        t->spun = 1;
+        L->spins = 1; /* it computes, or spins: it cannot tell which */
         shmemu_fiber_switch(&t->fib, &L->root);
     }
 }
@@ -404,8 +405,23 @@ static char *stack_take(size_t len, size_t stride, size_t guard, size_t *len_p)
     return mem;
 }
 
+/* A forked child (a PE process of a later job, a test's command) gets
+ * none of the stacks (MADV_DONTFORK): copying a pool of guarded stacks
+ * meant thousands of mappings per fork, and each fork of a long test
+ * program paid for them.  So it starts with an empty pool. */
+static void stack_pool_forget(void)
+{
+    stack_pooled = 0;
+    stack_pool_bytes = 0;
+    pthread_mutex_init(&stack_lock, NULL); /* a thread of the parent may have held it */
+}
+
+static void stack_pool_at_fork(void) { pthread_atfork(NULL, NULL, stack_pool_forget); }
+
 static void stack_give(struct dev_launch *L)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, stack_pool_at_fork);
     pthread_mutex_lock(&stack_lock);
     int kept = stack_pooled < STACK_POOL && L->stacks_len <= STACK_POOL_BYTES - stack_pool_bytes;
     if (kept) {
@@ -471,9 +487,12 @@ static int launch_make(struct dev_launch *L, const void *arg, size_t arg_size)
     L->stride = stride;
     L->guard = guard;
     int cached = (L->stacks = stack_take(L->stacks_len, stride, guard, &L->stacks_len)) != NULL;
-    if (!cached)
+    if (!cached) {
         L->stacks = mmap(NULL, L->stacks_len, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (L->stacks != MAP_FAILED)
+            (void)madvise(L->stacks, L->stacks_len, MADV_DONTFORK); /* stack_give */
+    }
     if (L->stacks == MAP_FAILED) {
         L->stacks = NULL;
         return SHMEMU_ENOMEM;
@@ -617,7 +636,7 @@ static void schedule(struct dev_launch *L)
             stopped_why(L);
             break;
         }
-        L->progress = 0;
+        L->progress = L->spins = 0;
         /* A pass after one in which every thread waited is likely one
          * more: its CPU time (the waits' checks, the nap) is polling, not
          * work that livelock detection must not interrupt. */
@@ -634,13 +653,18 @@ static void schedule(struct dev_launch *L)
             struct dev_thread *t = &L->th[j];
             if (t->lockstep)
                 t = in_step(L, t);
+            t->spun = 0;
             if (t->state == DT_READY)
                 run_one(L, t);
             /* Fuzz: now and then a held put of some thread arrives, and
              * now and then the stores through peer pointers (a GPU's land
              * in the end, fence or not: a thread spinning after a plain
-             * flag store must not wait forever). */
-            if (L->checked && !L->failed && shmemu__dev_draw(L, 64) == 0) {
+             * flag store must not wait forever).  The odds are per unit
+             * of a thread's work: a turn that ran out its loop budget
+             * took thousands of basic blocks where one that made a call
+             * took a few, and a waiter polling a plain flag in a loop
+             * paid that for every turn until the flag landed. */
+            if (L->checked && !L->failed && shmemu__dev_draw(L, t->spun ? 4 : 64) == 0) {
                 struct dev_thread *h = &L->th[shmemu__dev_draw(L, L->total)];
                 if (h->held)
                     shmemu__dev_deliver_oldest(h);
@@ -648,7 +672,7 @@ static void schedule(struct dev_launch *L)
                     shmemu__check_land_views(me);
             }
         }
-        if (L->progress) {
+        if (L->progress || L->spins) {
             idle = 0;
             L->stalled = 0;
             shmemu__poll_progress(me);
@@ -658,9 +682,15 @@ static void schedule(struct dev_launch *L)
              * so does a fence in a spin's loop).  Every BUSY_PASSES passes
              * the turn is a spinner's: under PCT the PE drops below the
              * others, or a PE polling volatile flags with the highest
-             * priority starved the PEs that raise them. */
+             * priority starved the PEs that raise them.  A pass in which
+             * no thread did more than run out its loop budget gives way
+             * at once: it computed or spun, and a spin's thousands of
+             * basic blocks per thread per pass made a PE waiting for a
+             * held store's landing (fuzz) cost tens of milliseconds. */
             if (L->coop)
-                host_turn(L, 0, ++L->busy % BUSY_PASSES == 0);
+                host_turn(L, 0, !L->progress || ++L->busy % BUSY_PASSES == 0);
+            else if (!L->progress)
+                host_turn(L, 0, 0); /* the CPU to a PE whose store it may wait for */
             continue;
         }
         /* Every thread waits: for another PE.  A poll for the job's

@@ -113,9 +113,10 @@ static long maps_now(void)
     if (!f)
         return -1;
     long n = 0;
-    int c;
-    while ((c = getc(f)) != EOF)
-        n += c == '\n';
+    char buf[65536];
+    for (size_t got; (got = fread(buf, 1, sizeof(buf), f)) > 0;)
+        for (const char *p = buf; (p = memchr(p, '\n', got - (size_t)(p - buf))) != NULL; p++)
+            n++;
     fclose(f);
     return n;
 }
