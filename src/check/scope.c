@@ -45,11 +45,44 @@ static int locate(shmemu__pe *me, const void *addr, int *pe, size_t *off)
     return 0;
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define SCOPE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SCOPE_TSAN 1
+#endif
+#endif
+#ifdef SCOPE_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+
+/* ThreadSanitizer keys synchronization by address.  Through a view (the
+ * checker's other mapping of a peer's page) a device atomic and the
+ * peer's own atomic on the page are two addresses to it, so the edge a
+ * flag makes between them was missing, and the reader's load of data the
+ * writer's fence had landed was reported as a race (test_kernels'
+ * scope tests, under load).  It is made on the page's own address. */
+static void tsan_atomic(shmemu__pe *me, const void *addr, int done)
+{
+    int pe;
+    size_t off;
+    void *at = locate(me, addr, &pe, &off) ? shmemu__tl_ptr_direct(me->job, pe, off) : NULL;
+    if (at && done)
+        __tsan_acquire(at);
+    else if (at)
+        __tsan_release(at);
+}
+#endif
+
 void shmemu__check_dev_atomic(shmemu__pe *me, const void *addr, const char *narrow, int done)
 {
     struct shmemu__chk *k = me->chk;
     int pe;
     size_t off;
+#ifdef SCOPE_TSAN
+    if (k)
+        tsan_atomic(me, addr, done);
+#endif
     if (!k || !k->race || (narrow && done) || !locate(me, addr, &pe, &off))
         return;
     shmemu__chk_enter(me);
