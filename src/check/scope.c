@@ -45,14 +45,7 @@ static int locate(shmemu__pe *me, const void *addr, int *pe, size_t *off)
     return 0;
 }
 
-#if defined(__SANITIZE_THREAD__)
-#define SCOPE_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SCOPE_TSAN 1
-#endif
-#endif
-#ifdef SCOPE_TSAN
+#if defined(SHMEMU__TSAN)
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 
@@ -79,7 +72,7 @@ void shmemu__check_dev_atomic(shmemu__pe *me, const void *addr, const char *narr
     struct shmemu__chk *k = me->chk;
     int pe;
     size_t off;
-#ifdef SCOPE_TSAN
+#if defined(SHMEMU__TSAN)
     if (k)
         tsan_atomic(me, addr, done);
 #endif
