@@ -68,7 +68,7 @@ TEST_LIB  := $(BUILD)/obj/tests/harness.o
 # Kernel files built with shmemu-devcc (test_kernels runs them).
 DEV_PROGS = $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce \
             $(BUILD)/examples/libmy_device_allreduce.so $(BUILD)/tests/libflag_barriers.so \
-            $(BUILD)/tests/libll_allgather.so \
+            $(BUILD)/tests/libll_allgather.so $(BUILD)/tests/libhandle_allreduce.so \
             $(DEV_CUDA_PROGS)
 TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 # The generic names once more as C++ (shmem.h's overloads), where there is a
@@ -147,7 +147,8 @@ $(BUILD)/libshmemu-cuda.so: transports/cuda/plugin/plugin.cu transports/cuda/plu
 DEV_CUDA_PROGS := $(if $(SAN),,$(if $(NVCC),$(BUILD)/tests/dev_spin_cuda \
                     $(BUILD)/examples/device_allreduce_cuda \
                     $(BUILD)/examples/libmy_device_allreduce_cuda.so \
-                    $(BUILD)/tests/libflag_barriers_cuda.so $(BUILD)/tests/libll_allgather_cuda.so))
+                    $(BUILD)/tests/libflag_barriers_cuda.so $(BUILD)/tests/libll_allgather_cuda.so \
+                    $(BUILD)/tests/libhandle_allreduce_cuda.so))
 $(BUILD)/tests/dev_spin_cuda: tests/device/spin.cu
 $(BUILD)/examples/device_allreduce_cuda: examples/device_allreduce.cu
 $(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda: include/shmemu.h \
@@ -406,7 +407,7 @@ $(BUILD)/libshmemu.so.0: $(BUILD)/libshmemu.so
 	$(Q)ln -sf libshmemu.so $@
 
 $(BUILD)/shmemu-verify: $(BUILD)/obj/tools/shmemu-verify.o $(BUILD)/obj/tools/verify-matrix.o \
-                        $(BUILD)/obj/tools/cli.o \
+                        $(BUILD)/obj/tools/verify-isolate.o $(BUILD)/obj/tools/cli.o \
                         $(BUILD)/libshmemu.so $(BUILD)/libshmemu.so.0
 	$(say) LD $@
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(BUILD) -lshmemu \

@@ -605,6 +605,65 @@ static void test_tool(void **state)
     assert_int_equal(run_tool("--dtype float128", out, sizeof(out)), 2);
 }
 
+/* A user's library keeps state as GPU collectives do, in statics (a
+ * handle made on the first call, a call count): on local and sim, whose
+ * PEs share a process, each PE gets a copy of the library and each run a
+ * process of its own, so it passes there as on shm; a PE that crashes, or
+ * spins where only ending the process stops it, fails its case alone,
+ * named, and the verifier goes on (tools/verify-isolate.h). */
+static void test_tool_own_statics(void **state)
+{
+    (void)state;
+    th_skip_under_mpirun("it runs the tools on local and shm as the forked runs do, and "
+                         "the copies in every process would share their files");
+    static char out[1 << 20];
+    char args[4096];
+    const char *lib = "--collective allreduce --dtype float --op sum --in-place no --team world";
+    snprintf(args, sizeof(args),
+             "--lib %s/tests/libhandle_allreduce.so --symbol handle_allreduce %s --npes 1,2,3,5 "
+             "--count 0,1,7,1000 --transport local,shm,sim --thorough",
+             th_build_dir(), lib);
+    int st = run_tool(args, out, sizeof(out));
+    if (st != 0 || !strstr(out, "\n48 passed, 0 failed\n"))
+        fail_msg("a library with statics, status %d:\n%s", st, out);
+
+    snprintf(args, sizeof(args),
+             "--lib %s/tests/libhandle_allreduce.so --symbol handle_allreduce_crash %s --npes 2 "
+             "--count 7,8 --transport local,sim",
+             th_build_dir(), lib);
+    st = run_tool(args, out, sizeof(out));
+    if (st != 1 || !strstr(out, "\n2 passed, 2 failed\n"))
+        fail_msg("a crashing PE, status %d:\n%s", st, out);
+    const char *crash = "shmemu-verify: PE 1/2 crashed: signal 11 (Segmentation fault) at address "
+                        "(nil), at ";
+    const char *c1 = strstr(out, crash), *c2 = c1 ? strstr(c1 + 1, crash) : NULL;
+    const char *at = c2 ? strstr(c2, "/tests/libhandle_allreduce.so+0x") : NULL;
+    if (!c1 || !at || strcspn(c2, "\n") < (size_t)(at - c2) || !strstr(at, ", this PE's copy\n"))
+        fail_msg("the crash lines (local, sim):\n%s", out);
+    assert_non_null(strstr(out, "FAILED 1 of 2: allreduce handle_allreduce_crash on local, 2 PEs, "
+                                "count 7, float sum\n  first failure: the case's process was "
+                                "killed by signal 11 (Segmentation fault): a PE crashed"));
+    assert_non_null(strstr(out, "FAILED 2 of 2: allreduce handle_allreduce_crash on sim, 2 PEs, "
+                                "count 7, float sum\n  the case's process was killed by signal 11"));
+
+    /* sim's watchdog and local's end of a job whose PE spins outside the
+     * library end the process: the case fails, the next runs */
+    snprintf(args, sizeof(args),
+             "--lib %s/tests/libhandle_allreduce.so --symbol handle_allreduce_spin %s --npes 2 "
+             "--count 7,8 --transport local,sim --timeout 1",
+             th_build_dir(), lib);
+    setenv("SHMEMU_SIM", "watchdog:1", 1);
+    st = run_tool(args, out, sizeof(out));
+    unsetenv("SHMEMU_SIM");
+    if (st != 1 || !strstr(out, "\n2 passed, 2 failed\n") ||
+        !strstr(out, "FAILED 1 of 2: allreduce handle_allreduce_spin on local, 2 PEs, count 7, "
+                     "float sum\n  first failure: the case's process ended with status 124") ||
+        !strstr(out, "FAILED 2 of 2: allreduce handle_allreduce_spin on sim, 2 PEs, count 7, "
+                     "float sum\n  the case's process ended with status 124") ||
+        !strstr(out, "PE 1/2 has run for 1.0 s without calling shmemu"))
+        fail_msg("a spinning PE, status %d:\n%s", st, out);
+}
+
 /* Started by a launcher, the verifier runs every case inside that one job
  * (the job's PE count and transport) and gives the verdicts a launch per
  * case gives: here under shmemu-run on shm, 3 PEs (tests/test_ucx.c runs it
@@ -683,20 +742,26 @@ static void test_installed_plugin(void **state)
              dir, dir);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
-    size_t got = fread(out, 1, sizeof(out) - 1, p);
-    out[got] = '\0';
+    /* Read it all (the loader says much: each PE's copy of the library
+     * in each case's process, tools/verify-isolate.h), counting the
+     * initialisations of libshmemu and keeping the verdict line. */
+    int inits = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    out[0] = '\0';
+    while (getline(&line, &cap, p) > 0) {
+        const char *q = strstr(line, "calling init: ");
+        if (q && strstr(q, "libshmemu"))
+            inits++;
+        if (strstr(line, " passed, "))
+            snprintf(out, sizeof(out), "%s", line);
+    }
+    free(line);
     int st = pclose(p);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
     assert_non_null(strstr(out, " passed, 0 failed\n"));
     /* one copy: the loader initialised exactly one libshmemu */
-    int inits = 0;
-    for (const char *q = out; (q = strstr(q, "calling init: ")) != NULL; q++) {
-        const char *eol = strchr(q, '\n');
-        const char *lib = strstr(q, "libshmemu");
-        if (lib && (!eol || lib < eol))
-            inits++;
-    }
     assert_int_equal(inits, 1);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
@@ -711,6 +776,7 @@ int main(void)
         cmocka_unit_test(test_invalid_case), cmocka_unit_test(test_tool), cmocka_unit_test(test_tool_in_job),
         cmocka_unit_test(test_installed_plugin), cmocka_unit_test(test_provenance),
         cmocka_unit_test(test_repeated_calls), cmocka_unit_test(test_values_kept),
+        cmocka_unit_test(test_tool_own_statics),
         cmocka_unit_test(test_repeated_calls_sim), cmocka_unit_test(test_members_agree),
         cmocka_unit_test(test_heap_per_case), cmocka_unit_test(test_polling_and_time),
     };

@@ -31,6 +31,7 @@
 
 #include "shmemu.h"
 #include "cli.h"
+#include "verify-isolate.h"
 #include "verify-matrix.h"
 
 static const char *const axis_names[NAXES] = {"npes",     "count", "dtype",    "op",
@@ -196,10 +197,9 @@ static const char *strategy = "random", *sim_opt;
 static uint64_t *seen_sched; /* distinct schedule hashes (open addressing) */
 static size_t seen_cap, seen_n;
 
-static void note_schedule(void)
+static void note_schedule(uint64_t schedule)
 {
-    shmemu_sim_stats st;
-    if (shmemu_sim_last(&st) != SHMEMU_OK || !st.schedule)
+    if (!schedule)
         return;
     if (seen_n * 2 >= seen_cap) {
         size_t cap = seen_cap ? seen_cap * 2 : 1024;
@@ -216,11 +216,11 @@ static void note_schedule(void)
         seen_sched = t;
         seen_cap = cap;
     }
-    for (size_t j = st.schedule % seen_cap;; j = (j + 1) % seen_cap) {
-        if (seen_sched[j] == st.schedule)
+    for (size_t j = schedule % seen_cap;; j = (j + 1) % seen_cap) {
+        if (seen_sched[j] == schedule)
             return;
         if (!seen_sched[j]) {
-            seen_sched[j] = st.schedule;
+            seen_sched[j] = schedule;
             seen_n++;
             return;
         }
@@ -695,6 +695,7 @@ static int pick_algos(struct algo *algos)
         void *f = dlsym(h, sym);
         if (!f)
             die("%s has no symbol %s", lib, sym);
+        isolate_init(lib, sym);
         algos[nalgos].coll = (shmemu_coll_t)lookup(coll_opt, coll_name, SHMEMU_COLL_COUNT, "collective");
         algos[nalgos].name = sym;
         memcpy(&algos[nalgos].fn, &f, sizeof(f));
@@ -866,13 +867,24 @@ static int run_cases(struct row *rows, int n)
             else if (check_opt || race)
                 snprintf(w->check, sizeof(w->check), "%s", check_opt ? check_opt : "race");
             w->vc.check = w->check[0] ? w->check : NULL;
-            if (shmemu_verify_run(&w->vc, &w->r) != SHMEMU_OK) {
+            /* A user's library on PEs that share this process: a copy
+             * per PE, in a child process (verify-isolate.h). */
+            uint64_t sched = 0;
+            int ret;
+            if (!spmd && isolate_wanted(w->vc.transport)) {
+                ret = isolate_run(&w->vc, &w->r, &sched);
+            } else {
+                shmemu_sim_stats st;
+                ret = shmemu_verify_run(&w->vc, &w->r);
+                sched = shmemu_sim_last(&st) == SHMEMU_OK ? st.schedule : 0;
+            }
+            if (ret != SHMEMU_OK) {
                 w->r.passed = 0;
                 snprintf(w->r.reason, sizeof(w->r.reason), "the case is not valid");
             }
             secs += w->r.seconds;
             if (explore)
-                note_schedule();
+                note_schedule(sched);
             if (!w->r.passed)
                 break;
         }

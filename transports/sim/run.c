@@ -18,6 +18,8 @@
 #include "sim.h"
 
 static _Thread_local struct sim *running;
+/* The SIGSEGV disposition before the innermost run's guard. */
+static _Thread_local const struct sigaction *running_prev;
 static shmemu_sim_stats last_stats;
 static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -86,8 +88,12 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
             _exit(128 + SIGSEGV);
         _exit(128 + SIGSEGV);
     }
-    /* Not ours: the previous disposition takes the fault when it recurs. */
-    signal(sig, SIG_DFL);
+    /* Not ours: the disposition before the run's takes the fault when it
+     * recurs (a handler of the program's: it may name the fault). */
+    if (running_prev)
+        sigaction(sig, running_prev, NULL);
+    else
+        signal(sig, SIG_DFL);
 }
 
 /* ------------------------------------------------------------------ run */
@@ -274,6 +280,7 @@ struct guard {
     stack_t alt, old_alt;
     int on;
     struct sim *outer;
+    const struct sigaction *outer_prev;
 };
 
 static void guard_on(struct guard *g, struct sim *s)
@@ -287,12 +294,15 @@ static void guard_on(struct guard *g, struct sim *s)
     if (g->on)
         sigaction(SIGSEGV, &sa, &g->old_sa);
     g->outer = running;
+    g->outer_prev = running_prev;
     running = s;
+    running_prev = g->on ? &g->old_sa : running_prev;
 }
 
 static void guard_off(struct guard *g)
 {
     running = g->outer;
+    running_prev = g->outer_prev;
     if (g->on) {
         sigaction(SIGSEGV, &g->old_sa, NULL);
         sigaltstack(&g->old_alt, NULL);
