@@ -2859,6 +2859,50 @@ static void test_verify_flag_barriers(void **state)
     }
 }
 
+/* CUDA's vector types (vector_types.h), with CUDA's sizes and alignments:
+ * a kernel's float4 loads index the same bytes on the CPU as on a GPU. */
+_Static_assert(sizeof(char3) == 3 && _Alignof(char3) == 1, "char3");
+_Static_assert(sizeof(uchar4) == 4 && _Alignof(uchar4) == 4, "uchar4");
+_Static_assert(sizeof(short3) == 6 && _Alignof(short3) == 2, "short3");
+_Static_assert(sizeof(ushort4) == 8 && _Alignof(ushort4) == 8, "ushort4");
+_Static_assert(sizeof(int2) == 8 && _Alignof(int2) == 8, "int2");
+_Static_assert(sizeof(int3) == 12 && _Alignof(int3) == 4, "int3");
+_Static_assert(sizeof(uint4) == 16 && _Alignof(uint4) == 16, "uint4");
+_Static_assert(sizeof(float2) == 8 && _Alignof(float2) == 8, "float2");
+_Static_assert(sizeof(float4) == 16 && _Alignof(float4) == 16, "float4");
+_Static_assert(sizeof(double2) == 16 && _Alignof(double2) == 16, "double2");
+_Static_assert(sizeof(ulonglong2) == 16 && _Alignof(ulonglong2) == 16, "ulonglong2");
+
+/* A kernel that moves its data in float4s (tests/device/vectors.cu): the
+ * matrix plain on local, shm and sim, and checked at 3 PEs. */
+static void test_verify_vectors(void **state)
+{
+    (void)state;
+#ifdef TH_TSAN
+    th_skip("the verifier's PEs are threads of one process here, and every case of the "
+            "matrix is a job: the suite's TSan budget runs the kernels in test_rma and on");
+#endif
+    char lib[512];
+    snprintf(lib, sizeof(lib), "%s", th_tool("tests/libvectors.so"));
+    char *base[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                    "--dtype", "float", "--op", "sum", "--in-place", "no", "--team", "world",
+                    "--symbol", "vec_oneshot", "--npes", "1,2,3,5", "--count", "0,1,7,1000,4097",
+                    "--thorough", "--transport", "local,shm,sim", NULL, NULL, NULL, NULL};
+    struct th_outcome o;
+    th_run_cmd(base, NULL, &o);
+    if (o.status != 0 || !strstr(o.out, "\n60 passed, 0 failed"))
+        fail_msg("plain: exit %d: %s", o.status, o.out);
+    base[16] = "3";
+    base[18] = "1000";
+    base[22] = "--fuzz";
+    base[23] = "2";
+    base[24] = "--race";
+    th_run_cmd(base, NULL, &o);
+    if (o.status != 0 || !strstr(o.out, "checker: fuzz seeds 1..2 and race") ||
+        !strstr(o.out, "\n3 passed, 0 failed"))
+        fail_msg("fuzz and race: exit %d: %s", o.status, o.out);
+}
+
 /* NCCL's LL protocol (tests/device/ll_allgather.cu): data and flag in one
  * 8-byte volatile store through a peer pointer, no fence, lines reused two
  * rounds later with a new flag.  Correct on a GPU, so: the quick matrix
@@ -2930,6 +2974,7 @@ int main(void)
         cmocka_unit_test(test_devcc_programs),
         cmocka_unit_test(test_verify_kernel_lib),
         cmocka_unit_test(test_verify_flag_barriers),
+        cmocka_unit_test(test_verify_vectors),
         cmocka_unit_test(test_verify_ll_allgather),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
