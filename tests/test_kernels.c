@@ -1280,6 +1280,127 @@ static int body_scope(void *arg)
     return 0;
 }
 
+/* The same bug in the form vLLM's two-shot allreduce has it: PE 0's block
+ * stores its part into its own buffer (float4s, as GPU kernels move data),
+ * its thread 0 orders it with __threadfence() (mode SCOPE_DEVICE), or
+ * nothing (SCOPE_NONE), and raises PE 1's flag with a volatile store
+ * through a peer pointer; PE 1 polls its flag with a system-scope atomic,
+ * fences at system scope,
+ * and its block pulls the part through a peer pointer.  The data never
+ * travels as a put, so no delivery holds it: the race detector knows the
+ * scope rule (a kernel's plain stores are released to other PEs only by a
+ * system-scope fence) and names it.  SCOPE_SYSTEM is the fixed twin. */
+static void skip_volatile_flags_under_tsan(void);
+
+struct pull_arg {
+    float4 *part;   /* symmetric: the writer's part, n4 float4s, its own pages */
+    unsigned *flag; /* symmetric */
+    float4 *out;    /* the reader copies what it saw here */
+    int n4, round, mode;
+};
+
+SHMEMU_KERNEL(k_scope_pull, struct pull_arg, a)
+{
+    int me = shmemu_dev_my_pe();
+    if (me == 0) {
+        for (int i = (int)threadIdx.x; i < a.n4; i += (int)blockDim.x)
+            a.part[i] = make_float4((float)(a.round * 1000 + 4 * i), (float)(4 * i + 1),
+                                    (float)(4 * i + 2), (float)(4 * i + 3));
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            if (a.mode == SCOPE_SYSTEM)
+                __threadfence_system();
+            else if (a.mode == SCOPE_DEVICE)
+                __threadfence();
+            *(volatile unsigned *)shmemu_dev_ptr(a.flag, 1) = (unsigned)a.round;
+        }
+    } else if (me == 1) {
+        if (threadIdx.x == 0) { /* (an atomic: this file has no loop hook) */
+            while (atomicAdd_system(a.flag, 0u) != (unsigned)a.round) {
+            }
+            __threadfence_system();
+        }
+        __syncthreads();
+        const float4 *theirs = (const float4 *)shmemu_dev_ptr(a.part, 0);
+        for (int i = (int)threadIdx.x; i < a.n4; i += (int)blockDim.x)
+            a.out[i] = theirs[i];
+    }
+}
+
+static int body_scope_pull(void *arg)
+{
+    const int *mode = arg;
+    int n4 = 64;
+    float4 *part = shmemu_calloc(4096, 1); /* pages of their own */
+    unsigned *flag = shmemu_calloc(4096, 1);
+    float4 *out = shmemu_calloc(4096, 1);
+    PE_CHECK(part && flag && out);
+    for (int r = 1; r <= 8; r++) {
+        struct pull_arg a = {part, flag, out, n4, r, *mode};
+        PE_CHECK_OK(shmemu_launch_kernel(k_scope_pull, 1, 32, &a));
+        PE_CHECK_OK(shmemu_barrier_all());
+        if (shmemu_my_pe() == 1)
+            for (int i = 0; i < n4; i++)
+                PE_CHECK(out[i].x == (float)(r * 1000 + 4 * i) && out[i].w == (float)(4 * i + 3));
+        PE_CHECK_OK(shmemu_barrier_all());
+    }
+    shmemu_free(out);
+    shmemu_free(flag);
+    shmemu_free(part);
+    return 0;
+}
+
+/* Caught on local, shm and sim, the report naming the missing
+ * system-scope fence; the fixed twin passes every seed. */
+static void test_scope_threadfence_device_pull(void **state)
+{
+    (void)state;
+    skip_volatile_flags_under_tsan();
+    static const char *const what[] = {"__threadfence()", "__threadfence_system()",
+                                       "no fence"};
+    int ran = 0, seeds = th_quick() ? 20 : 40;
+    for (int tr = 0; tr < th_transport_count(); tr++) {
+        const char *tp = th_transport(tr);
+        if (!th_checked_ptrs(tp))
+            continue;
+        ran++;
+        int caught[3] = {0};
+        for (int seed = 1; seed <= seeds; seed++) {
+            for (int mode = SCOPE_DEVICE; mode <= SCOPE_NONE; mode++) {
+                char check[40];
+                snprintf(check, sizeof(check), "fuzz:%d,race", seed);
+                shmemu_opts o = {.npes = 2, .transport = tp, .heap_size = 1 << 20,
+                                 .check = check};
+                th_capture_start();
+                int rc = th_launch_opts(&o, body_scope_pull, &mode);
+                char *err = th_capture_stop();
+                if (mode == SCOPE_SYSTEM && rc != SHMEMU_OK)
+                    fail_msg("%s, fixed twin, seed %d: rc %d: %s", tp, seed, rc, err);
+                if (rc != SHMEMU_OK) {
+                    caught[mode]++;
+                    if (!strstr(err, "race: PE 1's plain load by block (0,0,0) thread (") ||
+                        !strstr(err, "which PE 0's plain store by block (0,0,0) thread (") ||
+                        !strstr(err, "k_scope_pull__shmemu_entry+0x") ||
+                        !strstr(err, "no system-scope fence of PE 0 came between the data and "
+                                     "the flag") ||
+                        !strstr(err, "__threadfence() orders them within PE 0's GPU only"))
+                        fail_msg("%s, %s, seed %d: the report does not name the fix: %s", tp,
+                                 what[mode], seed, err);
+                }
+                free(err);
+            }
+        }
+        for (int mode = SCOPE_DEVICE; mode <= SCOPE_NONE; mode += 2) {
+            printf("# %s before a pulled part's flag on %s: caught in %d of %d seeds\n",
+                   what[mode], tp, caught[mode], seeds);
+            assert_true(caught[mode] >= 1);
+        }
+    }
+    if (!ran && th_under_valgrind())
+        th_skip("checked pointers are off under valgrind (its CPU gives a fault handler no "
+                "registers to carry a store out with)");
+}
+
 /* Where a device thread's peer pointers are the checker's views (local,
  * shm, sim): a device-scope fence, or none, lets the flag land before the
  * data in some seeds, with a note naming the scope and the fix; the fixed
@@ -2955,6 +3076,7 @@ int main(void)
         cmocka_unit_test(test_planted_bugs),
         cmocka_unit_test(test_one_wave_quiet),
         cmocka_unit_test(test_scope_threadfence_device),
+        cmocka_unit_test(test_scope_threadfence_device_pull),
         cmocka_unit_test(test_scope_reader_device_atomic),
         cmocka_unit_test(test_signal_partial_overlap),
         cmocka_unit_test(test_signal_slot_per_block),

@@ -108,6 +108,12 @@ void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, siz
  * own heap (src/device/launch.c tells, at each switch). */
 void shmemu__check_dev_who(shmemu__pe *me, const struct shmemu_dev_self *self) SHMEMU__HIDDEN;
 void shmemu__check_dev_release(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
+/* The GPU's scopes for a kernel's plain stores of data (race.c): a
+ * kernel of this PE starts (1) or ends (0); one of its threads made a
+ * system-scope fence (__threadfence_system, shmemu_dev_fence, _quiet, a
+ * device barrier). */
+void shmemu__check_dev_kernel(shmemu__pe *me, int running) SHMEMU__HIDDEN;
+void shmemu__check_dev_sys_fence(shmemu__pe *me) SHMEMU__HIDDEN;
 void shmemu__check_dev_acquire(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
 void shmemu__check_dev_barrier(shmemu__pe *me, int done, uint32_t gen) SHMEMU__HIDDEN;
 

@@ -334,7 +334,10 @@ void shmemu__chk_perform(shmemu__pe *me, struct held *h)
     if (k->race) {
         if (h->rel)
             shmemu__race_release(me, k->race, shmemu__chk_target_of(h), h->rel_off, h->rel);
-        if (h->kind != H_AMO && h->rma.nbytes && !(h->race_later && late_keep(me, k, h)))
+        if (h->dev_data)
+            shmemu__race_dev_store(me, k->race, h->rma.pe, h->rma.off, h->rma.nbytes, h->clock,
+                                   h->call, h->site, &h->who);
+        else if (h->kind != H_AMO && h->rma.nbytes && !(h->race_later && late_keep(me, k, h)))
             shmemu__race_access(me, k->race, h->kind == H_PUT, h->rma.pe, h->rma.off,
                                 h->rma.nbytes, h->clock, h->call, h->site, &h->who);
     }

@@ -417,7 +417,11 @@ void shmemu__chk_stamp(shmemu__pe *me, struct held *h, int flag, size_t flag_off
     if (!k->race)
         return;
     h->clock = shmemu__race_clock(k->race);
-    if (flag) {
+    /* A kernel's store of data through a peer pointer: the GPU's scopes
+     * (race.c) */
+    if (k->view_store && !flag && shmemu__race_dev_data(me, k->race, h->rma.nbytes, &h->clock)) {
+        h->dev_data = 1;
+    } else if (flag) {
         h->rel = shmemu__race_release_begin(me, k->race);
         h->rel_off = flag_off;
     }

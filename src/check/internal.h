@@ -100,6 +100,8 @@ struct held {
     uint64_t tact;            /* a put's destination's activity count at issue;
                                  a get's source's landed count */
     uint32_t clock;           /* race: the issuer's clock at issue */
+    int dev_data;             /* race: a device thread's plain store of data
+                                 through a peer pointer (race.c, the GPU's scopes) */
     uint32_t *rel;            /* race: the clock vector it publishes, owned */
     size_t rel_off;           /*       on this word of the destination */
     int view;                 /* a store through a checked pointer
@@ -310,6 +312,11 @@ int shmemu__chk_no_faults(const struct shmemu_transport_ops *t) SHMEMU__HIDDEN;
 /* own.c: 1 if the fault was a store to the PE's own watched memory (then
  * handled); the race detector's clock of me moved (an epoch ends). */
 int shmemu__own_fault(siginfo_t *si, void *ucv) SHMEMU__HIDDEN;
+/* The trap after a kernel's store of data that own.c steps: 1 if it was
+ * one (handled). */
+int shmemu__own_trap(void *ucv) SHMEMU__HIDDEN;
+/* 1 if SIGTRAP is the checker's now (stepping may be used). */
+int shmemu__chk_trap_ours(void) SHMEMU__HIDDEN;
 void shmemu__own_epoch(shmemu__pe *me) SHMEMU__HIDDEN;
 /* Where the library writes [p, p + n) of me's watched memory without a
  * fault (the transport's alias); p itself elsewhere. */

@@ -51,6 +51,14 @@ _Thread_local struct shmemu__lib_store shmemu__lib_store;
 #define OPEN_MAX 64 /* runs of pages open at once; past that, all they span closes */
 #define OWN_SLOTS 2048
 
+/* A kernel's stores of data are recorded one by one, a few per page in
+ * an epoch (step_data), not only the first; at most this many pages, this
+ * many stores each, and in all, in an epoch. */
+#define STEP_PAGES 32
+#define STEP_PAGE_MAX 16
+#define STEP_EPOCH_MAX 256
+#define TRAP_FLAG 0x100
+
 struct own {
     shmemu__pe *me;
     char *heap;             /* the program's view of its heap, protected part */
@@ -68,7 +76,21 @@ struct own {
     char *lo, *hi;
     unsigned faults; /* in this epoch */
     int heap_prot;   /* of the heap between epochs: PROT_NONE where loads are seen */
+    /* A kernel's stores of data stepped in this epoch (step_data) */
+    struct {
+        char *at;
+        unsigned n;
+    } stepped[STEP_PAGES];
+    unsigned nstepped, steps;
 };
+
+/* The page a store of this thread is being stepped on (step_data), and
+ * its protection after the step. */
+static _Thread_local struct {
+    char *page;
+    size_t len;
+    int prot;
+} own_step;
 
 /* The library's own writable data, in sections of their own (the
  * Makefile renames them): where it is linked into the program, its
@@ -134,6 +156,7 @@ static void close_static(struct own *o, char *at, size_t len)
 /* Every page the PE opened read-only again.  Under o->lock. */
 static void close_all(struct own *o)
 {
+    o->nstepped = o->steps = 0;
     if (o->overflow) {
         if (o->hi > o->lo)
             mprotect(o->lo, (size_t)(o->hi - o->lo), o->heap_prot);
@@ -265,6 +288,61 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int writ
     shmemu__chk_leave(me);
 }
 
+/* A kernel's store of data (recorded): the page opens for this one
+ * instruction (the trap flag), not for the epoch, so that the stores that
+ * follow are recorded too - up to STEP_PAGE_MAX a page.  A peer that reads
+ * the data through a pointer is recorded by its first load of a page, by
+ * whichever of its threads comes first: with only the first store of the
+ * page recorded, the two rarely met (the GPU's scopes, race.c).  Not a
+ * string instruction (it would trap at each element), not one already
+ * stepping (a store across two pages), and only where the trap is ours. */
+static int step_data(struct own *o, ucontext_t *uc, uintptr_t a)
+{
+    struct shmemu__rep_string rs;
+    if (own_step.page || shmemu__x86_rep_string((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP], &rs) ||
+        !shmemu__chk_trap_ours())
+        return 0;
+    char *page = (char *)(a & ~(uintptr_t)(o->page - 1));
+    int ok = 0;
+    own_lock(o);
+    if (o->steps < STEP_EPOCH_MAX) {
+        unsigned i = 0;
+        while (i < o->nstepped && o->stepped[i].at != page)
+            i++;
+        if (i == o->nstepped && i < STEP_PAGES) {
+            o->stepped[i].at = page;
+            o->stepped[i].n = 0;
+            o->nstepped++;
+        }
+        if (i < o->nstepped && o->stepped[i].n < STEP_PAGE_MAX) {
+            o->stepped[i].n++;
+            o->steps++;
+            ok = 1;
+        }
+    }
+    own_unlock(o);
+    if (!ok || mprotect(page, o->page, PROT_READ | PROT_WRITE) != 0)
+        return 0;
+    own_step.page = page;
+    own_step.len = o->page;
+    own_step.prot = o->heap_prot;
+    uc->uc_mcontext.gregs[REG_EFL] |= TRAP_FLAG;
+    return 1;
+}
+
+int shmemu__own_trap(void *ucv)
+{
+    if (!own_step.page)
+        return 0;
+    ucontext_t *uc = ucv;
+    uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)TRAP_FLAG;
+    int saved_errno = errno;
+    (void)mprotect(own_step.page, own_step.len, own_step.prot);
+    errno = saved_errno;
+    own_step.page = NULL;
+    return 1;
+}
+
 int shmemu__own_fault(siginfo_t *si, void *ucv)
 {
     uintptr_t a = (uintptr_t)si->si_addr, lo = a, hi = a + 1;
@@ -278,13 +356,21 @@ int shmemu__own_fault(siginfo_t *si, void *ucv)
     if (!was) /* a thread the program started: its PE's (threads.c) */
         shmemu__self = o->me;
     shmemu__pe *me = o->me;
+    int data = 0;
     if (shmemu__self == me) {
         if (shmemu__chk_depth == 0 && !in_library_data(a) &&
             !shmemu__x86_atomic((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP]) &&
-            (write || shmemu__own_program_load(uc)))
+            (write || shmemu__own_program_load(uc))) {
             record(me, o, uc, write, a, &lo, &hi);
-        else if (write) /* the library's or an atomic: the program's stores that follow */
+            data = write && hi - lo > 8 && !in_stat(o, a) && shmemu__chk_who(me->chk);
+        } else if (write) { /* the library's or an atomic: the program's stores that follow */
             shmemu__race_page_release(me, me->chk->race, off_of(me, o, a));
+        }
+    }
+    if (data && step_data(o, uc, a)) {
+        shmemu__self = was;
+        errno = saved_errno;
+        return 1;
     }
     /* A string store (memcpy, memset) opens every page it will write at
      * once: one fault, not one per page, each recording the rest again.
@@ -447,6 +533,7 @@ void shmemu__own_stop(shmemu__pe *me)
 void shmemu__own_epoch(shmemu__pe *me) { (void)me; }
 int shmemu__own_watching(shmemu__pe *me) { return (void)me, 0; }
 int shmemu__own_fault(siginfo_t *si, void *ucv) { return (void)si, (void)ucv, 0; }
+int shmemu__own_trap(void *ucv) { return (void)ucv, 0; }
 void *shmemu__own_lib_addr(shmemu__pe *me, void *p, size_t n) { return (void)me, (void)n, p; }
 const void *shmemu__check_read_past(shmemu__pe *me, const void *p, size_t n)
 {

@@ -375,6 +375,8 @@ static void close_pages(struct view *v, shmemu__pe *me)
 
 static void on_trap(int sig, siginfo_t *si, void *ucv)
 {
+    if (shmemu__own_trap(ucv))
+        return;
     struct view *v = view_stepping();
     if (!v) {
         chain(&prev_trap, sig, si, ucv);
@@ -857,6 +859,13 @@ int shmemu__chk_view_unseen(shmemu__pe *me, int pe)
 
 int shmemu__chk_views_any(shmemu__pe *me) { return me->chk && me->chk->view; }
 
+int shmemu__chk_trap_ours(void)
+{
+    struct sigaction cur;
+    return sigaction(SIGTRAP, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+           cur.sa_sigaction == on_trap;
+}
+
 static struct view *view_of(shmemu__pe *me)
 {
     struct view *v = me->chk->view;
@@ -955,6 +964,7 @@ int shmemu__chk_no_faults(const struct shmemu_transport_ops *t) { return (void)t
 int shmemu__chk_view_mapped(shmemu__pe *me, int pe) { return (void)me, (void)pe, 0; }
 int shmemu__chk_views_any(shmemu__pe *me) { return (void)me, 0; }
 int shmemu__chk_view_unseen(shmemu__pe *me, int pe) { return (void)me, (void)pe, 1; }
+int shmemu__chk_trap_ours(void) { return 0; }
 
 void shmemu__chk_view_held(shmemu__pe *me, struct held *h) { (void)me, (void)h; }
 void shmemu__chk_view_landed(shmemu__pe *me, const struct held *h) { (void)me, (void)h; }

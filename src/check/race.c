@@ -27,9 +27,12 @@
 #define OWN_PAGE 4096 /* the granule of publishing by own stores: a page */
 #define SITE_OWN 0x8000 /* in a granule's w_site: a PE's own store */
 #define SITE_LOAD 0x4000 /* in its r_site: a PE's plain load of its own heap */
+/* in a w_site: a kernel's plain store of data, which the GPU's scopes
+ * order for other PEs only through a system-scope fence */
+#define SITE_DEV 0x2000
 /* The widest write that may be a flag's raise. */
 #define FLAG_MAX 8
-#define SITE_ID(s) ((uint16_t)((s) & ~(SITE_OWN | SITE_LOAD)))
+#define SITE_ID(s) ((uint16_t)((s) & ~(SITE_OWN | SITE_LOAD | SITE_DEV)))
 #define UNORDERED "no wait, signal or sync orders the two" /* a report's verdict */
 
 struct gran {
@@ -152,6 +155,11 @@ struct shmemu__race {
      * counts). */
     _Atomic uint32_t *learned;
     int loaded;      /* a plain load was seen since the last release */
+    /* While a kernel runs (in_kernel), the stamp of its threads' plain
+     * stores of data since the PE's last system-scope fence, ahead of its
+     * clock (shmemu__race_dev_data); 0: none */
+    uint32_t pending;
+    int in_kernel;
     struct site_cache cache[256];
 };
 
@@ -187,6 +195,7 @@ int shmemu__race_tracks_own(const struct shmemu__race *r) { return r->plain != N
 
 void shmemu__race_free(struct shmemu__race *r)
 {
+
     if (r) {
         free((void *)r->learned);
         free(r->plain);
@@ -356,6 +365,50 @@ void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t
     if (!vc || atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
         return;
     publish(me, r, pe, find_word(r, pe, off, 1), vc);
+}
+
+/* ------------------------------------------------------ the GPU's scopes */
+
+/* A device thread's plain store (through a peer pointer or to its own
+ * heap) reaches another GPU in order with the PE's later stores only past
+ * a system-scope fence: __threadfence() orders them within the GPU.  So a
+ * kernel's plain store of data (more than FLAG_MAX bytes in one
+ * instruction: a flag is a word) is stamped with a clock its PE reaches
+ * only at its next system-scope fence (or the kernel's end), ahead of
+ * every clock it publishes before then: a peer that reads the data having
+ * learned only of a flag raised before that fence is reported, naming the
+ * fix.  Reads and flags keep their clocks: a flag a kernel raises with no
+ * fence still orders its earlier reads before what the peer does next
+ * (the last barrier of vLLM's one-shot kernel).  Coarser than a GPU where
+ * it cannot err: a fence of any thread of the PE counts for all its
+ * stores, so cumulativity through __syncthreads holds.  DATA_GAP is the
+ * clocks the PE may move through by other releases between the data and
+ * the fence; past it the data counts as released (a bug missed, none
+ * invented). */
+#define DATA_GAP 256
+
+void shmemu__race_dev_kernel(shmemu__pe *me, struct shmemu__race *r, int running)
+{
+    shmemu__race_dev_fence(me, r); /* the end of a kernel, and the host before one */
+    r->in_kernel = running;
+}
+
+void shmemu__race_dev_fence(shmemu__pe *me, struct shmemu__race *r)
+{
+    if (r->pending && r->vc[me->pe] < r->pending)
+        r->vc[me->pe] = r->pending;
+    r->pending = 0;
+}
+
+int shmemu__race_dev_data(shmemu__pe *me, struct shmemu__race *r, size_t n, uint32_t *stamp)
+{
+    if (!r->in_kernel || n <= FLAG_MAX || !me->chk || !shmemu__chk_who(me->chk))
+        return 0;
+    uint32_t now = r->vc[me->pe];
+    if (r->pending <= now)
+        r->pending = now > UINT32_MAX - DATA_GAP ? now : now + DATA_GAP;
+    *stamp = r->pending;
+    return 1;
 }
 
 /* A PE's plain stores, unseen, may be flags: its clock vector now goes on
@@ -600,7 +653,7 @@ void shmemu__race_release_by(shmemu__pe *me, struct shmemu__race *r, int pe, siz
  * pair of call sites. */
 static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t lo,
                    size_t hi, uint16_t site, int other_write, int other_pe, uint16_t other_site,
-                   size_t olo, size_t ohi, const char *why)
+                   size_t olo, size_t ohi, const char *why, int scoped)
 {
     struct race_hdr *h = r->h;
     char a[SITE_LEN], b[SITE_LEN];
@@ -623,11 +676,20 @@ static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, si
     char var[128] = "", name[96];
     if (shmemu__static_name(me, lo, name, sizeof(name)))
         snprintf(var, sizeof(var), " (%s)", name);
+    char scope[400];
+    if (scoped) /* the other was a device thread's data store */
+        snprintf(scope, sizeof(scope),
+                 "nothing orders the two: if a flag told PE %d the data was there, no "
+                 "system-scope fence of PE %d came between the data and the flag (a GPU's "
+                 "stores reach another GPU in order only past __threadfence_system() or "
+                 "shmemu_dev_fence/_quiet; __threadfence() orders them within PE %d's GPU "
+                 "only)",
+                 me->pe, other_pe, other_pe);
     shmemu__check_note(me->job,
                        "race: PE %d's %s %s bytes [%#zx, %#zx)%s of PE %d's heap, which PE "
                        "%d's %s %s [%#zx, %#zx), and %s",
                        me->pe, a, write ? "wrote" : "read", lo, hi, var, pe, other_pe, b,
-                       other_write ? "wrote" : "read", olo, ohi, why);
+                       other_write ? "wrote" : "read", olo, ohi, scoped ? scope : why);
 }
 
 /* known, and what me may have learned by plain loads, unseen: a flag
@@ -698,7 +760,7 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
     const uint32_t *pk = NULL; /* plain_known's, once a record needs it */
     site |= own == PLAIN_LOAD ? SITE_LOAD : own ? SITE_OWN : 0;
     uint32_t me1 = (uint32_t)me->pe + 1;
-    int found = 0, o_write = 0, o_pe = 0;
+    int found = 0, o_write = 0, o_pe = 0, o_scoped = 0;
     uint16_t o_site = 0;
     size_t o_lo = 0, o_hi = 0;
     _Atomic uint32_t *held = NULL;
@@ -733,6 +795,7 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
                 k = pk ? pk : (pk = plain_known(me, r, known, reading));
             if (s->w_clk > k[s->w_pe1 - 1]) {
                 found = 1, o_write = 1, o_pe = (int)s->w_pe1 - 1, o_site = s->w_site;
+                o_scoped = (s->w_site & SITE_DEV) && !write;
                 o_lo = base + s->w_lo, o_hi = base + s->w_hi;
             }
         }
@@ -768,16 +831,24 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
         shmemu__race_heap_seen(me, r, pe);
     if (found)
         report(me, r, write, pe, off, off + n, SITE_ID(site), o_write, o_pe, SITE_ID(o_site),
-               o_lo, o_hi, why);
+               o_lo, o_hi, why, o_scoped);
+}
+
+static void access_bits(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
+                        size_t n, uint32_t clock, const uint32_t *known, const char *call,
+                        void *addr, const struct shmemu__who *who, const char *why, int own,
+                        uint16_t bits)
+{
+    if (n && !atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
+        access_site(me, r, write, pe, off, n, clock, known,
+                    (uint16_t)(site_id(me, r, call, addr, who) | bits), why, own);
 }
 
 static void access_known(shmemu__pe *me, struct shmemu__race *r, int write, int pe, size_t off,
                          size_t n, uint32_t clock, const uint32_t *known, const char *call,
                          void *addr, const struct shmemu__who *who, const char *why, int own)
 {
-    if (n && !atomic_load_explicit(&r->h->disabled, memory_order_relaxed))
-        access_site(me, r, write, pe, off, n, clock, known, site_id(me, r, call, addr, who),
-                    why, own);
+    access_bits(me, r, write, pe, off, n, clock, known, call, addr, who, why, own, 0);
 }
 
 void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
@@ -785,6 +856,14 @@ void shmemu__race_access(shmemu__pe *me, struct shmemu__race *r, int write, int 
                          const struct shmemu__who *who)
 {
     access_known(me, r, write, pe, off, n, clock, r->vc, call, addr, who, UNORDERED, BY_CALL);
+}
+
+void shmemu__race_dev_store(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                            size_t n, uint32_t clock, const char *call, void *addr,
+                            const struct shmemu__who *who)
+{
+    access_bits(me, r, 1, pe, off, n, clock, r->vc, call, addr, who, UNORDERED, BY_CALL,
+                SITE_DEV);
 }
 
 struct line_site {
@@ -815,8 +894,10 @@ void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, 
     /* Published before it is recorded: a peer's poll that finds the
      * record (under its granule's lock) finds the flag it may be, too. */
     shmemu__race_page_release(me, r, off);
-    access_known(me, r, 1, me->pe, off, n, r->vc[me->pe], r->vc, call, addr, who,
-                 UNORDERED, PLAIN_STORE);
+    uint32_t clock = r->vc[me->pe];
+    int data = shmemu__race_dev_data(me, r, n, &clock); /* a kernel's data: GPU scopes */
+    access_bits(me, r, 1, me->pe, off, n, clock, r->vc, call, addr, who, UNORDERED, PLAIN_STORE,
+                data ? SITE_DEV : 0);
 }
 
 void shmemu__race_plain_load(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,

@@ -41,6 +41,23 @@ void shmemu__race_free(struct shmemu__race *r) SHMEMU__HIDDEN;
 
 /* This PE's own clock: what its accesses are stamped with. */
 uint32_t shmemu__race_clock(const struct shmemu__race *r) SHMEMU__HIDDEN;
+/* The GPU's scopes for a kernel's plain stores of data (race.c, "the
+ * GPU's scopes"): a kernel of me starts (running 1) or ends (0); one of
+ * its threads made a system-scope fence, which releases the data stored
+ * so far; 1 if a store of n bytes by the running device thread is data,
+ * with *stamp its clock (else 0, *stamp untouched). */
+void shmemu__race_dev_kernel(shmemu__pe *me, struct shmemu__race *r, int running) SHMEMU__HIDDEN;
+void shmemu__race_dev_fence(shmemu__pe *me, struct shmemu__race *r) SHMEMU__HIDDEN;
+int shmemu__race_dev_data(shmemu__pe *me, struct shmemu__race *r, size_t n,
+                          uint32_t *stamp) SHMEMU__HIDDEN;
+/* A device thread's plain store of data through a peer pointer, landing
+ * (stamp from shmemu__race_dev_data): recorded as shmemu__race_access
+ * records a put's, and named, where a read conflicts with it, with the
+ * missing fence. */
+void shmemu__race_dev_store(shmemu__pe *me, struct shmemu__race *r, int pe, size_t off,
+                            size_t n, uint32_t clock, const char *call, void *addr,
+                            const struct shmemu__who *who) SHMEMU__HIDDEN;
+
 /* A copy of the clock vector for an operation that will publish it when
  * delivered (freed by the caller), then move the own clock on.  NULL when
  * out of memory (the release is then lost: conflicts may be invented, so

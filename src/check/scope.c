@@ -164,6 +164,26 @@ void shmemu__check_dev_release(shmemu__pe *me, int pe, size_t off)
     shmemu__chk_leave(me);
 }
 
+void shmemu__check_dev_kernel(shmemu__pe *me, int running)
+{
+    struct shmemu__race *r = dev_race(me);
+    if (!r)
+        return;
+    shmemu__chk_enter(me);
+    shmemu__race_dev_kernel(me, r, running);
+    shmemu__chk_leave(me);
+}
+
+void shmemu__check_dev_sys_fence(shmemu__pe *me)
+{
+    struct shmemu__race *r = dev_race(me);
+    if (!r)
+        return;
+    shmemu__chk_enter(me);
+    shmemu__race_dev_fence(me, r);
+    shmemu__chk_leave(me);
+}
+
 void shmemu__check_dev_acquire(shmemu__pe *me, int pe, size_t off)
 {
     struct shmemu__race *r = dev_race(me);

@@ -627,8 +627,10 @@ void shmemu_devrt_fence_scope(int scope)
     ME("__threadfence");
     /* Only a system-scope fence orders anything for another PE: it lets
      * the thread's held puts arrive (docs/DEVICE.md). */
-    if (scope == SHMEMU_DEV_SCOPE_SYSTEM)
+    if (scope == SHMEMU_DEV_SCOPE_SYSTEM) {
         shmemu__dev_deliver(t, -1);
+        shmemu__check_dev_sys_fence(t->L->me);
+    }
     shmemu__full_fence();
     shmemu__dev_yield(t, NULL);
 }
@@ -637,6 +639,7 @@ void shmemu_devrt_fence(void)
 {
     ME("shmemu_dev_fence");
     shmemu__dev_deliver(t, -1);
+    shmemu__check_dev_sys_fence(t->L->me);
     shmemu__full_fence();
     shmemu__dev_yield(t, NULL);
 }
@@ -645,6 +648,7 @@ void shmemu_devrt_quiet(void)
 {
     ME("shmemu_dev_quiet");
     shmemu__dev_deliver(t, -1);
+    shmemu__check_dev_sys_fence(t->L->me);
     shmemu__dev_quiet_sources(t);
     shmemu__full_fence();
     shmemu__dev_yield(t, NULL);
@@ -735,6 +739,7 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
 void shmemu_devrt_sync_all(void)
 {
     ME("shmemu_dev_sync_all");
+    shmemu__check_dev_sys_fence(t->L->me);
     dev_sync_all(t, "shmemu_dev_sync_all");
 }
 
@@ -742,6 +747,7 @@ void shmemu_devrt_barrier_all(void)
 {
     ME("shmemu_dev_barrier_all");
     shmemu__dev_deliver(t, -1);
+    shmemu__check_dev_sys_fence(t->L->me);
     shmemu__dev_quiet_sources(t);
     shmemu__full_fence();
     dev_sync_all(t, "shmemu_dev_barrier_all");
@@ -754,6 +760,9 @@ static void block_barrier(const char *call, int quiet)
     ME(call);
     unsigned seq;
     struct dev_group *grp = shmemu__dev_group_enter(t, 0, call, NULL, NULL, 0, -1, &seq);
+    /* (a sync, too, synchronizes at system scope: the race detector
+     * takes it as a fence for the data plain stores wrote) */
+    shmemu__check_dev_sys_fence(t->L->me);
     if (quiet) {
         shmemu__dev_deliver(t, -1);
         shmemu__dev_quiet_sources(t);

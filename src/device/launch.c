@@ -849,8 +849,10 @@ static int launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 b
     /* whose code the kernel is: the library's built-ins, or the program's */
     const void *code = (const void *)(uintptr_t)k->body;
     shmemu__own_kernel(me, 1, code);
+    shmemu__check_dev_kernel(me, 1);
     schedule(L);
     launch_end(L);
+    shmemu__check_dev_kernel(me, 0);
     shmemu__own_kernel(me, 0, code);
     me->last_kernel = L->k->name;
     me->kernel_abandon = NULL;
