@@ -416,136 +416,33 @@ typedef shmemu_dim3 dim3;
  * that the 8- and 16-byte loads and stores kernels move data with
  * (float4, uint4, int2...) build for the CPU too, and make_TYPEn() as
  * CUDA's.  The 64-bit types come in 2s: CUDA 13 deprecates their 4s. */
-typedef struct char2 { _Alignas(2) char x; char y; } char2;
-typedef struct char3 { _Alignas(1) char x; char y, z; } char3;
-typedef struct char4 { _Alignas(4) char x; char y, z, w; } char4;
-typedef struct uchar2 { _Alignas(2) unsigned char x; unsigned char y; } uchar2;
-typedef struct uchar3 { _Alignas(1) unsigned char x; unsigned char y, z; } uchar3;
-typedef struct uchar4 { _Alignas(4) unsigned char x; unsigned char y, z, w; } uchar4;
-typedef struct short2 { _Alignas(4) short x; short y; } short2;
-typedef struct short3 { _Alignas(2) short x; short y, z; } short3;
-typedef struct short4 { _Alignas(8) short x; short y, z, w; } short4;
-typedef struct ushort2 { _Alignas(4) unsigned short x; unsigned short y; } ushort2;
-typedef struct ushort3 { _Alignas(2) unsigned short x; unsigned short y, z; } ushort3;
-typedef struct ushort4 { _Alignas(8) unsigned short x; unsigned short y, z, w; } ushort4;
-typedef struct int2 { _Alignas(8) int x; int y; } int2;
-typedef struct int3 { _Alignas(4) int x; int y, z; } int3;
-typedef struct int4 { _Alignas(16) int x; int y, z, w; } int4;
-typedef struct uint2 { _Alignas(8) unsigned int x; unsigned int y; } uint2;
-typedef struct uint3 { _Alignas(4) unsigned int x; unsigned int y, z; } uint3;
-typedef struct uint4 { _Alignas(16) unsigned int x; unsigned int y, z, w; } uint4;
-typedef struct float2 { _Alignas(8) float x; float y; } float2;
-typedef struct float3 { _Alignas(4) float x; float y, z; } float3;
-typedef struct float4 { _Alignas(16) float x; float y, z, w; } float4;
-typedef struct long2 { _Alignas(16) long x; long y; } long2;
-typedef struct ulong2 { _Alignas(16) unsigned long x; unsigned long y; } ulong2;
-typedef struct longlong2 { _Alignas(16) long long x; long long y; } longlong2;
-typedef struct ulonglong2 { _Alignas(16) unsigned long long x; unsigned long long y; } ulonglong2;
-typedef struct double2 { _Alignas(16) double x; double y; } double2;
-static inline char2 make_char2(char x, char y)
-{
-    return (char2){x, y};
-}
-static inline char3 make_char3(char x, char y, char z)
-{
-    return (char3){x, y, z};
-}
-static inline char4 make_char4(char x, char y, char z, char w)
-{
-    return (char4){x, y, z, w};
-}
-static inline uchar2 make_uchar2(unsigned char x, unsigned char y)
-{
-    return (uchar2){x, y};
-}
-static inline uchar3 make_uchar3(unsigned char x, unsigned char y, unsigned char z)
-{
-    return (uchar3){x, y, z};
-}
-static inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w)
-{
-    return (uchar4){x, y, z, w};
-}
-static inline short2 make_short2(short x, short y)
-{
-    return (short2){x, y};
-}
-static inline short3 make_short3(short x, short y, short z)
-{
-    return (short3){x, y, z};
-}
-static inline short4 make_short4(short x, short y, short z, short w)
-{
-    return (short4){x, y, z, w};
-}
-static inline ushort2 make_ushort2(unsigned short x, unsigned short y)
-{
-    return (ushort2){x, y};
-}
-static inline ushort3 make_ushort3(unsigned short x, unsigned short y, unsigned short z)
-{
-    return (ushort3){x, y, z};
-}
-static inline ushort4 make_ushort4(unsigned short x, unsigned short y, unsigned short z, unsigned short w)
-{
-    return (ushort4){x, y, z, w};
-}
-static inline int2 make_int2(int x, int y)
-{
-    return (int2){x, y};
-}
-static inline int3 make_int3(int x, int y, int z)
-{
-    return (int3){x, y, z};
-}
-static inline int4 make_int4(int x, int y, int z, int w)
-{
-    return (int4){x, y, z, w};
-}
-static inline uint2 make_uint2(unsigned int x, unsigned int y)
-{
-    return (uint2){x, y};
-}
-static inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z)
-{
-    return (uint3){x, y, z};
-}
-static inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w)
-{
-    return (uint4){x, y, z, w};
-}
-static inline float2 make_float2(float x, float y)
-{
-    return (float2){x, y};
-}
-static inline float3 make_float3(float x, float y, float z)
-{
-    return (float3){x, y, z};
-}
-static inline float4 make_float4(float x, float y, float z, float w)
-{
-    return (float4){x, y, z, w};
-}
-static inline long2 make_long2(long x, long y)
-{
-    return (long2){x, y};
-}
-static inline ulong2 make_ulong2(unsigned long x, unsigned long y)
-{
-    return (ulong2){x, y};
-}
-static inline longlong2 make_longlong2(long long x, long long y)
-{
-    return (longlong2){x, y};
-}
-static inline ulonglong2 make_ulonglong2(unsigned long long x, unsigned long long y)
-{
-    return (ulonglong2){x, y};
-}
-static inline double2 make_double2(double x, double y)
-{
-    return (double2){x, y};
-}
+#define SHMEMU_VEC2(n, t, al)                                                    \
+    typedef struct n##2 { _Alignas(al) t x; t y; } n##2;                         \
+    static inline n##2 make_##n##2(t x, t y) { return (n##2){x, y}; }
+#define SHMEMU_VEC3(n, t, al)                                                    \
+    typedef struct n##3 { _Alignas(al) t x; t y, z; } n##3;                      \
+    static inline n##3 make_##n##3(t x, t y, t z) { return (n##3){x, y, z}; }
+#define SHMEMU_VEC4(n, t, al)                                                    \
+    typedef struct n##4 { _Alignas(al) t x; t y, z, w; } n##4;                   \
+    static inline n##4 make_##n##4(t x, t y, t z, t w) { return (n##4){x, y, z, w}; }
+/* the 8-, 16- and 32-bit types: in 2, 3 and 4, aligned as CUDA aligns them */
+#define SHMEMU_VEC234(n, t, a2, a3, a4) SHMEMU_VEC2(n, t, a2) SHMEMU_VEC3(n, t, a3) SHMEMU_VEC4(n, t, a4)
+SHMEMU_VEC234(char, char, 2, 1, 4)
+SHMEMU_VEC234(uchar, unsigned char, 2, 1, 4)
+SHMEMU_VEC234(short, short, 4, 2, 8)
+SHMEMU_VEC234(ushort, unsigned short, 4, 2, 8)
+SHMEMU_VEC234(int, int, 8, 4, 16)
+SHMEMU_VEC234(uint, unsigned int, 8, 4, 16)
+SHMEMU_VEC234(float, float, 8, 4, 16)
+SHMEMU_VEC2(long, long, 16)
+SHMEMU_VEC2(ulong, unsigned long, 16)
+SHMEMU_VEC2(longlong, long long, 16)
+SHMEMU_VEC2(ulonglong, unsigned long long, 16)
+SHMEMU_VEC2(double, double, 16)
+#undef SHMEMU_VEC234
+#undef SHMEMU_VEC4
+#undef SHMEMU_VEC3
+#undef SHMEMU_VEC2
 
 /** The calling device thread as a kernel sees it. */
 struct shmemu_dev_self {

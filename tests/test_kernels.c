@@ -1303,9 +1303,12 @@ SHMEMU_KERNEL(k_scope_pull, struct pull_arg, a)
 {
     int me = shmemu_dev_my_pe();
     if (me == 0) {
+        /* one 16-byte store at every optimization level (gcc -O1 splits a
+         * float4's in two 8-byte moves, which may be flags: CHECK.md) */
+        typedef float f4v __attribute__((vector_size(16), may_alias));
         for (int i = (int)threadIdx.x; i < a.n4; i += (int)blockDim.x)
-            a.part[i] = make_float4((float)(a.round * 1000 + 4 * i), (float)(4 * i + 1),
-                                    (float)(4 * i + 2), (float)(4 * i + 3));
+            *(f4v *)(void *)&a.part[i] = (f4v){(float)(a.round * 1000 + 4 * i), (float)(4 * i + 1),
+                                               (float)(4 * i + 2), (float)(4 * i + 3)};
         __syncthreads();
         if (threadIdx.x == 0) {
             if (a.mode == SCOPE_SYSTEM)
