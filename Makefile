@@ -69,7 +69,7 @@ TEST_LIB  := $(BUILD)/obj/tests/harness.o
 DEV_PROGS = $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce \
             $(BUILD)/examples/libmy_device_allreduce.so $(BUILD)/tests/libflag_barriers.so \
             $(BUILD)/tests/libll_allgather.so $(BUILD)/tests/libhandle_allreduce.so \
-            $(BUILD)/tests/libvectors.so $(DEV_CUDA_PROGS)
+            $(BUILD)/tests/libvectors.so $(BUILD)/tests/libpull_twoshot.so $(DEV_CUDA_PROGS)
 TEST_PROG := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 # The generic names once more as C++ (shmem.h's overloads), where there is a
 # C++ compiler; test_compat says so when there is none.
@@ -148,7 +148,8 @@ DEV_CUDA_PROGS := $(if $(SAN),,$(if $(NVCC),$(BUILD)/tests/dev_spin_cuda \
                     $(BUILD)/examples/device_allreduce_cuda \
                     $(BUILD)/examples/libmy_device_allreduce_cuda.so \
                     $(BUILD)/tests/libflag_barriers_cuda.so $(BUILD)/tests/libll_allgather_cuda.so \
-                    $(BUILD)/tests/libhandle_allreduce_cuda.so $(BUILD)/tests/libvectors_cuda.so))
+                    $(BUILD)/tests/libhandle_allreduce_cuda.so $(BUILD)/tests/libvectors_cuda.so \
+                    $(BUILD)/tests/libpull_twoshot_cuda.so))
 $(BUILD)/tests/dev_spin_cuda: tests/device/spin.cu
 $(BUILD)/examples/device_allreduce_cuda: examples/device_allreduce.cu
 $(BUILD)/tests/dev_spin_cuda $(BUILD)/examples/device_allreduce_cuda: include/shmemu.h \

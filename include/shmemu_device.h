@@ -426,7 +426,8 @@ typedef shmemu_dim3 dim3;
     typedef struct n##4 { _Alignas(al) t x; t y, z, w; } n##4;                   \
     static inline n##4 make_##n##4(t x, t y, t z, t w) { return (n##4){x, y, z, w}; }
 /* the 8-, 16- and 32-bit types: in 2, 3 and 4, aligned as CUDA aligns them */
-#define SHMEMU_VEC234(n, t, a2, a3, a4) SHMEMU_VEC2(n, t, a2) SHMEMU_VEC3(n, t, a3) SHMEMU_VEC4(n, t, a4)
+#define SHMEMU_VEC234(n, t, a2, a3, a4)                                          \
+    SHMEMU_VEC2(n, t, a2) SHMEMU_VEC3(n, t, a3) SHMEMU_VEC4(n, t, a4)
 SHMEMU_VEC234(char, char, 2, 1, 4)
 SHMEMU_VEC234(uchar, unsigned char, 2, 1, 4)
 SHMEMU_VEC234(short, short, 4, 2, 8)

@@ -3027,6 +3027,58 @@ static void test_verify_vectors(void **state)
         fail_msg("fuzz and race: exit %d: %s", o.status, o.out);
 }
 
+/* vLLM's two-shot allreduce with its parts pulled through peer pointers
+ * (tests/device/pull_twoshot.cu): the correct kernel passes on local, shm
+ * and sim under fuzz and race and PCT schedules; the writer's
+ * __threadfence() (vLLM 2760) and the reader's (aiter 4786) are each
+ * reported on every transport, naming the fence that is missing. */
+static void test_verify_pull_twoshot(void **state)
+{
+    (void)state;
+    skip_volatile_flags_under_tsan();
+    char lib[512];
+    snprintf(lib, sizeof(lib), "%s", th_tool("tests/libpull_twoshot.so"));
+    char *ok[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                  "--dtype", "float", "--op", "sum", "--in-place", "no", "--team", "world",
+                  "--symbol", "pull_twoshot", "--npes", "2,3,4", "--count", "0,4,1000,4096",
+                  "--transport", "local,shm,sim", "--fuzz", (char *)(th_quick() ? "3" : "10"),
+                  "--race", NULL};
+    struct th_outcome o;
+    th_run_cmd(ok, NULL, &o);
+    if (o.status != 0 || !strstr(o.out, " passed, 0 failed"))
+        fail_msg("fixed twin, fuzz and race: exit %d: %s", o.status, o.out);
+    char *pct[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                   "--dtype", "float", "--op", "sum", "--in-place", "no", "--team", "world",
+                   "--symbol", "pull_twoshot", "--npes", "3", "--count", "1000", "--explore",
+                   (char *)(th_quick() ? "20" : "100"), "--strategy", "pct:3", "--fuzz", "2",
+                   "--race", NULL};
+    th_run_cmd(pct, NULL, &o);
+    if (o.status != 0 || !strstr(o.out, "1 passed, 0 failed"))
+        fail_msg("fixed twin, explored: exit %d: %s", o.status, o.out);
+    static const struct {
+        const char *sym, *says;
+    } bugs[] = {{"pull_twoshot_devfence", "no system-scope fence of PE "},
+                {"pull_twoshot_noacq", "flag with plain loads and no system-scope acquire "
+                                       "after them"}};
+    for (int b = 0; b < 2; b++) {
+        char *bad[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                       "--dtype", "float", "--op", "sum", "--in-place", "no", "--team", "world",
+                       "--symbol", (char *)bugs[b].sym, "--npes", "3,4", "--count", "1000",
+                       "--transport", "local,shm,sim", "--fuzz", "20", "--race", NULL};
+        th_run_cmd(bad, NULL, &o);
+        assert_true(WIFEXITED(o.status));
+        if (WEXITSTATUS(o.status) != 1 || !strstr(o.out, bugs[b].says))
+            fail_msg("%s: exit %d: %s", bugs[b].sym, o.status, o.out);
+        static const char *const tps[] = {"local", "shm", "sim"};
+        for (int t = 0; t < 3; t++) {
+            char on[160];
+            snprintf(on, sizeof(on), "allreduce %s on %s, ", bugs[b].sym, tps[t]);
+            if (!strstr(o.out, on))
+                fail_msg("%s: not caught on %s: %s", bugs[b].sym, tps[t], o.out);
+        }
+    }
+}
+
 /* NCCL's LL protocol (tests/device/ll_allgather.cu): data and flag in one
  * 8-byte volatile store through a peer pointer, no fence, lines reused two
  * rounds later with a new flag.  Correct on a GPU, so: the quick matrix
@@ -3100,6 +3152,7 @@ int main(void)
         cmocka_unit_test(test_verify_kernel_lib),
         cmocka_unit_test(test_verify_flag_barriers),
         cmocka_unit_test(test_verify_vectors),
+        cmocka_unit_test(test_verify_pull_twoshot),
         cmocka_unit_test(test_verify_ll_allgather),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

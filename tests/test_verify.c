@@ -648,7 +648,8 @@ static void test_tool_own_statics(void **state)
                                 "count 7, float sum\n  first failure: the case's process was "
                                 "killed by signal 11 (Segmentation fault): a PE crashed"));
     assert_non_null(strstr(out, "FAILED 2 of 2: allreduce handle_allreduce_crash on sim, 2 PEs, "
-                                "count 7, float sum\n  the case's process was killed by signal 11"));
+                                "count 7, float sum\n  the case's process was killed by "
+                                "signal 11"));
 
     /* sim's watchdog and local's end of a job whose PE spins outside the
      * library end the process: the case fails, the next runs */

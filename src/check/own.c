@@ -299,8 +299,8 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int writ
 static int step_data(struct own *o, ucontext_t *uc, uintptr_t a)
 {
     struct shmemu__rep_string rs;
-    if (own_step.page || shmemu__x86_rep_string((const unsigned char *)uc->uc_mcontext.gregs[REG_RIP], &rs) ||
-        !shmemu__chk_trap_ours())
+    const unsigned char *pc = (const unsigned char *)uc->uc_mcontext.gregs[REG_RIP];
+    if (own_step.page || shmemu__x86_rep_string(pc, &rs) || !shmemu__chk_trap_ours())
         return 0;
     char *page = (char *)(a & ~(uintptr_t)(o->page - 1));
     int ok = 0;

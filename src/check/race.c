@@ -71,7 +71,7 @@ struct word {
 };
 
 struct layout {
-    size_t team_vc, words, word_size, heapjoin, shadow, total;
+    size_t team_vc, words, word_size, kend, heapjoin, shadow, total;
 };
 
 static size_t round64(size_t x) { return (x + 63) & ~(size_t)63; }
@@ -88,7 +88,8 @@ static struct layout layout_of(int npes, size_t heap_size, uint32_t *cap_p)
     l.team_vc = round64(sizeof(struct race_hdr));
     /* a slot per team, and one for the device barrier (all PEs') */
     l.words = l.team_vc + round64((size_t)(SHMEMU__TEAMS_MAX + 1) * 2 * n * 4);
-    l.heapjoin = l.words + cap * l.word_size;
+    l.kend = l.words + cap * l.word_size;
+    l.heapjoin = l.kend + round64(n * 4);
     l.shadow = l.heapjoin + (n <= OWN_NPES_MAX ? round64(n * n * 4) : 0);
     l.total = l.shadow + n * ((heap_size + GRANULE - 1) / GRANULE) * sizeof(struct gran);
     if (cap_p)
@@ -160,6 +161,10 @@ struct shmemu__race {
      * clock (shmemu__race_dev_data); 0: none */
     uint32_t pending;
     int in_kernel;
+    /* [npes] while a kernel runs: what its threads' plain loads may have
+     * learned (plain_known) as of the PE's last system-scope fence or
+     * acquire, or the kernel's start: what they may read data by */
+    uint32_t *acq;
     struct site_cache cache[256];
 };
 
@@ -195,9 +200,9 @@ int shmemu__race_tracks_own(const struct shmemu__race *r) { return r->plain != N
 
 void shmemu__race_free(struct shmemu__race *r)
 {
-
     if (r) {
         free((void *)r->learned);
+        free(r->acq);
         free(r->plain);
         free(r->vc);
         free(r);
@@ -387,10 +392,41 @@ void shmemu__race_release(shmemu__pe *me, struct shmemu__race *r, int pe, size_t
  * invented). */
 #define DATA_GAP 256
 
+/* The data stamps a PE's kernels settled by ending, per PE (shared):
+ * data written by a kernel that has ended is read by the next one's
+ * threads after a flag alone, as vLLM's first barrier does (the kernel's
+ * end orders it on the GPU); only data of a kernel still running needs
+ * the reader's system-scope acquire. */
+static _Atomic uint32_t *kend(struct shmemu__race *r)
+{
+    return (_Atomic uint32_t *)(void *)((char *)r->h + r->l.kend);
+}
+
+static const uint32_t *plain_known(shmemu__pe *me, struct shmemu__race *r, const uint32_t *known,
+                                   int reading);
+
 void shmemu__race_dev_kernel(shmemu__pe *me, struct shmemu__race *r, int running)
 {
+    if (!running && r->pending)
+        atomic_max(&kend(r)[me->pe], r->pending);
     shmemu__race_dev_fence(me, r); /* the end of a kernel, and the host before one */
     r->in_kernel = running;
+    free(r->acq);
+    r->acq = NULL;
+    if (running && r->plain) { /* (own stores tracked: plain loads are judged) */
+        r->acq = malloc((size_t)me->npes * sizeof(*r->acq));
+        if (r->acq)
+            shmemu__race_dev_acquire(me, r);
+    }
+}
+
+void shmemu__race_dev_acquire(shmemu__pe *me, struct shmemu__race *r)
+{
+    if (!r->acq)
+        return;
+    const uint32_t *pk = plain_known(me, r, r->vc, -1);
+    for (int i = 0; i < me->npes; i++)
+        r->acq[i] = pk[i] > r->acq[i] ? pk[i] : r->acq[i];
 }
 
 void shmemu__race_dev_fence(shmemu__pe *me, struct shmemu__race *r)
@@ -398,6 +434,7 @@ void shmemu__race_dev_fence(shmemu__pe *me, struct shmemu__race *r)
     if (r->pending && r->vc[me->pe] < r->pending)
         r->vc[me->pe] = r->pending;
     r->pending = 0;
+    shmemu__race_dev_acquire(me, r); /* a fence is an acquire too */
 }
 
 int shmemu__race_dev_data(shmemu__pe *me, struct shmemu__race *r, size_t n, uint32_t *stamp)
@@ -677,7 +714,15 @@ static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, si
     if (shmemu__static_name(me, lo, name, sizeof(name)))
         snprintf(var, sizeof(var), " (%s)", name);
     char scope[400];
-    if (scoped) /* the other was a device thread's data store */
+    if (scoped == 2) /* the reader's side */
+        snprintf(scope, sizeof(scope),
+                 "nothing orders the two for PE %d's GPU: its threads saw PE %d's flag with "
+                 "plain loads and no system-scope acquire after them (a load of a flag "
+                 "orders nothing; __threadfence() orders within PE %d's GPU only): put "
+                 "__threadfence_system() between the poll and the reads, or poll with a "
+                 "_system atomic or shmemu_dev_*_wait_until",
+                 me->pe, other_pe, me->pe);
+    else if (scoped) /* the other was a device thread's data store */
         snprintf(scope, sizeof(scope),
                  "nothing orders the two: if a flag told PE %d the data was there, no "
                  "system-scope fence of PE %d came between the data and the flag (a GPU's "
@@ -761,6 +806,8 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
     site |= own == PLAIN_LOAD ? SITE_LOAD : own ? SITE_OWN : 0;
     uint32_t me1 = (uint32_t)me->pe + 1;
     int found = 0, o_write = 0, o_pe = 0, o_scoped = 0;
+    /* a kernel's plain load: data of a running kernel needs its acquire */
+    int dev_reader = own == PLAIN_LOAD && r->acq && me->chk && shmemu__chk_who(me->chk);
     uint16_t o_site = 0;
     size_t o_lo = 0, o_hi = 0;
     _Atomic uint32_t *held = NULL;
@@ -793,9 +840,17 @@ static void access_site(shmemu__pe *me, struct shmemu__race *r, int write, int p
              * by a plain load that the other's flag was up */
             if (own || (s->w_site & SITE_OWN))
                 k = pk ? pk : (pk = plain_known(me, r, known, reading));
-            if (s->w_clk > k[s->w_pe1 - 1]) {
-                found = 1, o_write = 1, o_pe = (int)s->w_pe1 - 1, o_site = s->w_site;
+            int wp = (int)s->w_pe1 - 1;
+            if (s->w_clk > k[wp]) {
+                found = 1, o_write = 1, o_pe = wp, o_site = s->w_site;
                 o_scoped = (s->w_site & SITE_DEV) && !write;
+                o_lo = base + s->w_lo, o_hi = base + s->w_hi;
+            } else if (!write && (s->w_site & SITE_DEV) && dev_reader &&
+                       s->w_clk > atomic_load_explicit(&kend(r)[wp], memory_order_relaxed) &&
+                       s->w_clk > (known[wp] > r->acq[wp] ? known[wp] : r->acq[wp])) {
+                /* ordered only by a flag this kernel's threads loaded with
+                 * no system-scope acquire after it */
+                found = 1, o_write = 1, o_pe = wp, o_site = s->w_site, o_scoped = 2;
                 o_lo = base + s->w_lo, o_hi = base + s->w_hi;
             }
         }

@@ -85,6 +85,7 @@ void shmemu__check_dev_atomic(shmemu__pe *me, const void *addr, const char *narr
         free(rel);
     } else if (!narrow) {
         shmemu__race_acquire(me, k->race, pe, off, 1);
+        shmemu__race_dev_acquire(me, k->race); /* of system scope */
     } else {
         char site[160], where[200] = "";
         int q = shmemu__race_unlearned(me, k->race, pe, off, 1, site, sizeof(site));
@@ -191,6 +192,7 @@ void shmemu__check_dev_acquire(shmemu__pe *me, int pe, size_t off)
         return;
     shmemu__chk_enter(me);
     shmemu__race_acquire(me, r, pe, off, 8);
+    shmemu__race_dev_acquire(me, r); /* a wait is of system scope */
     shmemu__chk_leave(me);
 }
 
@@ -201,5 +203,7 @@ void shmemu__check_dev_barrier(shmemu__pe *me, int done, uint32_t gen)
         return;
     shmemu__chk_enter(me);
     shmemu__race_dev_barrier(me, r, done, gen);
+    if (done)
+        shmemu__race_dev_acquire(me, r);
     shmemu__chk_leave(me);
 }
