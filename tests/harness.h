@@ -33,6 +33,15 @@
 #define TH_TSAN 1
 #endif
 #endif
+/* TH_ASAN: built with AddressSanitizer, whose memcpy the kernels' copies
+ * then call (a string move: recorded whole, not one store at a time). */
+#if defined(__SANITIZE_ADDRESS__)
+#define TH_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TH_ASAN 1
+#endif
+#endif
 
 #define TH_HEAP ((size_t)8 << 20) /* default test heap per PE */
 

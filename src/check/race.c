@@ -713,15 +713,16 @@ static void report(shmemu__pe *me, struct shmemu__race *r, int write, int pe, si
     char var[128] = "", name[96];
     if (shmemu__static_name(me, lo, name, sizeof(name)))
         snprintf(var, sizeof(var), " (%s)", name);
-    char scope[400];
-    if (scoped == 2) /* the reader's side */
+    char scope[560];
+    if (scoped == 2) /* the writer's side or the reader's: either may lack it */
         snprintf(scope, sizeof(scope),
-                 "nothing orders the two for PE %d's GPU: its threads saw PE %d's flag with "
-                 "plain loads and no system-scope acquire after them (a load of a flag "
-                 "orders nothing; __threadfence() orders within PE %d's GPU only): put "
-                 "__threadfence_system() between the poll and the reads, or poll with a "
-                 "_system atomic or shmemu_dev_*_wait_until",
-                 me->pe, other_pe, me->pe);
+                 "nothing orders the two for PE %d's GPU: PE %d's kernel stored the data with "
+                 "no system-scope fence between it and the flag PE %d saw, or PE %d's threads "
+                 "saw the flag with plain loads and no system-scope acquire after them (a "
+                 "load of a flag orders nothing; __threadfence() orders within one GPU only): "
+                 "__threadfence_system() goes between the data and the flag, and between the "
+                 "poll and the reads (or poll with a _system atomic or shmemu_dev_*_wait_until)",
+                 me->pe, other_pe, me->pe, me->pe);
     else if (scoped) /* the other was a device thread's data store */
         snprintf(scope, sizeof(scope),
                  "nothing orders the two: if a flag told PE %d the data was there, no "

@@ -15,6 +15,7 @@
  * GPU, and the checker says which fence is missing.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "shmemu_device.h"
 
@@ -78,7 +79,10 @@ SHMEMU_KERNEL(pt_kernel, struct pt_args, a)
             float4 v = ((const float4 *)shmemu_dev_ptr(a.src, p))[i];
             s = make_float4(s.x + v.x, s.y + v.y, s.z + v.z, s.w + v.w);
         }
-        a.part[i] = s;
+        /* one 16-byte move whatever the compiler's options: a float4
+         * assigned may become four 4-byte stores (gcc with ASan), which
+         * the checker cannot tell from flags (docs/CHECK.md) */
+        memcpy(&a.part[i], &s, sizeof(s));
     }
     pt_barrier(&a, a.pad->mid, a.bug != PT_DEVFENCE, a.bug != PT_NOACQ); /* parts ready */
     for (int p = 0; p < a.npes; p++) {
