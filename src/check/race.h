@@ -48,12 +48,12 @@ uint32_t shmemu__race_clock(const struct shmemu__race *r) SHMEMU__HIDDEN;
  * with *stamp its clock (else 0, *stamp untouched). */
 void shmemu__race_dev_kernel(shmemu__pe *me, struct shmemu__race *r, int running) SHMEMU__HIDDEN;
 void shmemu__race_dev_fence(shmemu__pe *me, struct shmemu__race *r) SHMEMU__HIDDEN;
+int shmemu__race_dev_data(shmemu__pe *me, struct shmemu__race *r, size_t n,
+                          uint32_t *stamp) SHMEMU__HIDDEN;
 /* A system-scope acquire by one of the running kernel's threads (a
  * fence, a _system atomic, a device wait or barrier): what the PE's plain
  * loads saw so far may order the data they read next. */
 void shmemu__race_dev_acquire(shmemu__pe *me, struct shmemu__race *r) SHMEMU__HIDDEN;
-int shmemu__race_dev_data(shmemu__pe *me, struct shmemu__race *r, size_t n,
-                          uint32_t *stamp) SHMEMU__HIDDEN;
 /* A device thread's plain store of data through a peer pointer, landing
  * (stamp from shmemu__race_dev_data): recorded as shmemu__race_access
  * records a put's, and named, where a read conflicts with it, with the

@@ -721,7 +721,10 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
     t->L->in_barrier = t;
     block_synced(t);
     uint64_t seq = __atomic_add_fetch(&ws[SHMEMU_DEVRT_W_SEQ], 1, __ATOMIC_RELAXED);
-    /* to the race detector, a sync of all PEs (the seq-th on each) */
+    /* to the race detector, a system-scope fence (what plain stores of
+     * data the PE made are released by its arrival) and a sync of all PEs
+     * (the seq-th on each) */
+    shmemu__check_dev_sys_fence(me);
     shmemu__check_dev_barrier(me, 0, (uint32_t)seq);
     int n = me->npes;
     for (int r = 0, d = 1; d < n && r < SHMEMU_DEVRT_ROUNDS; r++, d <<= 1) {
@@ -739,7 +742,6 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
 void shmemu_devrt_sync_all(void)
 {
     ME("shmemu_dev_sync_all");
-    shmemu__check_dev_sys_fence(t->L->me);
     dev_sync_all(t, "shmemu_dev_sync_all");
 }
 
@@ -747,7 +749,6 @@ void shmemu_devrt_barrier_all(void)
 {
     ME("shmemu_dev_barrier_all");
     shmemu__dev_deliver(t, -1);
-    shmemu__check_dev_sys_fence(t->L->me);
     shmemu__dev_quiet_sources(t);
     shmemu__full_fence();
     dev_sync_all(t, "shmemu_dev_barrier_all");
@@ -760,9 +761,6 @@ static void block_barrier(const char *call, int quiet)
     ME(call);
     unsigned seq;
     struct dev_group *grp = shmemu__dev_group_enter(t, 0, call, NULL, NULL, 0, -1, &seq);
-    /* (a sync, too, synchronizes at system scope: the race detector
-     * takes it as a fence for the data plain stores wrote) */
-    shmemu__check_dev_sys_fence(t->L->me);
     if (quiet) {
         shmemu__dev_deliver(t, -1);
         shmemu__dev_quiet_sources(t);
