@@ -65,7 +65,7 @@ LIB_OBJ   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(patsubst %.cu,$(BUILD
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIB  := $(BUILD)/obj/tests/harness.o
-# Kernel files built with shmemu-devcc (test_kernels runs them).
+# Kernel files built with shmemu-devcc (test_devcc runs them).
 DEV_PROGS = $(BUILD)/tests/dev_spin $(BUILD)/examples/device_allreduce \
             $(BUILD)/examples/libmy_device_allreduce.so $(BUILD)/tests/libflag_barriers.so \
             $(BUILD)/tests/libll_allgather.so $(BUILD)/tests/libhandle_allreduce.so \

@@ -140,7 +140,7 @@ if [ "$go" = 1 ] && want device; then
     step dev-user-kernel 120 "$BUILD/shmemu-verify" --lib \
         "$BUILD/examples/libmy_device_allreduce_cuda.so" --symbol my_device_allreduce \
         --collective allreduce --dtype float --op sum --in-place no --quick --transport cuda
-    # the user-style kernels the CPU checks (test_kernels), on the GPU
+    # the user-style kernels the CPU checks (test_devcc), on the GPU
     step dev-flag-barriers 120 "$BUILD/shmemu-verify" --lib \
         "$BUILD/tests/libflag_barriers_cuda.so" --symbol flag_twoshot --collective allreduce \
         --dtype float --op sum --in-place no --team world --quick --transport cuda

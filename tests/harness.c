@@ -125,6 +125,34 @@ int th_transport_usable(const char *name, char *why, size_t len)
     return 0;
 }
 
+int th_transport_wanted(const char *name, char *why, size_t len)
+{
+    if (!allowed(name)) {
+        snprintf(why, len, "not in SHMEMU_TEST_TRANSPORTS=%s", getenv("SHMEMU_TEST_TRANSPORTS"));
+        return 0;
+    }
+    return th_transport_usable(name, why, len);
+}
+
+const char *th_transports_wanted(const char *names, char *out, size_t len, char *why,
+                                 size_t wlen)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *p = names; *p;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char one[32];
+        snprintf(one, sizeof(one), "%.*s", (int)n, p);
+        if (th_transport_wanted(one, why, wlen) && used + n + 2 <= len)
+            used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "", one);
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return out;
+}
+
 /* A PE process is a fork of the test program and would inherit the
  * handlers cmocka sets around each test: a crash in a PE would then resume
  * cmocka's runner inside the PE's process, which ran the remaining tests

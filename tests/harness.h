@@ -99,6 +99,15 @@ void th_skip_under_mpirun(const char *why);
 /* The transport name's entry in the registry: 1 if it can run here, else
  * 0 with the reason in why (a test failure if it is not listed at all). */
 int th_transport_usable(const char *name, char *why, size_t len);
+/* As th_transport_usable, and SHMEMU_TEST_TRANSPORTS (when set) selects it:
+ * for tests that name their transports, so that a pass over one
+ * transport (make test-ucx, the TSan stage) does not run them on others. */
+int th_transport_wanted(const char *name, char *why, size_t len);
+/* The comma-separated list of the NAMES (a comma-separated list) that
+ * th_transport_wanted accepts, for a tool's --transport, in out; "" when
+ * none, with the last one's reason in why. */
+const char *th_transports_wanted(const char *names, char *out, size_t len, char *why,
+                                 size_t wlen);
 
 /* The build directory the running test binary sits in (.../build), found
  * from /proc/self/exe: where the tools and test programs are. */

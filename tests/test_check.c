@@ -307,7 +307,7 @@ static shmemu_verify_result run(shmemu_allreduce_fn fn, const char *transport, i
 static void planted_why(shmemu_allreduce_fn bug, shmemu_allreduce_fn ok, int npes, size_t count,
                         int race, const char *names, const char *why)
 {
-    int nseeds = (int)th_iters(100, 5);
+    int nseeds = (int)th_iters(100, 10);
     for (int t = 0; t < th_transport_count(); t++) {
         const char *tp = th_transport(t);
         int seeds = strcmp(tp, "local") ? nseeds / 10 + 1 : nseeds; /* processes: slower */
