@@ -64,8 +64,11 @@ static int run(shmemu_team_t team, void *dest, const void *src, size_t count,
                shmemu_dtype_t dtype, shmemu_op_t op, int buggy)
 {
     int n = shmemu_team_n_pes(team);
-    if (dtype != SHMEMU_FLOAT || op != SHMEMU_SUM || dest == src || n < 1)
-        return SHMEMU_EINVAL; /* this kernel sums floats, out of place */
+    if (n < 1)
+        return SHMEMU_EINVAL;
+    /* This kernel sums floats, out of place: it declines other cases. */
+    if (dtype != SHMEMU_FLOAT || op != SHMEMU_SUM || dest == src)
+        return SHMEMU_ENOTSUP;
     /* The user's half of the team's workspace: word 0 counts arrivals,
      * word 1 the calls this PE made (its own, through an atomic: on a GPU
      * the host cannot load the heap). */

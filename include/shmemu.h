@@ -874,7 +874,11 @@ typedef enum {
     SHMEMU_COLL_COUNT
 } shmemu_coll_t;
 
-/* The generic signatures, by collective. */
+/* The generic signatures, by collective.  An algorithm returns SHMEMU_OK,
+ * or an error; one that does not take a case (a type, an operation or a
+ * team it was not written for) returns SHMEMU_ENOTSUP from the call on
+ * every PE of the team, before any communication: the verifier counts the
+ * case as declined, not failed. */
 typedef int (*shmemu_allreduce_fn)(shmemu_team_t team, void *dest, const void *src,
                                    size_t count, shmemu_dtype_t dtype, shmemu_op_t op);
 typedef int (*shmemu_reduce_fn)(shmemu_team_t team, void *dest, const void *src,
@@ -922,6 +926,8 @@ typedef struct shmemu_verify_result {
     double seconds;
     char notes[1024];  /* checker mode: what the checker saw that explains a
                           failure (shmemu_check_notes), else empty */
+    int declined;      /* 1: every PE of the team returned SHMEMU_ENOTSUP from the
+                          algorithm's first call (passed is 0; not a failure) */
 } shmemu_verify_result;
 
 /** Run one case (a job of vc->npes PEs) and judge it.  Returns SHMEMU_OK

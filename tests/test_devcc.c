@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "shmemu_device.h"
@@ -236,6 +237,48 @@ static void test_verify_vectors(void **state)
     if (o.status != 0 || !strstr(o.out, "checker: fuzz seeds 1..2 and race") ||
         !strstr(o.out, want[1]))
         fail_msg("fuzz and race: exit %d: %s", o.status, o.out);
+    /* The kernel takes float sums out of place on the world team and
+     * declines the rest (SHMEMU_ENOTSUP): the whole quick matrix of
+     * allreduce passes where it takes a case, and declines the others;
+     * a matrix of none it takes verifies nothing, and says so. */
+    char *all[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                   "--symbol", "vec_oneshot", "--quick", "--transport", NULL, "--json",
+                   NULL, NULL};
+    char first[16]; /* one transport of those selected */
+    snprintf(first, sizeof(first), "%.*s", (int)strcspn(base[21], ","), base[21]);
+    all[9] = first;
+    char json[64];
+    snprintf(json, sizeof(json), "/tmp/shmemu-declined.%d.json", (int)getpid());
+    all[11] = json;
+    th_run_cmd(all, NULL, &o);
+    int passed = -1, failed = -1, declined = -1;
+    const char *end = strstr(o.out, " declined\n");
+    while (end && end > o.out && end[-1] != '\n')
+        end--;
+    if (o.status != 0 || !end ||
+        sscanf(end, "%d passed, %d failed, %d declined", &passed, &failed, &declined) != 3 ||
+        passed < 1 || failed != 0 || declined < 1 ||
+        !strstr(o.out, "#   (vec_oneshot declined "))
+        fail_msg("the quick matrix: exit %d: %s", o.status, o.out);
+    FILE *f = fopen(json, "r");
+    assert_non_null(f);
+    char head[128] = "";
+    assert_non_null(fgets(head, sizeof(head), f));
+    fclose(f);
+    unlink(json);
+    char want_head[96];
+    snprintf(want_head, sizeof(want_head), "{\"passed\": %d, \"failed\": 0, \"declined\": %d,",
+             passed, declined);
+    if (strncmp(head, want_head, strlen(want_head)))
+        fail_msg("--json begins '%s', wanted '%s'", head, want_head);
+    char *none[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
+                    "--symbol", "vec_oneshot", "--quick", "--transport", first, "--dtype",
+                    "int32", NULL};
+    th_run_cmd(none, NULL, &o);
+    if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 1 || !strstr(o.out, " 0 failed, ") ||
+        !strstr(o.out, "shmemu-verify: the algorithm declined every case (SHMEMU_ENOTSUP): "
+                       "nothing was verified"))
+        fail_msg("a matrix of cases it declines: status %d: %s", o.status, o.out);
 }
 
 /* vLLM's two-shot allreduce with its parts pulled through peer pointers

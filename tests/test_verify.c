@@ -242,6 +242,25 @@ static int too_slow(shmemu_team_t team, void *dest, const void *src, size_t coun
     return shmemu_broadcast_tree(team, dest, src, count, dtype, root);
 }
 
+/* An allreduce written for int64 sums only, as GPU kernels are written for
+ * some cases only: it declines the rest, on every PE. */
+static int int64_sums_only(shmemu_team_t team, void *dest, const void *src, size_t count,
+                           shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    if (dtype != SHMEMU_INT64 || op != SHMEMU_SUM)
+        return SHMEMU_ENOTSUP;
+    return shmemu_allreduce_ring(team, dest, src, count, dtype, op);
+}
+
+/* Declines on world PE 1 alone (BUG): the others wait for it in the ring. */
+static int pe1_declines(shmemu_team_t team, void *dest, const void *src, size_t count,
+                        shmemu_dtype_t dtype, shmemu_op_t op)
+{
+    if (shmemu_my_pe() == 1)
+        return SHMEMU_ENOTSUP;
+    return shmemu_allreduce_ring(team, dest, src, count, dtype, op);
+}
+
 /* ------------------------------------------------------------------ cases */
 
 static shmemu_verify_result judge(shmemu_coll_t coll, void (*fn)(void), int npes, size_t count,
@@ -716,6 +735,49 @@ static void test_tool_in_job(void **state)
     assert_non_null(strstr(out, "inside a launcher's job the checker is the job's"));
 }
 
+/* SHMEMU_ENOTSUP from the first call on every PE of the team declines the
+ * case: neither passed nor failed, on every transport, at 1, 3 and 4 PEs
+ * and on a strided team; the cases it takes pass.  Declined on one PE
+ * only is a failure that says so (the others waited for that PE). */
+static void test_declined(void **state)
+{
+    (void)state;
+    for (int t = 0; t < th_transport_count(); t++) {
+        const char *tp = th_transport(t);
+        static const int npes[] = {1, 3, 4};
+        for (size_t i = 0; i < sizeof(npes) / sizeof(npes[0]); i++)
+            for (int team = SHMEMU_VERIFY_WORLD; team <= SHMEMU_VERIFY_STRIDED; team++)
+                for (int take = 0; take <= 1; take++) {
+                    shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE,
+                                             .fn = FN(int64_sums_only), .transport = tp,
+                                             .npes = npes[i], .count = 9, .team = team,
+                                             .dtype = take ? SHMEMU_INT64 : SHMEMU_INT32,
+                                             .op = SHMEMU_SUM, .seed = 3};
+                    shmemu_verify_result r = judge_case(&vc);
+                    if (take ? !r.passed || r.declined
+                             : r.passed || !r.declined || r.status ||
+                                   strcmp(r.reason, "declined: the algorithm returned "
+                                                    "SHMEMU_ENOTSUP from its first call on "
+                                                    "every PE of the team (it does not take "
+                                                    "this case)"))
+                        fail_msg("%s, %d PEs, team %d, %s: passed %d, declined %d, status %d: "
+                                 "%s",
+                                 tp, npes[i], team, take ? "int64" : "int32", r.passed,
+                                 r.declined, r.status, r.reason);
+                }
+        shmemu_verify_case vc = {.coll = SHMEMU_COLL_ALLREDUCE, .fn = FN(pe1_declines),
+                                 .transport = tp, .npes = 3, .count = 9,
+                                 .dtype = SHMEMU_INT64, .op = SHMEMU_SUM, .seed = 3};
+        shmemu_verify_result r = judge_case(&vc);
+        if (r.passed || r.declined ||
+            !strstr(r.reason, "1 of the team's 3 PEs declined the case (SHMEMU_ENOTSUP from "
+                              "their first call) and the others ran it: an algorithm declines "
+                              "a case on every PE of the team or on none"))
+            fail_msg("%s, declined by PE 1 alone: passed %d, declined %d, status %d: %s", tp,
+                     r.passed, r.declined, r.status, r.reason);
+    }
+}
+
 /* A user's plugin built the usual way against an installed shmemu loads in
  * the installed verifier, and shares its one copy of the library. */
 static void test_installed_plugin(void **state)
@@ -781,7 +843,7 @@ int main(void)
         cmocka_unit_test(test_invalid_case), cmocka_unit_test(test_tool), cmocka_unit_test(test_tool_in_job),
         cmocka_unit_test(test_installed_plugin), cmocka_unit_test(test_provenance),
         cmocka_unit_test(test_repeated_calls), cmocka_unit_test(test_values_kept),
-        cmocka_unit_test(test_tool_own_statics),
+        cmocka_unit_test(test_tool_own_statics), cmocka_unit_test(test_declined),
         cmocka_unit_test(test_repeated_calls_sim), cmocka_unit_test(test_members_agree),
         cmocka_unit_test(test_heap_per_case), cmocka_unit_test(test_polling_and_time),
     };

@@ -12,8 +12,10 @@
  * edge cases (1 PE, count 0, count < PEs); --quick is smaller, --thorough
  * is the full cross product.  Options narrow or set each axis.  Prints a row
  * per case, "N passed, M failed", and for the first failure a command that
- * reproduces it and the first element that differs.  Exit status 0 iff all
- * passed.  docs/VERIFY.md has the details.
+ * reproduces it and the first element that differs.  A case the algorithm
+ * declines (SHMEMU_ENOTSUP from its first call on every PE) is counted
+ * apart.  Exit status 0 iff none failed and one passed.  docs/VERIFY.md
+ * has the details.
  *
  * Started by a launcher as the PEs of one job (mpirun -np 4 shmemu-verify,
  * shmemu-run -n 4 -t shm shmemu-verify), every case runs inside that job,
@@ -287,9 +289,10 @@ static void print_row(const struct row *w)
                ? shmemu_op_name(c->op)
                : "-",
            c->in_place ? "yes" : "no", c->team ? "strided" : "world",
-           w->r.passed ? "ok" : "FAIL", w->r.seconds, w->r.passed ? "" : "  ",
-           w->r.passed ? "" : w->r.reason, !w->r.passed && w->check[0] ? " under " : "",
-           !w->r.passed && w->check[0] ? w->check : "");
+           w->r.passed ? "ok" : w->r.declined ? "decl" : "FAIL", w->r.seconds,
+           w->r.passed ? "" : "  ", w->r.passed ? "" : w->r.reason,
+           !w->r.passed && !w->r.declined && w->check[0] ? " under " : "",
+           !w->r.passed && !w->r.declined && w->check[0] ? w->check : "");
 }
 
 static void json_string(FILE *f, const char *s)
@@ -306,13 +309,16 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void write_json(const char *path, const struct row *rows, int n, int failed)
+static void write_json(const char *path, const struct row *rows, int n, int failed,
+                       int declined)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         die("cannot write %s", path);
-    fprintf(f, "{\"passed\": %d, \"failed\": %d, \"seed\": %llu, \"cases\": [\n", n - failed,
-            failed, (unsigned long long)seed);
+    fprintf(f,
+            "{\"passed\": %d, \"failed\": %d, \"declined\": %d, \"seed\": %llu, "
+            "\"cases\": [\n",
+            n - failed - declined, failed, declined, (unsigned long long)seed);
     for (int i = 0; i < n; i++) {
         const shmemu_verify_case *c = &rows[i].vc;
         const shmemu_verify_result *r = &rows[i].r;
@@ -329,7 +335,9 @@ static void write_json(const char *path, const struct row *rows, int n, int fail
             fprintf(f, ", \"check\": ");
             json_string(f, rows[i].check);
         }
-        if (!r->passed) {
+        if (r->declined)
+            fprintf(f, ", \"declined\": true");
+        if (!r->passed && !r->declined) {
             fprintf(f, ", \"reason\": ");
             json_string(f, r->reason);
             fprintf(f, ", \"notes\": ");
@@ -356,17 +364,22 @@ static void summary(const struct row *rows, int n)
             seen = rows[j].vc.coll == rows[i].vc.coll && !strcmp(rows[j].vc.algo, rows[i].vc.algo);
         if (seen)
             continue;
-        int cases = 0, bad = 0;
+        int cases = 0, bad = 0, declined = 0;
         double secs = 0;
         for (int j = i; j < n; j++) {
             if (rows[j].vc.coll != rows[i].vc.coll || strcmp(rows[j].vc.algo, rows[i].vc.algo))
                 continue;
             cases++;
-            bad += !rows[j].r.passed;
+            bad += !rows[j].r.passed && !rows[j].r.declined;
+            declined += rows[j].r.declined;
             secs += rows[j].r.seconds;
         }
         printf("%-14s %-14s %7d %7d %7d %9.1f\n", shmemu_coll_name(rows[i].vc.coll),
-               rows[i].vc.algo, cases, cases - bad, bad, secs);
+               rows[i].vc.algo, cases, cases - bad - declined, bad, secs);
+        if (declined)
+            printf("#   (%s declined %d of its %d cases: SHMEMU_ENOTSUP on every PE; -v lists "
+                   "them)\n",
+                   rows[i].vc.algo, declined, cases);
     }
 }
 
@@ -377,10 +390,10 @@ static void print_failures(const struct row *rows, int n, const char *lib, const
     enum { SHOWN = 10 };
     int k = 0, total = 0;
     for (int i = 0; i < n; i++)
-        total += !rows[i].r.passed;
+        total += !rows[i].r.passed && !rows[i].r.declined;
     for (int i = 0; i < n && k < SHOWN; i++) {
         const struct row *w = &rows[i];
-        if (w->r.passed)
+        if (w->r.passed || w->r.declined)
             continue;
         const shmemu_verify_case *c = &w->vc;
         printf("\nFAILED %d of %d: %s %s on %s, %d PEs, count %zu, %s", ++k, total,
@@ -806,8 +819,9 @@ static struct row *build_cases(const struct algo *algos, int nalgos, int *np)
     return rows;
 }
 
-/* Every case, with a progress line; returns how many failed. */
-static int run_cases(struct row *rows, int n)
+/* Every case, with a progress line; returns how many failed, and in
+ * *declined how many the algorithm declined. */
+static int run_cases(struct row *rows, int n, int *declined)
 {
     char mode[160] = "";
     if (fuzz_seeds)
@@ -879,7 +893,7 @@ static int run_cases(struct row *rows, int n)
                 sched = shmemu_sim_last(&st) == SHMEMU_OK ? st.schedule : 0;
             }
             if (ret != SHMEMU_OK) {
-                w->r.passed = 0;
+                w->r.passed = w->r.declined = 0;
                 snprintf(w->r.reason, sizeof(w->r.reason), "the case is not valid");
             }
             secs += w->r.seconds;
@@ -889,7 +903,8 @@ static int run_cases(struct row *rows, int n)
                 break;
         }
         rows[i].r.seconds = secs;
-        failed += !rows[i].r.passed;
+        failed += !rows[i].r.passed && !rows[i].r.declined;
+        *declined += rows[i].r.declined;
         if (verbose) {
             if (tty)
                 fprintf(stderr, "\r%70s\r", "");
@@ -910,17 +925,26 @@ int main(int argc, char **argv)
     struct algo algos[64];
     int nalgos = pick_algos(algos), n;
     struct row *rows = build_cases(algos, nalgos, &n);
-    int failed = run_cases(rows, n);
+    int declined = 0, failed = run_cases(rows, n, &declined);
     summary(rows, n);
     print_failures(rows, n, lib, sym);
     if (explore)
         printf("# explored %d %s schedules per case: %zu distinct interleavings in all\n",
                explore, strategy, seen_n);
-    printf("%d passed, %d failed\n", n - failed, failed);
+    if (declined)
+        printf("%d passed, %d failed, %d declined\n", n - failed - declined, failed, declined);
+    else
+        printf("%d passed, %d failed\n", n - failed, failed);
+    /* Nothing verified is no pass. */
+    int none = !failed && declined == n;
+    if (none && me == 0)
+        printf("shmemu-verify: the algorithm declined every case (SHMEMU_ENOTSUP): nothing "
+               "was verified; narrow the matrix to what it takes (--dtype, --op, --team, "
+               "--in-place)\n");
     if (json && me == 0)
-        write_json(json, rows, n, failed);
+        write_json(json, rows, n, failed, declined);
     free(rows);
     if (spmd)
         (void)shmemu_finalize();
-    return failed ? 1 : 0;
+    return failed || none ? 1 : 0;
 }

@@ -137,6 +137,7 @@ struct pe_run {
     struct view v;
     struct bufs set[2];
     unsigned char *snap, *at_return[VERIFY_CALLS];
+    int declined; /* the first call returned SHMEMU_ENOTSUP */
 };
 
 /* Call k's inputs for this PE, into dst: as kept from an earlier run of
@@ -234,6 +235,7 @@ static int pe_calls(struct pe_run *r, int *k_p)
         }
         memcpy(r->snap, b->src, in * es);
         st = call_fn(vc, r->team, on_heap(&r->v, b->dest), on_heap(&r->v, b->src));
+        r->declined = k == 0 && st == SHMEMU_ENOTSUP;
         /* A collective's result is this PE's as soon as it returns; the
          * barrier after the calls would complete puts still in flight and
          * hide that. */
@@ -288,6 +290,8 @@ static int pe_main(void *arg)
     int k, st = pe_calls(&r, &k);
     if (st == SHMEMU_ENOMEM)
         __atomic_store_n(&r.sh->no_room, 1, __ATOMIC_RELAXED);
+    if (r.declined)
+        __atomic_add_fetch(&r.sh->declined, 1, __ATOMIC_RELAXED);
     if (st) {
         char why[160];
         snprintf(why, sizeof(why), "PE %d: the algorithm returned %d (%s)%s", r.me, st,
@@ -429,10 +433,37 @@ static void take_fault(const struct shmemu__vshared *sh, shmemu_verify_result *r
 
 /* The verdict a PE of the job found, where all can read it. */
 struct verdict {
-    int failed, no_room, rank, call, pe;
+    int failed, no_room, declined, rank, call, pe;
     size_t index;
     char reason[448], expected[48], got[48];
 };
+
+/* An algorithm declines a case it was not written for (a type, an
+ * operation, a team) by returning SHMEMU_ENOTSUP from its first call, on
+ * every member of the team: the case is then declined, neither passed nor
+ * failed.  On some members only, it is a fault of its own: the others ran
+ * the case, and waited for PEs that never joined it. */
+static void judge_declined(const struct shmemu__vshared *sh, int n, shmemu_verify_result *res)
+{
+    if (!sh->declined)
+        return;
+    if (sh->declined == n && !res->status && !sh->no_room) {
+        res->declined = 1;
+        res->passed = 0;
+        res->pe = -1;
+        res->expected[0] = res->got[0] = '\0';
+        snprintf(res->reason, sizeof(res->reason),
+                 "declined: the algorithm returned SHMEMU_ENOTSUP from its first call on "
+                 "every PE of the team (it does not take this case)");
+    } else if (sh->declined < n) {
+        res->passed = 0;
+        snprintf(res->reason, sizeof(res->reason),
+                 "%d of the team's %d PEs declined the case (SHMEMU_ENOTSUP from their first "
+                 "call) and the others ran it: an algorithm declines a case on every PE of the "
+                 "team or on none",
+                 sh->declined, n);
+    }
+}
 
 /* Inside a job (shmemu-verify started by mpirun or shmemu-run): the case
  * runs on this job's PEs, every one calling here in the same order.  Each
@@ -454,8 +485,9 @@ static int run_in_job(const shmemu_verify_case *vc, struct shmemu__vshared *sh,
     if (rc && !sh->failed)
         shmemu__vc_fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0, "a PE could not run the case",
                                 NULL, NULL);
-    struct verdict mine = {.failed = sh->failed, .no_room = sh->no_room, .rank = sh->rank,
-                           .call = sh->call, .pe = sh->pe, .index = sh->index};
+    struct verdict mine = {.failed = sh->failed, .no_room = sh->no_room,
+                           .declined = sh->declined, .rank = sh->rank, .call = sh->call,
+                           .pe = sh->pe, .index = sh->index};
     memcpy(mine.reason, sh->reason, sizeof(mine.reason));
     memcpy(mine.expected, sh->expected, sizeof(mine.expected));
     memcpy(mine.got, sh->got, sizeof(mine.got));
@@ -468,8 +500,10 @@ static int run_in_job(const shmemu_verify_case *vc, struct shmemu__vshared *sh,
         st = shmemu_getmem(rec, all, (size_t)np * sizeof(*all), 0);
     if (!st) {
         memset(sh, 0, offsetof(struct shmemu__vshared, nref));
-        for (int p = 0; p < np; p++)
+        for (int p = 0; p < np; p++) {
             sh->no_room |= rec[p].no_room;
+            sh->declined += rec[p].declined;
+        }
         for (int p = 0; p < np; p++)
             if (rec[p].failed)
                 shmemu__vc_fault_ranked(sh, rec[p].rank, rec[p].call, rec[p].pe, rec[p].index,
@@ -517,6 +551,7 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
                      shmemu_strerror(st));
         }
         res->passed = !sh->failed && !st;
+        judge_declined(sh, n, res);
         if (!res->passed && shmemu_check_notes(res->notes, sizeof(res->notes)) == 0)
             res->notes[0] = '\0';
         values_put_back(sh, shbytes, &key, inputs);
@@ -559,6 +594,7 @@ int shmemu_verify_run(const shmemu_verify_case *vc, shmemu_verify_result *res)
                  res->status < 0 ? shmemu_strerror(res->status) : "a PE failed");
     }
     res->passed = !sh->failed && !res->status;
+    judge_declined(sh, n, res);
     /* What the checker saw explains a failure: keep it with the verdict. */
     if (!res->passed && shmemu_check_notes(res->notes, sizeof(res->notes)) == 0)
         res->notes[0] = '\0';

@@ -19,6 +19,8 @@ struct shmemu__vshared {
     int failed;       /* a PE found a fault: the lowest (rank, call, PE, index) is kept */
     int no_room;      /* a PE's allocation found the heap full (the case's, or the
                          algorithm's scratch): the heap is too small, not the algorithm wrong */
+    int declined;     /* PEs whose first call returned SHMEMU_ENOTSUP: the algorithm
+                         does not take the case (every member of the team, or a fault) */
     int rank, call, pe;
     size_t index;
     char reason[448];

@@ -142,7 +142,7 @@ static int run(shmemu_team_t team, void *dest, const void *src, size_t count,
     /* The flags are indexed by world PE: the world team only. */
     if (dtype != SHMEMU_FLOAT || op != SHMEMU_SUM || dest == src || team != SHMEMU_TEAM_WORLD ||
         n > FB_MAX_PES)
-        return SHMEMU_EINVAL;
+        return SHMEMU_ENOTSUP;
     struct fb_args a = {(const float *)src, (float *)dest, count, n, shmemu_my_pe(),
                         (struct fb_signals *)((char *)shmemu_team_workspace(team) +
                                               SHMEMU_TEAM_WORKSPACE_BYTES / 2)};

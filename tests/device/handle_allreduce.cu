@@ -75,7 +75,7 @@ static int run(shmemu_team_t team, void *dest, const void *src, size_t count,
     int n = shmemu_team_n_pes(team), me = shmemu_my_pe();
     if (dtype != SHMEMU_FLOAT || op != SHMEMU_SUM || dest == src || team != SHMEMU_TEAM_WORLD ||
         n > HA_MAX_PES)
-        return SHMEMU_EINVAL;
+        return SHMEMU_ENOTSUP;
     if (!pad && !(pad = (struct ha_pad *)shmemu_calloc(1, sizeof(*pad))))
         return SHMEMU_ENOMEM;
     if (bug == 1 && count == 7 && me == 1)

@@ -70,7 +70,7 @@ SHMEMU_HOST int ll_allgather(shmemu_team_t team, void *dest, const void *src, si
     /* Lines are indexed by world PE: the world team only. */
     size_t es = shmemu_dtype_size(dtype);
     if (team != SHMEMU_TEAM_WORLD || !es)
-        return SHMEMU_EINVAL;
+        return SHMEMU_ENOTSUP;
     int n = shmemu_n_pes();
     size_t nbytes = count * es, nlines = (nbytes + 3) / 4;
     uint64_t *lines = (uint64_t *)shmemu_calloc(2 * (size_t)n * (nlines ? nlines : 1),

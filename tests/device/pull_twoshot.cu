@@ -106,7 +106,7 @@ static int run(shmemu_team_t team, void *dest, const void *src, size_t count,
     int n = shmemu_team_n_pes(team);
     if (dtype != SHMEMU_FLOAT || op != SHMEMU_SUM || dest == src || team != SHMEMU_TEAM_WORLD ||
         n > PT_MAX_PES || count % 4 || ((uintptr_t)dest | (uintptr_t)src) % sizeof(float4))
-        return SHMEMU_EINVAL; /* whole float4s, world team, out of place */
+        return SHMEMU_ENOTSUP; /* whole float4s, world team, out of place */
     if (!pad && !(pad = (struct pt_pad *)shmemu_calloc(1, sizeof(*pad))))
         return SHMEMU_ENOMEM;
     if (part_n4 < count / 4) { /* every PE asks the same: a collective call */

@@ -64,7 +64,7 @@ SHMEMU_HOST int vec_oneshot(shmemu_team_t team, void *dest, const void *src, siz
                             shmemu_dtype_t dtype, shmemu_op_t op)
 {
     if (dtype != SHMEMU_FLOAT || op != SHMEMU_SUM || dest == src || team != SHMEMU_TEAM_WORLD)
-        return SHMEMU_EINVAL;
+        return SHMEMU_ENOTSUP;
     /* word 0 of the user's half of the workspace counts arrivals, word 1
      * this PE's calls (an atomic: on a GPU the host cannot load it) */
     uint64_t *ws = (uint64_t *)shmemu_team_workspace(team) + SHMEMU_TEAM_WORKSPACE_BYTES / 16;
