@@ -726,8 +726,21 @@ static void test_tool_in_job(void **state)
     while (cb > alone && cb[-1] != '\n')
         cb--;
     assert_memory_equal(ca, cb, strcspn(cb, "\n"));
+    /* cases an algorithm declines on every PE are counted as in a launch per case */
+    snprintf(args, sizeof(args),
+             "--lib %s/tests/libvectors.so --symbol vec_oneshot --collective allreduce --quick",
+             th_build_dir());
+    int st = run_tool_in_job(3, args, out, sizeof(out));
+    int passed = 0, failed = -1, declined = 0;
+    const char *line = strstr(out, " declined\n");
+    while (line && line > out && line[-1] != '\n')
+        line--;
+    if (st != 0 || !line ||
+        sscanf(line, "%d passed, %d failed, %d declined", &passed, &failed, &declined) != 3 ||
+        passed < 1 || failed || declined < 1)
+        fail_msg("a kernel that declines cases, in one job: status %d\n%s", st, out);
     /* and the built-ins pass */
-    int st = run_tool_in_job(3, "--quick --collective broadcast", out, sizeof(out));
+    st = run_tool_in_job(3, "--quick --collective broadcast", out, sizeof(out));
     if (st != 0 || !strstr(out, " passed, 0 failed\n"))
         fail_msg("built-in broadcasts in one job: status %d\n%s", st, out);
     /* the checker and schedules are the job's */
