@@ -310,13 +310,15 @@ $(BUILD)/tests/progs/osh_generic_cxx: tests/progs/osh_generic.c tests/progs/osh_
 
 # make test: the whole API on local, shm and sim, each program in its quick
 # form (fewer PE counts and rounds), and the architecture's checks: a few
-# minutes.  make check: everything (see below).
+# minutes (test_ucx, whose subject is ucx and mpirun, is make test-ucx's).
+# make check: everything (see below).
 TEST_DEPS := $(TEST_BIN) $(TOOLS) $(TEST_PROG) $(DEV_PROGS) $(CUDA_TESTS) $(BUILD)/examples/hello_spmd \
              $(EXAMPLE_LIBS)
 # Everything the suite runs, built and not run (then run one test binary).
 test-deps: $(TEST_DEPS) $(BUILD)/shmemu-bench
 test: $(TEST_DEPS) $(BUILD)/shmemu-bench check-tree
-	@SHMEMU_TEST_QUICK=1 SHMEMU_TEST_TRANSPORTS=local,shm,sim scripts/run-tests.sh $(TEST_BIN)
+	@SHMEMU_TEST_QUICK=1 SHMEMU_TEST_TRANSPORTS=local,shm,sim scripts/run-tests.sh \
+	  $(filter-out %/test_ucx,$(TEST_BIN))
 
 # The suite at full size on every transport that runs here, then on ucx
 # (test_ucx, whose subject is ucx and mpirun, runs once: with test-ucx,

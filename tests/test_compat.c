@@ -31,10 +31,21 @@ static int exited(const struct th_outcome *o, int code)
     return WIFEXITED(o->status) && WEXITSTATUS(o->status) == code;
 }
 
+/* The programs here are OpenSHMEM programs: their PEs are processes on
+ * shm (oshrun's transport).  Skipped, saying why, in a pass over other
+ * transports (SHMEMU_TEST_TRANSPORTS: make test-ucx, the TSan stage). */
+static void shm_jobs_here(void)
+{
+    char why[256];
+    if (!th_transport_wanted("shm", why, sizeof(why)))
+        th_skip("OpenSHMEM programs run as processes on shm, which is not run here: %s", why);
+}
+
 /* Every feature area on 1 to 5 PEs (shm processes): "ok N", status 0. */
 static void test_features(void **state)
 {
     (void)state;
+    shm_jobs_here();
     for (int n = 1; n <= 5; n++) {
         char np[16], want[24];
         snprintf(np, sizeof(np), "%d", n);
@@ -55,6 +66,7 @@ static void test_features(void **state)
 static void test_oshrun_options(void **state)
 {
     (void)state;
+    shm_jobs_here();
     static const struct {
         const char *args[8];
         int npes;
@@ -100,6 +112,7 @@ static void test_oshrun_options(void **state)
 static void test_features_checked(void **state)
 {
     (void)state;
+    shm_jobs_here();
     const char *checks[] = {"SHMEMU_CHECK=fuzz:1,race", "SHMEMU_CHECK=fuzz:2,race",
                             "SHMEMU_CHECK=fuzz:3"};
     for (int c = 0; c < 3; c++)
@@ -149,6 +162,7 @@ static int features_checked(int n, const char *check, const char *mode, int arg,
 static void test_race_reported(void **state)
 {
     (void)state;
+    shm_jobs_here();
     for (int seed = 0; seed <= 2; seed++)
         for (int n = 3; n <= 4; n++)
             for (int ordered = 0; ordered <= 1; ordered++) {
@@ -172,6 +186,7 @@ static void test_race_reported(void **state)
 static void test_verdict_race(void **state)
 {
     (void)state;
+    shm_jobs_here();
     /* the twin under --fuzz 20 --race (fewer seeds in the quick variant) */
     int last_seed = (int)th_iters(20, 10);
 #ifdef TH_TSAN
@@ -208,6 +223,7 @@ static void test_verdict_race(void **state)
 static void test_threads(void **state)
 {
     (void)state;
+    shm_jobs_here();
     const char *envs[][2] = {{NULL}, {"SHMEMU_CHECK=fuzz:1,race", NULL},
                              {"SHMEMU_CHECK=fuzz:2", NULL}};
     for (int e = 0; e < 3; e++)
@@ -233,6 +249,7 @@ static void test_threads(void **state)
 static void test_thread_after_finalize(void **state)
 {
     (void)state;
+    shm_jobs_here();
     char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_threads"), "late",
                     NULL};
     static const char line[] = "shmemu: shmem_long_p: called after shmem_finalize: this thread "
@@ -254,6 +271,7 @@ static void test_thread_after_finalize(void **state)
 static void test_generic(void **state)
 {
     (void)state;
+    shm_jobs_here();
     const char *progs[] = {"tests/progs/osh_generic", "tests/progs/osh_generic_cxx"};
     const char *envs[] = {NULL, NULL, NULL, NULL, "SHMEMU_CHECK=fuzz:1,race",
                           "SHMEMU_CHECK=fuzz:2"};
@@ -288,6 +306,7 @@ static void test_generic(void **state)
 static void test_contexts(void **state)
 {
     (void)state;
+    shm_jobs_here();
     struct th_outcome o;
     const int pes[] = {1, 2, 3, 5};
     for (int i = 0; i < 4; i++) {
@@ -376,6 +395,7 @@ static void test_contexts(void **state)
 static void test_spec_environment(void **state)
 {
     (void)state;
+    shm_jobs_here();
     char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_features"), "big",
                     NULL};
     struct th_outcome o;
@@ -425,6 +445,7 @@ static void test_spec_environment(void **state)
 static void test_info_oshmem(void **state)
 {
     (void)state;
+    shm_jobs_here();
     char *argv[] = {th_tool("shmemu-info"), "--oshmem", NULL};
     const char *env[] = {"SHMEM_SYMMETRIC_SIZE=1G", NULL};
     struct th_outcome o;
@@ -451,6 +472,7 @@ static void test_info_oshmem(void **state)
 static void test_global_exit(void **state)
 {
     (void)state;
+    shm_jobs_here();
     static const char *const codes[] = {"7", "0", "1"};
     for (int i = 0; i < 3; i++) {
         for (int n = 2; n <= 4; n++) {
@@ -501,6 +523,7 @@ static void features_on_two(const char *mode, int k, struct th_outcome *o)
 static void test_misuse(void **state)
 {
     (void)state;
+    shm_jobs_here();
     static const char *const want[] = {
         "/2 shmem_long_put: dest 0x",
         "runs past the end of the program's static data, which are symmetric (",
@@ -562,6 +585,7 @@ static void test_misuse(void **state)
 static void test_init_thread_level(void **state)
 {
     (void)state;
+    shm_jobs_here();
     for (int level = 7; level >= 0; level -= 7) {
         struct th_outcome o;
         features_on_two("init_thread", level, &o);
@@ -584,6 +608,7 @@ static void test_init_thread_level(void **state)
 static void test_livelock_every_pe(void **state)
 {
     (void)state;
+    shm_jobs_here();
     for (int checked = 0; checked < 2; checked++) {
         char *argv[] = {th_tool("oshrun"), "-np", "3", th_tool("tests/progs/osh_features"),
                         "misuse", "8", NULL};
@@ -626,6 +651,7 @@ static const char *san_flag(void)
 static void test_by_name(void **state)
 {
     (void)state;
+    shm_jobs_here();
     char dir[] = "/tmp/shmemu-byname-XXXXXX", exe[64], src[PATH_MAX];
     assert_non_null(mkdtemp(dir));
     snprintf(exe, sizeof(exe), "%s/by_name", dir);
@@ -650,6 +676,7 @@ static void test_by_name(void **state)
 static void test_build_systems(void **state)
 {
     (void)state;
+    shm_jobs_here();
     char script[PATH_MAX];
     snprintf(script, sizeof(script), "%s/../tests/oshcc/build-systems.sh", th_build_dir());
     char *argv[] = {script, (char *)th_build_dir(), NULL};
@@ -733,6 +760,7 @@ static void oshcc_matrix(const char *file, const char *name, const struct osh_bu
 static void test_pshmem(void **state)
 {
     (void)state;
+    shm_jobs_here();
     static const struct osh_build builds[] = {
         {"oshcc", "-std=c11", "-xc"}, {"oshc++", "-std=c++11", "-xc++"}, {NULL, NULL, NULL}};
     /* The twin is the same code: it names the routine as the spec does. */
@@ -746,6 +774,7 @@ static void test_pshmem(void **state)
 static void test_shmemx_names(void **state)
 {
     (void)state;
+    shm_jobs_here();
     static const struct osh_build builds[] = {{"oshcc", "-std=c11", "-xc"},
                                               {"oshcc", "-std=c89", "-xc"},
                                               {"oshc++", "-std=c++11", "-xc++"},
@@ -761,6 +790,7 @@ static void test_shmemx_names(void **state)
 static void test_language_levels(void **state)
 {
     (void)state;
+    shm_jobs_here();
     char dir[] = "/tmp/shmemu-std-XXXXXX", exe[64], src[PATH_MAX], gen[PATH_MAX];
     assert_non_null(mkdtemp(dir));
     snprintf(exe, sizeof(exe), "%s/prog", dir);
@@ -807,6 +837,7 @@ static void test_language_levels(void **state)
 static void test_static_off_refused(void **state)
 {
     (void)state;
+    shm_jobs_here();
     char *argv[] = {th_tool("oshrun"), "-np", "2", th_tool("tests/progs/osh_features"), NULL};
     const char *env[] = {"SHMEMU_STATIC=off", NULL};
     struct th_outcome o;

@@ -53,8 +53,8 @@ static int find_mpirun(void)
 static void need_mpirun(void)
 {
     char why[256];
-    if (!th_transport_usable("ucx", why, sizeof(why))) {
-        printf("# skipped: the ucx transport cannot run here: %s\n", why);
+    if (!th_transport_wanted("ucx", why, sizeof(why))) {
+        printf("# skipped: the ucx transport is not run here: %s\n", why);
         skip();
     }
     if (!find_mpirun()) {
