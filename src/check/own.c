@@ -288,21 +288,30 @@ static void record(shmemu__pe *me, struct own *o, const ucontext_t *uc, int writ
     shmemu__chk_leave(me);
 }
 
-/* A kernel's store of data (recorded): the page opens for this one
- * instruction (the trap flag), not for the epoch, so that the stores that
- * follow are recorded too - up to STEP_PAGE_MAX a page.  A peer that reads
- * the data through a pointer is recorded by its first load of a page, by
- * whichever of its threads comes first: with only the first store of the
- * page recorded, the two rarely met (the GPU's scopes, race.c).  Not a
- * string instruction (it would trap at each element), not one already
- * stepping (a store across two pages), and only where the trap is ours. */
+/* A kernel's store of data (recorded) is carried out here, the page left
+ * closed, so that the stores that follow are recorded too - up to
+ * STEP_PAGE_MAX a page.  A peer that reads the data through a pointer is
+ * recorded by its first load of a page, by whichever of its threads comes
+ * first: with only the first store of the page recorded, the two rarely
+ * met (the GPU's scopes, race.c).  A store the decoder knows, inside the
+ * page, is written through the library's view of the heap and skipped;
+ * any other runs with the page opened for that one instruction (the trap
+ * flag): two mprotects, each a flush of every CPU's TLB where PEs are
+ * threads, and a debug trap, three times the store's cost.  Not a string
+ * instruction (it would trap at each element), not one already stepping
+ * (a store across two pages), and only where the trap is ours. */
 static int step_data(struct own *o, ucontext_t *uc, uintptr_t a)
 {
     struct shmemu__rep_string rs;
     const unsigned char *pc = (const unsigned char *)uc->uc_mcontext.gregs[REG_RIP];
-    if (own_step.page || shmemu__x86_rep_string(pc, &rs) || !shmemu__chk_trap_ours())
+    if (own_step.page || shmemu__x86_rep_string(pc, &rs))
         return 0;
     char *page = (char *)(a & ~(uintptr_t)(o->page - 1));
+    struct shmemu__store st;
+    int emulate = shmemu__x86_decode_store(uc, &st) && st.ea >= (uintptr_t)page &&
+                  st.ea + st.size <= (uintptr_t)page + o->page;
+    if (!emulate && !shmemu__chk_trap_ours())
+        return 0;
     int ok = 0;
     own_lock(o);
     if (o->steps < STEP_EPOCH_MAX) {
@@ -321,6 +330,12 @@ static int step_data(struct own *o, ucontext_t *uc, uintptr_t a)
         }
     }
     own_unlock(o);
+    if (ok && emulate) {
+        memcpy(o->me->tlj->lib_base[o->me->pe] + (st.ea - (uintptr_t)o->heap), st.bytes,
+               st.size);
+        uc->uc_mcontext.gregs[REG_RIP] += (greg_t)st.len;
+        return 1;
+    }
     if (!ok || mprotect(page, o->page, PROT_READ | PROT_WRITE) != 0)
         return 0;
     own_step.page = page;
