@@ -52,11 +52,14 @@ _Thread_local struct shmemu__lib_store shmemu__lib_store;
 #define OWN_SLOTS 2048
 
 /* A kernel's stores of data are recorded one by one, a few per page in
- * an epoch (step_data), not only the first; at most this many pages, this
- * many stores each, and in all, in an epoch. */
+ * an epoch (step_data), not only the first: at most this many pages and
+ * this many stores each in an epoch, and this many in all in a launch
+ * (each costs a fault: a kernel that writes megabytes would pay one per
+ * 256 bytes; the pull of a flag's data is caught on the launch's first
+ * pages as well as on any). */
 #define STEP_PAGES 32
 #define STEP_PAGE_MAX 16
-#define STEP_EPOCH_MAX 256
+#define STEP_LAUNCH_MAX 32
 #define TRAP_FLAG 0x100
 
 struct own {
@@ -81,7 +84,8 @@ struct own {
         char *at;
         unsigned n;
     } stepped[STEP_PAGES];
-    unsigned nstepped, steps;
+    unsigned nstepped; /* pages, in this epoch */
+    unsigned steps;    /* stores, in this launch */
 };
 
 /* The page a store of this thread is being stepped on (step_data), and
@@ -156,7 +160,7 @@ static void close_static(struct own *o, char *at, size_t len)
 /* Every page the PE opened read-only again.  Under o->lock. */
 static void close_all(struct own *o)
 {
-    o->nstepped = o->steps = 0;
+    o->nstepped = 0;
     if (o->overflow) {
         if (o->hi > o->lo)
             mprotect(o->lo, (size_t)(o->hi - o->lo), o->heap_prot);
@@ -314,7 +318,7 @@ static int step_data(struct own *o, ucontext_t *uc, uintptr_t a)
         return 0;
     int ok = 0;
     own_lock(o);
-    if (o->steps < STEP_EPOCH_MAX) {
+    if (o->steps < STEP_LAUNCH_MAX) {
         unsigned i = 0;
         while (i < o->nstepped && o->stepped[i].at != page)
             i++;
@@ -461,6 +465,9 @@ void shmemu__own_kernel(shmemu__pe *me, int running, const void *code)
     if (!o)
         return;
     if (running) {
+        own_lock(o);
+        o->steps = 0;
+        own_unlock(o);
         if (program)
             shmemu__chk_view_program(me);
         return;
