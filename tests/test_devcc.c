@@ -76,6 +76,15 @@ static void test_devcc_programs(void **state)
     }
 }
 
+/* A matrix of jobs of PE threads is too slow under ThreadSanitizer. */
+static void skip_matrix_under_tsan(void)
+{
+#ifdef TH_TSAN
+    th_skip("the verifier's PEs are threads of one process here, and every case of the "
+            "matrix is a job: the suite's TSan budget runs the kernels in test_rma and on");
+#endif
+}
+
 /* A user's kernel behind a collective's signature, loaded by the verifier
  * (the tutorial's chapter 5): the correct one passes the quick matrix on
  * every CPU transport, plain and under fuzz and race, and sim's PCT
@@ -83,10 +92,7 @@ static void test_devcc_programs(void **state)
 static void test_verify_kernel_lib(void **state)
 {
     (void)state;
-#ifdef TH_TSAN
-    th_skip("the verifier's PEs are threads of one process here, and every case of the "
-            "matrix is a job: the suite's TSan budget runs the kernels in test_rma and on");
-#endif
+    skip_matrix_under_tsan();
     char lib[512];
     snprintf(lib, sizeof(lib), "%s", th_tool("examples/libmy_device_allreduce.so"));
     char *base[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
@@ -208,10 +214,7 @@ _Static_assert(sizeof(ulonglong2) == 16 && _Alignof(ulonglong2) == 16, "ulonglon
 static void test_verify_vectors(void **state)
 {
     (void)state;
-#ifdef TH_TSAN
-    th_skip("the verifier's PEs are threads of one process here, and every case of the "
-            "matrix is a job: the suite's TSan budget runs the kernels in test_rma and on");
-#endif
+    skip_matrix_under_tsan();
     char lib[512];
     snprintf(lib, sizeof(lib), "%s", th_tool("tests/libvectors.so"));
     char *base[] = {th_tool("shmemu-verify"), "--lib", lib, "--collective", "allreduce",
