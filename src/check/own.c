@@ -335,8 +335,7 @@ static int step_data(struct own *o, ucontext_t *uc, uintptr_t a)
     }
     own_unlock(o);
     if (ok && emulate) {
-        memcpy(o->me->tlj->lib_base[o->me->pe] + (st.ea - (uintptr_t)o->heap), st.bytes,
-               st.size);
+        memcpy(shmemu__own_lib_addr(o->me, (void *)st.ea, st.size), st.bytes, st.size);
         uc->uc_mcontext.gregs[REG_RIP] += (greg_t)st.len;
         return 1;
     }
