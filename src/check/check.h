@@ -72,6 +72,16 @@ void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
  * thread's system-scope fence: only that orders such stores for other
  * GPUs; a no-op where nothing is held). */
 void shmemu__check_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
+/* Where no system-scope fence lands them (a kernel's end, every thread
+ * waiting, the scheduler's draws, under fuzzing): one of the device
+ * threads' stores through peer pointers lands first, chosen as a GPU may
+ * deliver them.  Returns the PE it landed on if it was a word (a flag)
+ * that overtook earlier stores there (the other PEs should get turns to
+ * read what it announced before the rest lands), else -1. */
+int shmemu__check_land_view_first(shmemu__pe *me) SHMEMU__HIDDEN;
+/* Whether a pause for a reader on pe that an overtaking flag began is
+ * still on (it ends once that PE acted, or after a bounded time). */
+int shmemu__check_paused(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
 /* A device thread's atomic on addr (scope.c), before it runs (done 0)
  * and once it ran (done 1).  narrow: the name of its scope where that is
  * not system ("device", "block"), else NULL. */

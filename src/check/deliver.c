@@ -26,12 +26,20 @@ int shmemu__chk_orders(const struct held *a, const struct held *h)
 {
     if (a->kind == H_GET || h->kind == H_GET)
         return 0;
-    /* Stores through pointers land in program order, whatever their
-     * target: on x86 a release store is a plain mov, and C11 (and CUDA's
-     * system-scope atomics) order earlier stores before it, so the checker
-     * cannot tell a flag that needs a fence from one that has none. */
-    if (h->view && a->view && a->seq < h->seq)
-        return 1;
+    /* The host's stores through pointers land in program order, whatever
+     * their target: on x86 a release store is a plain mov, and C11 orders
+     * earlier stores before it, so the checker cannot tell a flag that
+     * needs a fence from one that has none.  A device thread's are a
+     * GPU's plain stores (CUDA's volatile and plain stores are relaxed;
+     * shmemu_device.h has no release store): they reach another GPU in
+     * any order until a system-scope fence, which lands them all, but
+     * for stores to the same bytes (coherence). */
+    if (h->view && a->view && a->seq < h->seq) {
+        if (!a->relaxed || !h->relaxed)
+            return 1;
+        return a->rma.pe == h->rma.pe && a->rma.off < h->rma.off + h->rma.nbytes &&
+               h->rma.off < a->rma.off + a->rma.nbytes;
+    }
     return a->epoch < h->epoch && a->ctx == h->ctx &&
            shmemu__chk_target_of(a) == shmemu__chk_target_of(h);
 }
@@ -498,10 +506,88 @@ void shmemu__chk_land_views(shmemu__pe *me)
     land_while(me, -1, is_view, 0, 0);
 }
 
+static void who_of(const struct held *h, char *buf, size_t len)
+{
+    const struct shmemu__who *w = &h->who;
+    snprintf(buf, len, "block (%u,%u,%u) thread (%u,%u,%u)", w->block[0], w->block[1],
+             w->block[2], w->thread[0], w->thread[1], w->thread[2]);
+}
+
+/* A device thread's store y through a peer pointer is still held where x,
+ * a later one of this PE's, lands first: the note names both and the fence
+ * (printed only if the job then fails). */
+static void relaxed_note(shmemu__pe *me, const struct held *x, const struct held *y)
+{
+    struct shmemu__chk *k = me->chk;
+    char xw[96], xs[CHK_SITE];
+    who_of(x, xw, sizeof(xw));
+    shmemu__strlcpy(xs, shmemu__chk_site_name(k, x->site), sizeof(xs));
+    /* (the same text for every round and thread: one note) */
+    shmemu__check_note(
+        me->job,
+        "flag before data: PE %d's store by %s (at %s) through a peer pointer landed on PE %d "
+        "while earlier stores of PE %d's threads there (at %s) were still in flight: a GPU's "
+        "plain and volatile stores reach another GPU in any order until a system-scope "
+        "fence, and __threadfence() orders them within PE %d's GPU only: put "
+        "__threadfence_system() (or shmemu_dev_fence()) between the data and the flag",
+        me->pe, xw, xs, x->rma.pe, me->pe, shmemu__chk_site_name(k, y->site), me->pe);
+}
+
+int shmemu__chk_land_view_first(shmemu__pe *me)
+{
+    struct shmemu__chk *k = me->chk;
+    size_t best = SIZE_MAX, n = 0;
+    /* the newest deliverable mostly (the order that breaks a flag raised
+     * without a fence), else any */
+    int newest = !shmemu__chk_one_in(k, 4);
+    for (size_t j = 0; j < k->n; j++) {
+        if (!k->q[j].relaxed || !shmemu__chk_deliverable(k, j))
+            continue;
+        n++;
+        if (newest ? best == SIZE_MAX || k->q[j].seq > k->q[best].seq
+                   : shmemu__chk_rnd(k) % n == 0)
+            best = j;
+    }
+    if (best == SIZE_MAX)
+        return -1;
+    int dst = shmemu__chk_relaxed_flag(me, &k->q[best]);
+    shmemu__chk_deliver(me, best);
+    return dst;
+}
+
+int shmemu__chk_relaxed_flag(shmemu__pe *me, const struct held *x)
+{
+    /* A word that overtakes stores made elsewhere in the code: a flag
+     * before its data, maybe (one store of a loop overtaking another is
+     * not worth a pause) */
+    struct shmemu__chk *k = me->chk;
+    const struct held *y = NULL;
+    if (!x->relaxed || !shmemu__chk_is_flag(x))
+        return -1;
+    for (size_t j = 0; j < k->n; j++)
+        if (k->q[j].view && k->q[j].kind == H_PUT && k->q[j].rma.pe == x->rma.pe &&
+            k->q[j].seq < x->seq && k->q[j].site != x->site && (!y || k->q[j].seq < y->seq))
+            y = &k->q[j];
+    if (!y)
+        return -1;
+    relaxed_note(me, x, y);
+    return x->rma.pe;
+}
+
 void shmemu__check_land_views(shmemu__pe *me)
 {
     if (me->chk && me->chk->fuzz)
         shmemu__chk_land_views(me);
+}
+
+int shmemu__check_land_view_first(shmemu__pe *me)
+{
+    return me->chk && me->chk->fuzz ? shmemu__chk_land_view_first(me) : -1;
+}
+
+int shmemu__check_paused(shmemu__pe *me, int pe)
+{
+    return me->chk && me->chk->fuzz && shmemu__chk_paused(me, pe, shmemu__time());
 }
 
 void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi)

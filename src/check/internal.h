@@ -107,6 +107,9 @@ struct held {
     int view;                 /* a store through a checked pointer
                                  (pointers.c): 1, or 2 once held, its page
                                  then kept from loads until it lands */
+    int relaxed;              /* a view store of a device thread: a GPU's
+                                 plain store, ordered for other PEs only by
+                                 a system-scope fence (which lands it) */
     int poisoned;             /* a nonblocking get whose destination was
                                  filled with GET_POISON at the call, and
                                  nothing else of ours has written there */
@@ -272,6 +275,11 @@ void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi) SHMEMU
 /* Deliver, oldest first, what this PE holds until no store through a
  * pointer is held: an atomic instruction orders them before itself. */
 void shmemu__chk_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
+int shmemu__chk_land_view_first(shmemu__pe *me) SHMEMU__HIDDEN;
+/* x, a device thread's store through a peer pointer about to land: its
+ * destination PE if it is a word that overtakes earlier stores there made
+ * elsewhere in the code (a flag before its data; noted), else -1. */
+int shmemu__chk_relaxed_flag(shmemu__pe *me, const struct held *x) SHMEMU__HIDDEN;
 
 /* Checked pointers (pointers.c): a store through one was held (h->view
  * becomes 2: its page now faults on loads), or one held has landed. */
