@@ -506,6 +506,18 @@ void shmemu__chk_land_views(shmemu__pe *me)
     land_while(me, -1, is_view, 0, 0);
 }
 
+/* A store's site as reports name it: "k+0x1c, k.cu:31" where the module
+ * has the line (a site is one past its instruction, as a return address
+ * is). */
+static void site_line(struct shmemu__chk *k, void *site, char *buf, size_t len)
+{
+    char line[96];
+    if (site && shmemu__format_line((const char *)site - 1, line, sizeof(line)))
+        snprintf(buf, len, "%s, %s", shmemu__chk_site_name(k, site), line);
+    else
+        snprintf(buf, len, "%s", shmemu__chk_site_name(k, site));
+}
+
 static void who_of(const struct held *h, char *buf, size_t len)
 {
     const struct shmemu__who *w = &h->who;
@@ -519,9 +531,10 @@ static void who_of(const struct held *h, char *buf, size_t len)
 static void relaxed_note(shmemu__pe *me, const struct held *x, const struct held *y)
 {
     struct shmemu__chk *k = me->chk;
-    char xw[96], xs[CHK_SITE];
+    char xw[96], xs[CHK_SITE + 100], ys[CHK_SITE + 100];
     who_of(x, xw, sizeof(xw));
-    shmemu__strlcpy(xs, shmemu__chk_site_name(k, x->site), sizeof(xs));
+    site_line(k, x->site, xs, sizeof(xs));
+    site_line(k, y->site, ys, sizeof(ys));
     /* (the same text for every round and thread: one note) */
     shmemu__check_note(
         me->job,
@@ -530,7 +543,7 @@ static void relaxed_note(shmemu__pe *me, const struct held *x, const struct held
         "plain and volatile stores reach another GPU in any order until a system-scope "
         "fence, and __threadfence() orders them within PE %d's GPU only: put "
         "__threadfence_system() (or shmemu_dev_fence()) between the data and the flag",
-        me->pe, xw, xs, x->rma.pe, me->pe, shmemu__chk_site_name(k, y->site), me->pe);
+        me->pe, xw, xs, x->rma.pe, me->pe, ys, me->pe);
 }
 
 int shmemu__chk_land_view_first(shmemu__pe *me)
