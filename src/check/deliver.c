@@ -15,6 +15,8 @@
 #include "internal.h"
 #include "race.h"
 
+static const struct held *relaxed_overtaken(const struct shmemu__chk *k, const struct held *x);
+
 int shmemu__chk_target_of(const struct held *h)
 {
     return h->kind == H_AMO ? h->amo.pe : h->rma.pe;
@@ -450,7 +452,10 @@ void shmemu__chk_deliver(shmemu__pe *me, size_t i)
 {
     struct shmemu__chk *k = me->chk;
     struct held h = k->q[i];
-    if (shmemu__chk_record_overtake(me, &k->q[i]) && shmemu__chk_is_flag(&h))
+    /* (a device thread's words overtake each other all the time: only one
+     * that may be a flag before its data pauses) */
+    if (shmemu__chk_record_overtake(me, &k->q[i]) &&
+        (h.relaxed ? relaxed_overtaken(k, &k->q[i]) != NULL : shmemu__chk_is_flag(&h)))
         shmemu__chk_pause_for(me, shmemu__chk_target_of(&h), 0);
     k->q[i].copy = NULL; /* ours now */
     k->q[i].rel = NULL;
@@ -549,38 +554,55 @@ static void relaxed_note(shmemu__pe *me, const struct held *x, const struct held
 int shmemu__chk_land_view_first(shmemu__pe *me)
 {
     struct shmemu__chk *k = me->chk;
-    size_t best = SIZE_MAX, n = 0;
-    /* the newest deliverable mostly (the order that breaks a flag raised
-     * without a fence), else any */
-    int newest = !shmemu__chk_one_in(k, 4);
+    /* Mostly the newest word stored elsewhere in the code than the oldest
+     * store held for its PE (a flag raised after its data without a
+     * system-scope fence, by this thread or another one of the PE), else
+     * the newest of all: the orders that break code relying on the order
+     * of relaxed stores.  Each choice is a scan, not one per candidate:
+     * held stores number hundreds at a fence. */
+    int flagged = !shmemu__chk_one_in(k, 4);
+    size_t best = SIZE_MAX;
     for (size_t j = 0; j < k->n; j++) {
-        if (!k->q[j].relaxed || !shmemu__chk_deliverable(k, j))
+        const struct held *h = &k->q[j];
+        if (!h->relaxed || (best != SIZE_MAX && h->seq < k->q[best].seq))
             continue;
-        n++;
-        if (newest ? best == SIZE_MAX || k->q[j].seq > k->q[best].seq
-                   : shmemu__chk_rnd(k) % n == 0)
-            best = j;
+        if (flagged) {
+            const struct held *first = NULL;
+            for (size_t i = 0; i < k->n; i++)
+                if (k->q[i].relaxed && k->q[i].rma.pe == h->rma.pe &&
+                    (!first || k->q[i].seq < first->seq))
+                    first = &k->q[i];
+            if (!shmemu__chk_is_flag(h) || first->site == h->site)
+                continue;
+        }
+        best = j;
     }
-    if (best == SIZE_MAX)
+    if (best == SIZE_MAX || !shmemu__chk_deliverable(k, best))
         return -1;
     int dst = shmemu__chk_relaxed_flag(me, &k->q[best]);
     shmemu__chk_deliver(me, best);
     return dst;
 }
 
-int shmemu__chk_relaxed_flag(shmemu__pe *me, const struct held *x)
+/* The oldest store held for x's PE, made elsewhere in the code, that x (a
+ * device thread's word through a peer pointer) overtakes if it lands now:
+ * a flag before its data, maybe (one store of a loop overtaking another is
+ * not worth a pause).  NULL: none. */
+static const struct held *relaxed_overtaken(const struct shmemu__chk *k, const struct held *x)
 {
-    /* A word that overtakes stores made elsewhere in the code: a flag
-     * before its data, maybe (one store of a loop overtaking another is
-     * not worth a pause) */
-    struct shmemu__chk *k = me->chk;
     const struct held *y = NULL;
     if (!x->relaxed || !shmemu__chk_is_flag(x))
-        return -1;
+        return NULL;
     for (size_t j = 0; j < k->n; j++)
         if (k->q[j].view && k->q[j].kind == H_PUT && k->q[j].rma.pe == x->rma.pe &&
             k->q[j].seq < x->seq && k->q[j].site != x->site && (!y || k->q[j].seq < y->seq))
             y = &k->q[j];
+    return y;
+}
+
+int shmemu__chk_relaxed_flag(shmemu__pe *me, const struct held *x)
+{
+    const struct held *y = relaxed_overtaken(me->chk, x);
     if (!y)
         return -1;
     relaxed_note(me, x, y);

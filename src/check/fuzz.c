@@ -322,8 +322,9 @@ int shmemu__chk_enqueue(shmemu__pe *me, struct held *h)
     for (size_t j = 0; j < k->n && !fenced; j++)
         fenced = shmemu__chk_orders(&k->q[j], h);
     if (!fenced && shmemu__chk_one_in(k, 8)) {
-        (void)shmemu__chk_relaxed_flag(me, h);
-        if (shmemu__chk_record_overtake(me, h) && shmemu__chk_is_flag(h))
+        int relaxed_flag = h->relaxed ? shmemu__chk_relaxed_flag(me, h) : -1;
+        if (shmemu__chk_record_overtake(me, h) &&
+            (h->relaxed ? relaxed_flag >= 0 : shmemu__chk_is_flag(h)))
             shmemu__chk_pause_for(me, shmemu__chk_target_of(h), 0);
         shmemu__chk_perform(me, h);
         free(h->copy);

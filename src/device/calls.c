@@ -126,7 +126,7 @@ void shmemu__dev_deliver(struct dev_thread *t, int pe)
     /* Everything this thread put, and (coarser than the GPU: the PE's, not
      * the thread's) its stores through peer pointers' views (shm). */
     if (pe < 0)
-        shmemu__check_land_views(t->L->me);
+        shmemu__dev_land_views(t->L, 1);
     struct dev_put **pp = &t->held;
     while (*pp) {
         struct dev_put *p = *pp;
@@ -622,12 +622,25 @@ uint64_t shmemu_devrt_signal_fetch(const uint64_t *sig)
 
 /* ------------------------------------------------------- fences, quiet */
 
+/* Under fuzzing, a system-scope fence lets the other threads run up to
+ * their next call first: where a warp's threads run in step, each in turn
+ * to its next call, the first to fence would otherwise always land the
+ * PE's stores before its warp-mates had made theirs (a flag each raises
+ * right after the same __threadfence(), which on a GPU all issue at once
+ * and may land before the data the fence then lands). */
+static void fence_turn(struct dev_thread *t)
+{
+    if (t->L->checked)
+        shmemu__dev_yield(t, NULL);
+}
+
 void shmemu_devrt_fence_scope(int scope)
 {
     ME("__threadfence");
     /* Only a system-scope fence orders anything for another PE: it lets
      * the thread's held puts arrive (docs/DEVICE.md). */
     if (scope == SHMEMU_DEV_SCOPE_SYSTEM) {
+        fence_turn(t);
         shmemu__dev_deliver(t, -1);
         shmemu__check_dev_sys_fence(t->L->me);
     }
@@ -638,6 +651,7 @@ void shmemu_devrt_fence_scope(int scope)
 void shmemu_devrt_fence(void)
 {
     ME("shmemu_dev_fence");
+    fence_turn(t);
     shmemu__dev_deliver(t, -1);
     shmemu__check_dev_sys_fence(t->L->me);
     shmemu__full_fence();
@@ -647,6 +661,7 @@ void shmemu_devrt_fence(void)
 void shmemu_devrt_quiet(void)
 {
     ME("shmemu_dev_quiet");
+    fence_turn(t);
     shmemu__dev_deliver(t, -1);
     shmemu__check_dev_sys_fence(t->L->me);
     shmemu__dev_quiet_sources(t);

@@ -187,8 +187,14 @@ void shmemu__dev_record(struct dev_thread *t, int status, const char *call, cons
                         ...) SHMEMU__PRINTF(4, 5);
 /* A draw in [0, n) for the scheduler and the checker's delivery choices. */
 uint64_t shmemu__dev_draw(struct dev_launch *L, uint64_t n);
-/* Deliver what t holds for pe (every PE: -1), oldest first. */
+/* Deliver what t holds for pe (every PE: -1, with the PE's stores
+ * through peer pointers: shmemu__dev_land_views), oldest first. */
 void shmemu__dev_deliver(struct dev_thread *t, int pe);
+/* The PE's stores through peer pointers land, in an order a GPU may
+ * deliver them; if a flag lands before its data, the other PEs get turns
+ * to read it first (wait), or the rest stays held for a later landing
+ * (!wait: the scheduler's draws). */
+void shmemu__dev_land_views(struct dev_launch *L, int wait);
 /* Deliver t's oldest held put (fuzz's delivery points). */
 void shmemu__dev_deliver_oldest(struct dev_thread *t);
 /* A quiet of t: the sources of its delivered nbi puts are free again

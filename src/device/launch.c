@@ -594,13 +594,14 @@ static void host_turn(struct dev_launch *L, int nap, int stuck)
     shmemu__dev_launch = L;
 }
 
-/* A flag of this PE's landed on pe before its data (land_views): the
- * other PEs get turns to read what it announced before the rest lands,
- * as launch_end gives them for an atomic that overtook puts (about a
- * millisecond where PEs run at once), and beyond while the checker's
- * pause for pe's reader lasts (it ends once that PE acted, or after a
- * bounded time paid from the fuzzing's budget).  Where PEs take turns, a
- * fixed number of turns: the schedule replays. */
+/* A flag of this PE's landed on pe before its data
+ * (shmemu__dev_land_views): the other PEs get turns to read what it
+ * announced before the rest lands, as launch_end gives them for an
+ * atomic that overtook puts (about a millisecond where PEs run at once),
+ * and beyond while the checker's pause for pe's reader lasts (it ends
+ * once that PE acted, or after a bounded time paid from the fuzzing's
+ * budget).  Where PEs take turns, a fixed number of turns: the schedule
+ * replays. */
 static void reader_turns(struct dev_launch *L, int pe)
 {
     for (int r = 0; !shmemu__aborted(L->me); r++) {
@@ -610,15 +611,18 @@ static void reader_turns(struct dev_launch *L, int pe)
     }
 }
 
-/* The PE's stores through peer pointers land where no system-scope fence
- * lands them (a draw of the scheduler, every thread waiting, the kernel's
- * end): a GPU's reach another GPU in any order, so one goes first as the
- * checker picks (mostly the newest: a flag raised without a fence).  If
- * that was a flag before its data, the rest waits: for the other PEs'
- * turns where wait, else for a later landing. */
-static void land_views(struct dev_launch *L, int wait)
+/* The PE's stores through peer pointers land (a system-scope fence, a
+ * draw of the scheduler, every thread waiting, the kernel's end): a
+ * GPU's reach another GPU in any order until then, so one goes first as
+ * the checker picks (mostly the newest: a flag raised without a fence, or
+ * by another thread than the one fencing).  If that was a flag before its
+ * data, the rest waits: for the other PEs' turns where wait, else for a
+ * later landing. */
+void shmemu__dev_land_views(struct dev_launch *L, int wait)
 {
     shmemu__pe *me = L->me;
+    if (!L->checked)
+        return; /* nothing is held */
     for (int p = 0; wait && p < me->npes; p++) /* one carried out at its store */
         if (shmemu__check_paused(me, p))
             reader_turns(L, p);
@@ -705,7 +709,7 @@ static void schedule(struct dev_launch *L)
                 if (h->held)
                     shmemu__dev_deliver_oldest(h);
                 else if (shmemu__dev_draw(L, 8) == 0)
-                    land_views(L, 0);
+                    shmemu__dev_land_views(L, 0);
             }
         }
         if (L->progress || L->spins) {
@@ -736,7 +740,7 @@ static void schedule(struct dev_launch *L)
             for (size_t i = 0; i < L->total && !L->failed; i++)
                 if (L->th[i].held)
                     shmemu__dev_deliver(&L->th[i], -1);
-            land_views(L, 1);
+            shmemu__dev_land_views(L, 1);
         }
         struct dev_thread *w = first_waiter(L);
         L->stalled = L->started < L->nblocks;
@@ -764,7 +768,7 @@ static void launch_end(struct dev_launch *L)
     for (int r = 0; overtaken && r < 64 && !shmemu__aborted(L->me); r++)
         host_turn(L, r >= 8, 0);
     if (L->checked && !L->failed)
-        land_views(L, 1);
+        shmemu__dev_land_views(L, 1);
     for (size_t i = 0; i < L->total && !L->failed; i++) {
         shmemu__dev_deliver(&L->th[i], -1);
         shmemu__dev_quiet_sources(&L->th[i]);
