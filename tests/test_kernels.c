@@ -1683,7 +1683,7 @@ static int body_warp_flags(void *arg)
 }
 
 /* The fixed twin passes every seed under fuzzing and race detection on
- * local, shm and sim; the bug is caught on each (18, 18 and 13 seeds of
+ * local, shm and sim; the bug is caught on each (19, 20 and 18 seeds of
  * 20 at the time of writing: on sim the readers get a fixed number of
  * turns while the early flag waits, sometimes too few for every flag of
  * the barrier to be up). */

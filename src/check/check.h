@@ -79,6 +79,8 @@ void shmemu__check_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
  * that overtook earlier stores there (the other PEs should get turns to
  * read what it announced before the rest lands), else -1. */
 int shmemu__check_land_view_first(shmemu__pe *me) SHMEMU__HIDDEN;
+/* Whether me holds stores through views of peers' heaps. */
+int shmemu__check_views_held(shmemu__pe *me) SHMEMU__HIDDEN;
 /* Whether a pause for a reader on pe that an overtaking flag began is
  * still on (it ends once that PE acted, or after a bounded time). */
 int shmemu__check_paused(shmemu__pe *me, int pe) SHMEMU__HIDDEN;

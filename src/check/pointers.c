@@ -859,6 +859,12 @@ int shmemu__chk_view_unseen(shmemu__pe *me, int pe)
 
 int shmemu__chk_views_any(shmemu__pe *me) { return me->chk && me->chk->view; }
 
+int shmemu__check_views_held(shmemu__pe *me)
+{
+    const struct view *v = me->chk ? me->chk->view : NULL;
+    return v && v->ndirty;
+}
+
 int shmemu__chk_trap_ours(void)
 {
     struct sigaction cur;
@@ -963,6 +969,7 @@ int shmemu__chk_handlers_install(void) { return -1; }
 int shmemu__chk_no_faults(const struct shmemu_transport_ops *t) { return (void)t, 1; }
 int shmemu__chk_view_mapped(shmemu__pe *me, int pe) { return (void)me, (void)pe, 0; }
 int shmemu__chk_views_any(shmemu__pe *me) { return (void)me, 0; }
+int shmemu__check_views_held(shmemu__pe *me) { return (void)me, 0; }
 int shmemu__chk_view_unseen(shmemu__pe *me, int pe) { return (void)me, (void)pe, 1; }
 int shmemu__chk_trap_ours(void) { return 0; }
 

@@ -627,10 +627,11 @@ uint64_t shmemu_devrt_signal_fetch(const uint64_t *sig)
  * to its next call, the first to fence would otherwise always land the
  * PE's stores before its warp-mates had made theirs (a flag each raises
  * right after the same __threadfence(), which on a GPU all issue at once
- * and may land before the data the fence then lands). */
+ * and may land before the data the fence then lands).  Only where it
+ * holds such stores: a built-in collective's kernels hold none. */
 static void fence_turn(struct dev_thread *t)
 {
-    if (t->L->checked)
+    if (t->L->checked && shmemu__check_views_held(t->L->me))
         shmemu__dev_yield(t, NULL);
 }
 
