@@ -1372,12 +1372,48 @@ static int body_scope_pull(void *arg)
 
 /* Caught on local, shm and sim, the report naming the missing
  * system-scope fence; the fixed twin passes every seed. */
+static const char *const scope_what[] = {"__threadfence()", "__threadfence_system()",
+                                         "no fence"};
+
+/* body (its int: SCOPE_DEVICE, SCOPE_SYSTEM or SCOPE_NONE, up to last) on
+ * tp with npes PEs under fuzz:seed,race for seeds 1..seeds: the fixed twin
+ * (SCOPE_SYSTEM) passes every seed; a bug's failed run counts in
+ * caught[mode] and prints every string of says (NULL-terminated). */
+static void scope_seeds(const char *tp, int npes, int (*body)(void *), int last, int seeds,
+                        const char *const *says, int caught[3])
+{
+    for (int seed = 1; seed <= seeds; seed++) {
+        for (int mode = SCOPE_DEVICE; mode <= last; mode++) {
+            char check[40];
+            snprintf(check, sizeof(check), "fuzz:%d,race", seed);
+            shmemu_opts o = {.npes = npes, .transport = tp, .heap_size = 1 << 20,
+                             .check = check};
+            th_capture_start();
+            int rc = th_launch_opts(&o, body, &mode);
+            char *err = th_capture_stop();
+            if (mode == SCOPE_SYSTEM && rc != SHMEMU_OK)
+                fail_msg("%s, fixed twin, seed %d: rc %d: %s", tp, seed, rc, err);
+            if (rc != SHMEMU_OK) {
+                caught[mode]++;
+                for (const char *const *w = says; *w; w++)
+                    if (!strstr(err, *w))
+                        fail_msg("%s, %s, seed %d: the report does not say \"%s\": %s", tp,
+                                 scope_what[mode], seed, *w, err);
+            }
+            free(err);
+        }
+    }
+}
+
 static void test_scope_threadfence_device_pull(void **state)
 {
     (void)state;
     skip_volatile_flags_under_tsan();
-    static const char *const what[] = {"__threadfence()", "__threadfence_system()",
-                                       "no fence"};
+    static const char *const says[] = {
+        "race: PE 1's plain load by block (0,0,0) thread (",
+        "which PE 0's plain store by block (0,0,0) thread (", "k_scope_pull__shmemu_entry+0x",
+        "no system-scope fence of PE 0 came between the data and the flag",
+        "__threadfence() orders them within PE 0's GPU only", NULL};
     int ran = 0, seeds = th_quick() ? 20 : 40;
     for (int tr = 0; tr < th_transport_count(); tr++) {
         const char *tp = th_transport(tr);
@@ -1385,34 +1421,10 @@ static void test_scope_threadfence_device_pull(void **state)
             continue;
         ran++;
         int caught[3] = {0};
-        for (int seed = 1; seed <= seeds; seed++) {
-            for (int mode = SCOPE_DEVICE; mode <= SCOPE_NONE; mode++) {
-                char check[40];
-                snprintf(check, sizeof(check), "fuzz:%d,race", seed);
-                shmemu_opts o = {.npes = 2, .transport = tp, .heap_size = 1 << 20,
-                                 .check = check};
-                th_capture_start();
-                int rc = th_launch_opts(&o, body_scope_pull, &mode);
-                char *err = th_capture_stop();
-                if (mode == SCOPE_SYSTEM && rc != SHMEMU_OK)
-                    fail_msg("%s, fixed twin, seed %d: rc %d: %s", tp, seed, rc, err);
-                if (rc != SHMEMU_OK) {
-                    caught[mode]++;
-                    if (!strstr(err, "race: PE 1's plain load by block (0,0,0) thread (") ||
-                        !strstr(err, "which PE 0's plain store by block (0,0,0) thread (") ||
-                        !strstr(err, "k_scope_pull__shmemu_entry+0x") ||
-                        !strstr(err, "no system-scope fence of PE 0 came between the data and "
-                                     "the flag") ||
-                        !strstr(err, "__threadfence() orders them within PE 0's GPU only"))
-                        fail_msg("%s, %s, seed %d: the report does not name the fix: %s", tp,
-                                 what[mode], seed, err);
-                }
-                free(err);
-            }
-        }
+        scope_seeds(tp, 2, body_scope_pull, SCOPE_NONE, seeds, says, caught);
         for (int mode = SCOPE_DEVICE; mode <= SCOPE_NONE; mode += 2) {
             printf("# %s before a pulled part's flag on %s: caught in %d of %d seeds\n",
-                   what[mode], tp, caught[mode], seeds);
+                   scope_what[mode], tp, caught[mode], seeds);
             assert_true(caught[mode] >= 1);
         }
     }
@@ -1564,8 +1576,15 @@ static void test_scope_plain_flag(void **state)
 {
     (void)state;
     skip_volatile_flags_under_tsan();
-    static const char *const what[] = {"__threadfence()", "__threadfence_system()",
-                                       "no fence"};
+    static const char *const says[] = {
+        "flag before data: PE 0's store by block (0,0,0) thread (0,0,0) (at "
+        "k_plain_flag__shmemu_",
+        "test_kernels.c:",
+        "through a peer pointer landed on PE 1 while earlier stores of PE 0's threads there "
+        "(at k_plain_flag__shmemu_",
+        "__threadfence() orders them within PE 0's GPU only: put __threadfence_system() (or "
+        "shmemu_dev_fence()) between the data and the flag",
+        NULL};
     int ran = 0, seeds = th_quick() ? 10 : 20;
     for (int tr = 0; tr < th_transport_count(); tr++) {
         const char *tp = th_transport(tr);
@@ -1573,36 +1592,10 @@ static void test_scope_plain_flag(void **state)
             continue;
         ran++;
         int caught[3] = {0};
-        for (int seed = 1; seed <= seeds; seed++) {
-            for (int mode = SCOPE_DEVICE; mode <= SCOPE_NONE; mode++) {
-                char check[40];
-                snprintf(check, sizeof(check), "fuzz:%d,race", seed);
-                shmemu_opts o = {.npes = 2, .transport = tp, .heap_size = 1 << 20,
-                                 .check = check};
-                th_capture_start();
-                int rc = th_launch_opts(&o, body_plain_flag, &mode);
-                char *err = th_capture_stop();
-                if (mode == SCOPE_SYSTEM && rc != SHMEMU_OK)
-                    fail_msg("%s, fixed twin, seed %d: rc %d: %s", tp, seed, rc, err);
-                if (rc != SHMEMU_OK) {
-                    caught[mode]++;
-                    if (!strstr(err, "flag before data: PE 0's store by block (0,0,0) thread "
-                                     "(0,0,0) (at k_plain_flag__shmemu_") ||
-                        !strstr(err, "test_kernels.c:") ||
-                        !strstr(err, "through a peer pointer landed on PE 1 while earlier "
-                                     "stores of PE 0's threads there (at k_plain_flag__shmemu_") ||
-                        !strstr(err, "__threadfence() orders them within PE 0's GPU only: put "
-                                     "__threadfence_system() (or shmemu_dev_fence()) between "
-                                     "the data and the flag"))
-                        fail_msg("%s, %s, seed %d: the note does not name the fix: %s", tp,
-                                 what[mode], seed, err);
-                }
-                free(err);
-            }
-        }
+        scope_seeds(tp, 2, body_plain_flag, SCOPE_NONE, seeds, says, caught);
         for (int mode = SCOPE_DEVICE; mode <= SCOPE_NONE; mode += 2) {
-            printf("# %s before a volatile flag on %s: caught in %d of %d seeds\n", what[mode],
-                   tp, caught[mode], seeds);
+            printf("# %s before a volatile flag on %s: caught in %d of %d seeds\n",
+                   scope_what[mode], tp, caught[mode], seeds);
             /* sim's runs depend on the seed alone */
             assert_true(caught[mode] >= (strcmp(tp, "sim") == 0 ? seeds / 2 : 1));
         }
@@ -1691,38 +1684,19 @@ static void test_scope_warp_flags(void **state)
 {
     (void)state;
     skip_volatile_flags_under_tsan();
+    static const char *const says[] = {"flag before data: PE ", "(at k_warp_flags__shmemu_",
+                                       "__threadfence() orders them within PE ", NULL};
     int ran = 0, seeds = th_quick() ? 10 : 20;
     for (int tr = 0; tr < th_transport_count(); tr++) {
         const char *tp = th_transport(tr);
         if (!th_checked_ptrs(tp))
             continue;
         ran++;
-        int caught = 0;
-        for (int seed = 1; seed <= seeds; seed++) {
-            for (int mode = SCOPE_DEVICE; mode <= SCOPE_SYSTEM; mode++) {
-                char check[40];
-                snprintf(check, sizeof(check), "fuzz:%d,race", seed);
-                shmemu_opts o = {.npes = WF_PES, .transport = tp, .heap_size = 1 << 20,
-                                 .check = check};
-                th_capture_start();
-                int rc = th_launch_opts(&o, body_warp_flags, &mode);
-                char *err = th_capture_stop();
-                if (mode == SCOPE_SYSTEM && rc != SHMEMU_OK)
-                    fail_msg("%s, fixed twin, seed %d: rc %d: %s", tp, seed, rc, err);
-                if (rc != SHMEMU_OK) {
-                    caught++;
-                    if (!strstr(err, "flag before data: PE ") ||
-                        !strstr(err, "(at k_warp_flags__shmemu_") ||
-                        !strstr(err, "__threadfence() orders them within PE "))
-                        fail_msg("%s, seed %d: the note does not name the fix: %s", tp, seed,
-                                 err);
-                }
-                free(err);
-            }
-        }
+        int caught[3] = {0};
+        scope_seeds(tp, WF_PES, body_warp_flags, SCOPE_SYSTEM, seeds, says, caught);
         printf("# __threadfence() before each thread's flag on %s: caught in %d of %d seeds\n",
-               tp, caught, seeds);
-        assert_true(caught >= 1);
+               tp, caught[SCOPE_DEVICE], seeds);
+        assert_true(caught[SCOPE_DEVICE] >= 1);
     }
     if (!ran && th_under_valgrind())
         th_skip("checked pointers are off under valgrind (its CPU gives a fault handler no "
