@@ -72,10 +72,10 @@ void *shmemu__check_ptr(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
  * thread's system-scope fence: only that orders such stores for other
  * GPUs; a no-op where nothing is held). */
 void shmemu__check_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
-/* Where no system-scope fence lands them (a kernel's end, every thread
- * waiting, the scheduler's draws, under fuzzing): one of the device
- * threads' stores through peer pointers lands first, chosen as a GPU may
- * deliver them.  Returns the PE it landed on if it was a word (a flag)
+/* Where the device threads' stores through peer pointers land (a
+ * system-scope fence, a kernel's end, every thread waiting, the
+ * scheduler's draws, under fuzzing): one of them lands first, chosen as
+ * a GPU may deliver them.  Returns the PE it landed on if it was a word (a flag)
  * that overtook earlier stores there (the other PEs should get turns to
  * read what it announced before the rest lands), else -1. */
 int shmemu__check_land_view_first(shmemu__pe *me) SHMEMU__HIDDEN;
