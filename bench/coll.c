@@ -14,6 +14,14 @@
  * alltoall (n-1)/n, broadcast and reduce 1), so figures compare across PE
  * counts and with nccl-tests' own.  size is the largest buffer of the call
  * (allgather: the gathered dest; reduce_scatter: the src).
+ *
+ * bound is the least time the call can take where every PE's buffers share
+ * one memory (one GPU, or one host's DRAM): the bytes it must read and
+ * write there (traffic()), at twice the rate of a large shmemu_copy_local
+ * between the call's own buffers, timed by PE 0 alone in the same job (a
+ * copy reads and writes each byte).  "of bound" is bound / time: the
+ * fraction of the memory's speed the collective reaches.  On a CPU the PEs'
+ * cores together may move memory faster than one copy does: above 1 there.
  */
 #include <errno.h>
 #include <limits.h>
@@ -49,6 +57,8 @@ struct result {
     double us[MAX_SIZES][MAX_REPS]; /* time per call, µs */
     long wrong[MAX_SIZES];
     int failed;
+    double copy_gbs;   /* PE 0's shmemu_copy_local, heap to heap: GB/s */
+    size_t copy_bytes; /*   of this many bytes */
 };
 
 static int is_reduction(shmemu_coll_t c)
@@ -79,6 +89,24 @@ static double bus_factor(const struct bench *b)
     case SHMEMU_COLL_ALLGATHER:
     case SHMEMU_COLL_ALLTOALL: return (n - 1) / n;
     default: return 1;
+    }
+}
+
+/* Bytes of memory the call must read and write in all, size as in shape():
+ * allreduce 3nS (each PE reads its input and the peers' parts of the
+ * reduction and writes its result, as the cuda issue's bound counts it),
+ * reduce and reduce_scatter (n+1)S (every input read once, the results
+ * written), allgather and alltoall 2nS (every PE's S written, each byte
+ * read from where it lies), broadcast 2(n-1)S in place, 2nS out of place. */
+static double traffic(const struct bench *b, size_t size)
+{
+    double n = b->npes, S = (double)size;
+    switch (b->coll) {
+    case SHMEMU_COLL_ALLREDUCE: return 3 * n * S;
+    case SHMEMU_COLL_REDUCE:
+    case SHMEMU_COLL_REDUCE_SCATTER: return (n + 1) * S;
+    case SHMEMU_COLL_BROADCAST: return 2 * (b->inplace ? n - 1 : n) * S;
+    default: return 2 * n * S;
     }
 }
 
@@ -200,6 +228,31 @@ static size_t agreed_iters(const struct bench *b, long *nit, void *dest, const v
     return (size_t)bench_agreed_count(nit, (now_ns() - t0) / 2, 2e8, (long)iters, 5);
 }
 
+/* The memory's rate for the bound: PE 0 alone (the others wait at a
+ * barrier) copies between the call's buffers (within src, in place), up
+ * to 256 MiB, once to warm and three times timed; the fastest counts. */
+static int copy_rate(const struct bench *b, struct result *res, int me, unsigned char *src,
+                     unsigned char *dest, size_t in_bytes, size_t out_bytes)
+{
+    size_t n = b->inplace ? in_bytes / 2 : out_bytes;
+    unsigned char *to = b->inplace ? src + n : dest;
+    n = n > ((size_t)256 << 20) ? (size_t)256 << 20 : n;
+    int st = shmemu_barrier_all();
+    double best = 0;
+    for (int i = 0; i < 4 && me == 0 && n && !st; i++) {
+        double t0 = now_ns();
+        st = shmemu_copy_local(to, src, n);
+        double ns = now_ns() - t0;
+        if (i && (best == 0 || ns < best))
+            best = ns;
+    }
+    if (me == 0 && best > 0) {
+        res->copy_gbs = (double)n / best;
+        res->copy_bytes = n;
+    }
+    return st ? st : shmemu_barrier_all();
+}
+
 static int pe_main(void *arg)
 {
     struct job *j = arg;
@@ -225,7 +278,7 @@ static int pe_main(void *arg)
         free(host);
         return 1;
     }
-    int st = 0;
+    int st = copy_rate(b, res, me, src, dest, in_max * es, out_max * es);
     for (int k = 0; k < b->nsizes && !st; k++) {
         size_t count, in, out;
         shape(b, b->size[k], &count, &in, &out);
@@ -279,7 +332,7 @@ static int pe_main(void *arg)
 
 struct mpi_side {
     char cmd[4096];
-    double us[MAX_SIZES][MAX_REPS * 8];
+    double us[MAX_SIZES][MAX_SAMPLES];
     int n[MAX_SIZES];
     char version[64];
 };
@@ -347,7 +400,7 @@ static int mpi_round(struct mpi_side *m, const struct bench *b)
         if (sscanf(line, "%zu %d %lf", &size, &r, &us) != 3)
             continue;
         for (int k = 0; k < b->nsizes; k++)
-            if (b->size[k] == size && m->n[k] < MAX_REPS * 8)
+            if (b->size[k] == size && m->n[k] < MAX_SAMPLES)
                 m->us[k][m->n[k]++] = us;
     }
     return pclose(p) == 0 ? 0 : -1;
@@ -566,21 +619,24 @@ static int coll_args(struct bench *b, int *rounds, int *use_mpi, int argc, char 
 /* The table: a row per size, shmemu's side and MPI's where it ran.
  * Returns 1 if any size had wrong elements. */
 static int coll_report(const struct bench *b, const struct mpi_side *m,
-                       double (*all)[MAX_REPS * 8], const long *wrong, int rounds)
+                       double (*all)[MAX_SAMPLES], const long *wrong, int rounds,
+                       double copy_gbs)
 {
     size_t es = shmemu_dtype_size(b->dtype);
     int rc = 0;
     double f = bus_factor(b), sum_bus = 0;
     if (csv)
-        printf("size,count,type,redop,root,time_us,algbw,busbw,busbw_min,busbw_max,wrong%s\n",
+        printf("size,count,type,redop,root,time_us,algbw,busbw,busbw_min,busbw_max,wrong,"
+               "bound_us,of_bound,copy_gbs%s\n",
                m ? ",mpi_time_us,mpi_algbw,mpi_busbw,mpi_busbw_min,mpi_busbw_max,ratio" : "");
     else
-        printf("#%11s %12s %8s %6s %5s %10s %7s %7s %15s %7s%s\n", "size", "count", "type",
-               "redop", "root", "time", "algbw", "busbw", "(min-max)", "#wrong",
+        printf("#%11s %12s %8s %6s %5s %10s %7s %7s %15s %7s %10s %8s%s\n", "size", "count",
+               "type", "redop", "root", "time", "algbw", "busbw", "(min-max)", "#wrong",
+               "bound", "of bound",
                m ? "   MPI: time   algbw   busbw       (min-max)  busbw ratio" : "");
     if (!csv)
-        printf("#%11s %12s %8s %6s %5s %10s %7s %7s %15s %7s%s\n", "(B)", "(elements)", "",
-               "", "", "(us)", "(GB/s)", "(GB/s)", "(GB/s)", "",
+        printf("#%11s %12s %8s %6s %5s %10s %7s %7s %15s %7s %10s %8s%s\n", "(B)",
+               "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "(GB/s)", "", "(us)", "",
                m ? "        (us)  (GB/s)  (GB/s)          (GB/s)  shmemu/MPI" : "");
     for (int k = 0; k < b->nsizes; k++) {
         size_t count, in, out;
@@ -597,6 +653,13 @@ static int coll_report(const struct bench *b, const struct mpi_side *m,
         double bus, mbus;
         print_side(all[k], rounds * reps, b->size[k], f, 1, wrong[k], &bus);
         sum_bus += bus;
+        /* GB/s = bytes / ns: twice the copy's rate in bytes per µs */
+        double bound = copy_gbs > 0 ? traffic(b, b->size[k]) / (2 * copy_gbs * 1e3) : 0;
+        double of = bound > 0 ? bound / summarize(all[k], rounds * reps).med : 0;
+        if (csv)
+            printf(",%.6f,%.6f,%.6f", bound, of, copy_gbs);
+        else
+            printf(" %10.2f %8.3f", bound, of);
         if (m && m->n[k]) {
             print_side(m->us[k], m->n[k], b->size[k], f, 0, 0, &mbus);
             printf(csv ? ",%.3f" : " %11.2fx", bus / mbus);
@@ -652,7 +715,7 @@ int coll_main(int argc, char **argv)
 
     struct result *res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
                               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    double (*all)[MAX_REPS * 8] = calloc(MAX_SIZES, sizeof(*all));
+    double (*all)[MAX_SAMPLES] = calloc(MAX_SIZES, sizeof(*all));
     long wrong[MAX_SIZES] = {0};
     if (res == MAP_FAILED || !all) {
         fprintf(stderr, "shmemu-bench coll: out of memory\n");
@@ -660,8 +723,11 @@ int coll_main(int argc, char **argv)
     }
     size_t c0, in_max, out_max;
     shape(&b, b.size[b.nsizes - 1], &c0, &in_max, &out_max);
-    size_t heap = (in_max + out_max) * es + ((size_t)4 << 20);
+    /* src holds the larger of a call's input and output (pe_main) */
+    size_t heap = ((in_max > out_max ? in_max : out_max) + out_max) * es + ((size_t)4 << 20);
     int rc = 0;
+    double copy_gbs = 0;
+    size_t copy_bytes = 0;
     for (int r = 0; r < rounds && !rc; r++) {
         memset(res, 0, sizeof(*res));
         shmemu_opts o = {.npes = b.npes, .transport = transport, .heap_size = heap};
@@ -676,14 +742,29 @@ int coll_main(int argc, char **argv)
             memcpy(&all[k][r * reps], res->us[k], (size_t)reps * sizeof(double));
             wrong[k] += res->wrong[k];
         }
+        if (res->copy_gbs > copy_gbs) {
+            copy_gbs = res->copy_gbs;
+            copy_bytes = res->copy_bytes;
+        }
         if (m && mpi_round(m, &b)) {
             fprintf(stderr, "shmemu-bench coll: the MPI run failed: %s\n", m->cmd);
             free(m);
             m = NULL;
         }
     }
+    if (!rc && !csv)
+        printf("# bound: the bytes the call must read and write in all (%s) at twice the rate "
+               "of PE 0's shmemu_copy_local of %zu bytes between its buffers in this job, "
+               "%.2f GB/s; of bound: bound / time (above 1: the PEs together move memory "
+               "faster than one copy)\n",
+               b.coll == SHMEMU_COLL_ALLREDUCE ? "3nS"
+               : b.coll == SHMEMU_COLL_REDUCE || b.coll == SHMEMU_COLL_REDUCE_SCATTER
+                   ? "(n+1)S"
+               : b.coll == SHMEMU_COLL_BROADCAST ? (b.inplace ? "2(n-1)S" : "2nS")
+                                                 : "2nS",
+               copy_bytes, copy_gbs);
     if (!rc)
-        rc = coll_report(&b, m, all, wrong, rounds);
+        rc = coll_report(&b, m, all, wrong, rounds, copy_gbs);
     free(m);
     free(all);
     munmap(res, sizeof(*res));

@@ -2,6 +2,7 @@
  * shmemu-info with a good and a bad value.  A bad one gets exactly one line
  * that names the tool and the offending value, exit status 2, and no work
  * (no case run, no PE started); a good one is honoured. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -136,6 +137,13 @@ static const struct row good[] = {
     {"shmemu-bench", "coll --coll broadcast --npes 2 -b 1K -e 1K --inplace --no-check --no-mpi "
                      "--reps 1",
      NULL, 0, "Avg bus bandwidth"},
+    /* the heap holds an allgather's src, as large as its dest (8 MiB on 3
+     * PEs ran out of it); 2 rounds of 64 repetitions a row */
+    {"shmemu-bench", "coll --coll allgather --npes 3 -t local -b 8M -e 8M --reps 1 --rounds 1 "
+                     "--no-check --no-mpi",
+     NULL, 0, "Avg bus bandwidth"},
+    {"shmemu-bench", "coll --npes 2 -t local -b 8 -e 8 --reps 64 --rounds 2 --no-check --no-mpi",
+     NULL, 0, "Avg bus bandwidth"},
     {"shmemu-info", "", NULL, 0, "transports (in priority order):"},
     {"shmemu-info", "--oshmem --parsable", NULL, 0, ""},
 };
@@ -226,12 +234,71 @@ static void test_good_values(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* shmemu-bench coll's bound: for each row, the bytes the collective must
+ * move (allreduce 3nS, reduce_scatter (n+1)S, allgather 2nS, broadcast in
+ * place 2(n-1)S, S the row's size, n the PEs) at twice the rate of the
+ * copy the run timed (copy_gbs, GB/s = bytes per ns), and of_bound =
+ * bound / time. */
+static void test_bench_bound(void **state)
+{
+    (void)state;
+    th_skip_under_mpirun("the tools are run as programs of their own");
+    static const struct {
+        const char *args;
+        double per_size; /* traffic / S */
+    } runs[] = {
+        {"--coll allreduce --npes 3 -b 12 -e 12K -f 32", 9},
+        {"--coll reduce_scatter --npes 3 -b 12 -e 12K -f 32", 4},
+        {"--coll allgather --npes 3 -b 12 -e 12K -f 32", 6},
+        {"--coll broadcast --inplace --npes 3 -b 12 -e 12K -f 32", 4},
+    };
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        char args[256];
+        snprintf(args, sizeof(args), "coll %s -t local --reps 1 --rounds 1 --no-mpi --csv",
+                 runs[i].args);
+        struct row r = {"shmemu-bench", args, NULL, 0, ""};
+        struct th_outcome o;
+        run_row(&r, &o);
+        if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0)
+            fail_msg("shmemu-bench %s: status %#x: %s", args, o.status, o.out);
+        const char *p = strstr(o.out, ",bound_us,of_bound,copy_gbs\n");
+        assert_non_null(p);
+        int rows = 0;
+        for (p = strchr(p, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
+            double f[14];
+            const char *q = p;
+            int nf = 0;
+            for (; nf < 14; nf++) {
+                f[nf] = strtod(q, NULL); /* (text fields read as 0) */
+                q = strpbrk(q, ",\n");
+                if (!q || *q == '\n')
+                    break;
+                q++;
+            }
+            if (nf != 13)
+                fail_msg("shmemu-bench %s: a row of %d fields: %s", args, nf + 1, o.out);
+            double size = f[0], time = f[5], bound = f[11], of = f[12], gbs = f[13];
+            double want = runs[i].per_size * size / (2 * gbs * 1e3);
+            if (gbs <= 0 || fabs(bound - want) > 1e-6 + 1e-5 * want ||
+                fabs(of - bound / time) > 1e-6 + 1e-3 * of)
+                fail_msg("shmemu-bench %s: size %.0f: bound %.6f us (want %.6f at %.3f GB/s), "
+                         "of bound %.6f (want %.6f for %.3f us): %s",
+                         args, size, bound, want, gbs, of, bound / time, time, o.out);
+            rows++;
+            if (!strchr(p, '\n'))
+                break;
+        }
+        assert_int_equal(rows, 3); /* 12, 384 and 12288 bytes */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_cuda_refused),
         cmocka_unit_test(test_good_values),
+        cmocka_unit_test(test_bench_bound),
     };
     return cmocka_run_group_tests_name("tools", tests, NULL, NULL);
 }
