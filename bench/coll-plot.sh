@@ -33,7 +33,9 @@ grep '^# machine' "$tmp/local.csv" | sed 's/^# machine: /Machine: /'
 grep '^# MPI' "$tmp/local.csv" | sed 's/^# MPI: \(Open MPI [^ ]*\).*/Compared with: \1/'
 echo
 # columns: size,count,type,redop,root,time_us,algbw,busbw,busbw_min,busbw_max,wrong,
-#          mpi_time_us,mpi_algbw,mpi_busbw,mpi_busbw_min,mpi_busbw_max,ratio
+#          mpi_time_us,mpi_algbw,mpi_busbw,mpi_busbw_min,mpi_busbw_max,ratio,
+#          bound_us,of_bound,copy_gbs
+# (paste joins two rows: the second's columns are 20 further on)
 echo "| size | local busbw GB/s | MPI | local/MPI | shm busbw GB/s | MPI | shm/MPI |"
 echo "|---:|---:|---:|---:|---:|---:|---:|"
 grep '^[0-9]' "$tmp/local.csv" >"$tmp/l"
@@ -41,7 +43,7 @@ grep '^[0-9]' "$tmp/shm.csv" >"$tmp/s"
 paste -d, "$tmp/l" "$tmp/s" | awk -F, '
     function hs(b) { return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B" }
     { printf "| %s | %.2f (%.2f-%.2f) | %.2f | %.2fx | %.2f (%.2f-%.2f) | %.2f | %.2fx |\n",
-             hs($1), $8, $9, $10, $14, $17, $25, $26, $27, $31, $34 }'
+             hs($1), $8, $9, $10, $14, $17, $28, $29, $30, $34, $37 }'
 for t in local shm; do
     grep '^[0-9]' "$tmp/$t.csv" | awk -F, '$11 != 0 { print "coll-plot: " FILENAME ": #wrong " $11 " at " $1 " B"; bad = 1 } END { exit bad }' FILENAME="$t"
     grep '^[0-9]' "$tmp/$t.csv" | tr , ' ' >"$tmp/$t.dat"

@@ -626,8 +626,8 @@ static int coll_report(const struct bench *b, const struct mpi_side *m,
     int rc = 0;
     double f = bus_factor(b), sum_bus = 0;
     if (csv)
-        printf("size,count,type,redop,root,time_us,algbw,busbw,busbw_min,busbw_max,wrong,"
-               "bound_us,of_bound,copy_gbs%s\n",
+        printf("size,count,type,redop,root,time_us,algbw,busbw,busbw_min,busbw_max,wrong%s,"
+               "bound_us,of_bound,copy_gbs\n",
                m ? ",mpi_time_us,mpi_algbw,mpi_busbw,mpi_busbw_min,mpi_busbw_max,ratio" : "");
     else
         printf("#%11s %12s %8s %6s %5s %10s %7s %7s %15s %7s %10s %8s%s\n", "size", "count",
@@ -656,14 +656,18 @@ static int coll_report(const struct bench *b, const struct mpi_side *m,
         /* GB/s = bytes / ns: twice the copy's rate in bytes per µs */
         double bound = copy_gbs > 0 ? traffic(b, b->size[k]) / (2 * copy_gbs * 1e3) : 0;
         double of = bound > 0 ? bound / summarize(all[k], rounds * reps).med : 0;
-        if (csv)
-            printf(",%.6f,%.6f,%.6f", bound, of, copy_gbs);
-        else
+        if (!csv)
             printf(" %10.2f %8.3f", bound, of);
         if (m && m->n[k]) {
             print_side(m->us[k], m->n[k], b->size[k], f, 0, 0, &mbus);
             printf(csv ? ",%.3f" : " %11.2fx", bus / mbus);
+        } else if (m && csv) {
+            printf(",,,,,,"); /* (the columns after it keep their places) */
         }
+        /* last in a CSV row: the columns before keep the places scripts
+         * (bench/coll-plot.sh) read them at */
+        if (csv)
+            printf(",%.6f,%.6f,%.6f", bound, of, copy_gbs);
         printf("\n");
         if (wrong[k])
             rc = 1;

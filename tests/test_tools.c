@@ -261,7 +261,7 @@ static void test_bench_bound(void **state)
         run_row(&r, &o);
         if (!WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0)
             fail_msg("shmemu-bench %s: status %#x: %s", args, o.status, o.out);
-        const char *p = strstr(o.out, ",bound_us,of_bound,copy_gbs\n");
+        const char *p = strstr(o.out, ",wrong,bound_us,of_bound,copy_gbs\n");
         assert_non_null(p);
         int rows = 0;
         for (p = strchr(p, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
