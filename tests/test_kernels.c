@@ -1405,6 +1405,35 @@ static void scope_seeds(const char *tp, int npes, int (*body)(void *), int last,
     }
 }
 
+/* scope_seeds on every transport where device threads' stores through
+ * peer pointers are held, each bug of modes SCOPE_DEVICE..last caught in
+ * at least min_sim seeds on sim (whose runs depend on the seed alone), 1
+ * elsewhere; what: the flag's kind, for the counts printed. */
+static void scope_held_stores(const char *what, int npes, int (*body)(void *), int last,
+                              int seeds, const char *const *says, int min_sim)
+{
+    int ran = 0;
+    for (int tr = 0; tr < th_transport_count(); tr++) {
+        const char *tp = th_transport(tr);
+        if (!th_checked_ptrs(tp))
+            continue;
+        ran++;
+        int caught[3] = {0};
+        scope_seeds(tp, npes, body, last, seeds, says, caught);
+        for (int mode = SCOPE_DEVICE; mode <= last; mode += 2) {
+            printf("# %s before %s on %s: caught in %d of %d seeds\n", scope_what[mode], what,
+                   tp, caught[mode], seeds);
+            assert_true(caught[mode] >= (strcmp(tp, "sim") == 0 ? min_sim : 1));
+        }
+    }
+    if (!ran && th_under_valgrind())
+        th_skip("checked pointers are off under valgrind (its CPU gives a fault handler no "
+                "registers to carry a store out with)");
+    if (!ran)
+        th_skip("a device thread's stores through peer pointers are held on local, shm and "
+                "sim (x86-64), none of which is under test");
+}
+
 static void test_scope_threadfence_device_pull(void **state)
 {
     (void)state;
@@ -1585,27 +1614,9 @@ static void test_scope_plain_flag(void **state)
         "__threadfence() orders them within PE 0's GPU only: put __threadfence_system() (or "
         "shmemu_dev_fence()) between the data and the flag",
         NULL};
-    int ran = 0, seeds = th_quick() ? 10 : 20;
-    for (int tr = 0; tr < th_transport_count(); tr++) {
-        const char *tp = th_transport(tr);
-        if (!th_checked_ptrs(tp))
-            continue;
-        ran++;
-        int caught[3] = {0};
-        scope_seeds(tp, 2, body_plain_flag, SCOPE_NONE, seeds, says, caught);
-        for (int mode = SCOPE_DEVICE; mode <= SCOPE_NONE; mode += 2) {
-            printf("# %s before a volatile flag on %s: caught in %d of %d seeds\n",
-                   scope_what[mode], tp, caught[mode], seeds);
-            /* sim's runs depend on the seed alone */
-            assert_true(caught[mode] >= (strcmp(tp, "sim") == 0 ? seeds / 2 : 1));
-        }
-    }
-    if (!ran && th_under_valgrind())
-        th_skip("checked pointers are off under valgrind (its CPU gives a fault handler no "
-                "registers to carry a store out with)");
-    if (!ran)
-        th_skip("a device thread's stores through peer pointers are held on local, shm and "
-                "sim (x86-64), none of which is under test");
+    int seeds = th_quick() ? 10 : 20;
+    scope_held_stores("a volatile flag", 2, body_plain_flag, SCOPE_NONE, seeds, says,
+                      seeds / 2);
 }
 
 /* The barrier of vLLM's custom allreduce: after the block's stores of
@@ -1686,24 +1697,8 @@ static void test_scope_warp_flags(void **state)
     skip_volatile_flags_under_tsan();
     static const char *const says[] = {"flag before data: PE ", "(at k_warp_flags__shmemu_",
                                        "__threadfence() orders them within PE ", NULL};
-    int ran = 0, seeds = th_quick() ? 10 : 20;
-    for (int tr = 0; tr < th_transport_count(); tr++) {
-        const char *tp = th_transport(tr);
-        if (!th_checked_ptrs(tp))
-            continue;
-        ran++;
-        int caught[3] = {0};
-        scope_seeds(tp, WF_PES, body_warp_flags, SCOPE_SYSTEM, seeds, says, caught);
-        printf("# __threadfence() before each thread's flag on %s: caught in %d of %d seeds\n",
-               tp, caught[SCOPE_DEVICE], seeds);
-        assert_true(caught[SCOPE_DEVICE] >= 1);
-    }
-    if (!ran && th_under_valgrind())
-        th_skip("checked pointers are off under valgrind (its CPU gives a fault handler no "
-                "registers to carry a store out with)");
-    if (!ran)
-        th_skip("a device thread's stores through peer pointers are held on local, shm and "
-                "sim (x86-64), none of which is under test");
+    scope_held_stores("each thread's flag", WF_PES, body_warp_flags, SCOPE_SYSTEM,
+                      th_quick() ? 10 : 20, says, 1);
 }
 
 /* The reader's side: a flag polled with an atomic of device scope is
