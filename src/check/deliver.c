@@ -37,7 +37,7 @@ int shmemu__chk_orders(const struct held *a, const struct held *h)
      * any order until a system-scope fence, which lands them all, but
      * for stores to the same bytes (coherence). */
     if (h->view && a->view && a->seq < h->seq) {
-        if (!a->relaxed || !h->relaxed)
+        if (!shmemu__chk_relaxed(a) || !shmemu__chk_relaxed(h))
             return 1;
         return a->rma.pe == h->rma.pe && a->rma.off < h->rma.off + h->rma.nbytes &&
                h->rma.off < a->rma.off + a->rma.nbytes;
@@ -455,7 +455,8 @@ void shmemu__chk_deliver(shmemu__pe *me, size_t i)
     /* (a device thread's words overtake each other all the time: only one
      * that may be a flag before its data pauses) */
     if (shmemu__chk_record_overtake(me, &k->q[i]) &&
-        (h.relaxed ? relaxed_overtaken(k, &k->q[i]) != NULL : shmemu__chk_is_flag(&h)))
+        (shmemu__chk_relaxed(&h) ? relaxed_overtaken(k, &k->q[i]) != NULL
+                                 : shmemu__chk_is_flag(&h)))
         shmemu__chk_pause_for(me, shmemu__chk_target_of(&h), 0);
     k->q[i].copy = NULL; /* ours now */
     k->q[i].rel = NULL;
@@ -511,44 +512,24 @@ void shmemu__chk_land_views(shmemu__pe *me)
     land_while(me, -1, is_view, 0, 0);
 }
 
-/* A store's site as reports name it: "k+0x1c, k.cu:31" where the module
- * has the line (a site is one past its instruction, as a return address
- * is). */
-static void site_line(struct shmemu__chk *k, void *site, char *buf, size_t len)
-{
-    char line[96];
-    if (site && shmemu__format_line((const char *)site - 1, line, sizeof(line)))
-        snprintf(buf, len, "%s, %s", shmemu__chk_site_name(k, site), line);
-    else
-        snprintf(buf, len, "%s", shmemu__chk_site_name(k, site));
-}
-
-static void who_of(const struct held *h, char *buf, size_t len)
-{
-    const struct shmemu__who *w = &h->who;
-    snprintf(buf, len, "block (%u,%u,%u) thread (%u,%u,%u)", w->block[0], w->block[1],
-             w->block[2], w->thread[0], w->thread[1], w->thread[2]);
-}
-
 /* A device thread's store y through a peer pointer is still held where x,
  * a later one of this PE's, lands first: the note names both and the fence
  * (printed only if the job then fails). */
 static void relaxed_note(shmemu__pe *me, const struct held *x, const struct held *y)
 {
     struct shmemu__chk *k = me->chk;
-    char xw[96], xs[CHK_SITE + 100], ys[CHK_SITE + 100];
-    who_of(x, xw, sizeof(xw));
-    site_line(k, x->site, xs, sizeof(xs));
-    site_line(k, y->site, ys, sizeof(ys));
+    char xw[64], xs[CHK_SITE + 100], ys[CHK_SITE + 100];
+    shmemu__chk_who_text(&x->who, xw, sizeof(xw));
     /* (the same text for every round and thread: one note) */
     shmemu__check_note(
         me->job,
-        "flag before data: PE %d's store by %s (at %s) through a peer pointer landed on PE %d "
+        "flag before data: PE %d's store%s (at %s) through a peer pointer landed on PE %d "
         "while earlier stores of PE %d's threads there (at %s) were still in flight: a GPU's "
         "plain and volatile stores reach another GPU in any order until a system-scope "
         "fence, and __threadfence() orders them within PE %d's GPU only: put "
         "__threadfence_system() (or shmemu_dev_fence()) between the data and the flag",
-        me->pe, xw, xs, x->rma.pe, me->pe, ys, me->pe);
+        me->pe, xw, shmemu__chk_site_line(k, x->site, xs, sizeof(xs)), x->rma.pe, me->pe,
+        shmemu__chk_site_line(k, y->site, ys, sizeof(ys)), me->pe);
 }
 
 int shmemu__chk_land_view_first(shmemu__pe *me)
@@ -564,12 +545,12 @@ int shmemu__chk_land_view_first(shmemu__pe *me)
     size_t best = SIZE_MAX;
     for (size_t j = 0; j < k->n; j++) {
         const struct held *h = &k->q[j];
-        if (!h->relaxed || (best != SIZE_MAX && h->seq < k->q[best].seq))
+        if (!shmemu__chk_relaxed(h) || (best != SIZE_MAX && h->seq < k->q[best].seq))
             continue;
         if (flagged) {
             const struct held *first = NULL;
             for (size_t i = 0; i < k->n; i++)
-                if (k->q[i].relaxed && k->q[i].rma.pe == h->rma.pe &&
+                if (shmemu__chk_relaxed(&k->q[i]) && k->q[i].rma.pe == h->rma.pe &&
                     (!first || k->q[i].seq < first->seq))
                     first = &k->q[i];
             if (!shmemu__chk_is_flag(h) || first->site == h->site)
@@ -591,7 +572,7 @@ int shmemu__chk_land_view_first(shmemu__pe *me)
 static const struct held *relaxed_overtaken(const struct shmemu__chk *k, const struct held *x)
 {
     const struct held *y = NULL;
-    if (!x->relaxed || !shmemu__chk_is_flag(x))
+    if (!shmemu__chk_relaxed(x) || !shmemu__chk_is_flag(x))
         return NULL;
     for (size_t j = 0; j < k->n; j++)
         if (k->q[j].view && k->q[j].kind == H_PUT && k->q[j].rma.pe == x->rma.pe &&
@@ -622,7 +603,8 @@ int shmemu__check_land_view_first(shmemu__pe *me)
 
 int shmemu__check_paused(shmemu__pe *me, int pe)
 {
-    return me->chk && me->chk->fuzz && shmemu__chk_paused(me, pe, shmemu__time());
+    return me->chk && me->chk->fuzz && me->chk->ahead[pe].until &&
+           shmemu__chk_paused(me, pe, shmemu__time());
 }
 
 void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi)

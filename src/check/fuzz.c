@@ -96,6 +96,26 @@ const char *shmemu__chk_site_name(struct shmemu__chk *k, void *addr)
     return s->name;
 }
 
+const char *shmemu__chk_site_line(struct shmemu__chk *k, void *addr, char *buf, size_t len)
+{
+    /* (a site is one past its instruction, as a return address is) */
+    char line[96];
+    if (addr && shmemu__format_line((const char *)addr - 1, line, sizeof(line)))
+        snprintf(buf, len, "%s, %s", shmemu__chk_site_name(k, addr), line);
+    else
+        snprintf(buf, len, "%s", shmemu__chk_site_name(k, addr));
+    return buf;
+}
+
+void shmemu__chk_who_text(const struct shmemu__who *who, char *buf, size_t len)
+{
+    if (who && who->dev)
+        snprintf(buf, len, " by block (%u,%u,%u) thread (%u,%u,%u)", who->block[0],
+                 who->block[1], who->block[2], who->thread[0], who->thread[1], who->thread[2]);
+    else if (len)
+        buf[0] = '\0';
+}
+
 const char *shmemu__check_site(shmemu__pe *me, void *addr)
 {
     return shmemu__chk_site_name(me->chk, addr);
@@ -322,9 +342,9 @@ int shmemu__chk_enqueue(shmemu__pe *me, struct held *h)
     for (size_t j = 0; j < k->n && !fenced; j++)
         fenced = shmemu__chk_orders(&k->q[j], h);
     if (!fenced && shmemu__chk_one_in(k, 8)) {
-        int relaxed_flag = h->relaxed ? shmemu__chk_relaxed_flag(me, h) : -1;
+        int relaxed_flag = shmemu__chk_relaxed_flag(me, h);
         if (shmemu__chk_record_overtake(me, h) &&
-            (h->relaxed ? relaxed_flag >= 0 : shmemu__chk_is_flag(h)))
+            (shmemu__chk_relaxed(h) ? relaxed_flag >= 0 : shmemu__chk_is_flag(h)))
             shmemu__chk_pause_for(me, shmemu__chk_target_of(h), 0);
         shmemu__chk_perform(me, h);
         free(h->copy);

@@ -107,15 +107,20 @@ struct held {
     int view;                 /* a store through a checked pointer
                                  (pointers.c): 1, or 2 once held, its page
                                  then kept from loads until it lands */
-    int relaxed;              /* a view store of a device thread: a GPU's
-                                 plain store, ordered for other PEs only by
-                                 a system-scope fence (which lands it) */
     int poisoned;             /* a nonblocking get whose destination was
                                  filled with GET_POISON at the call, and
                                  nothing else of ours has written there */
     int race_later;           /* race: its write is recorded when its
                                  context completes it (struct late_write) */
 };
+
+/* h is a device thread's store through a peer pointer: a GPU's plain
+ * store, ordered for other PEs only by a system-scope fence (which lands
+ * it), not by program order as the host's are. */
+static inline int shmemu__chk_relaxed(const struct held *h)
+{
+    return h->view && h->who.dev;
+}
 
 /* Race detection without fuzzing: a put on a context other than the
  * default moves its data at once, but may land, as far as the program can
@@ -240,6 +245,12 @@ int64_t shmemu__chk_afford(struct shmemu__chk *k, int64_t want) SHMEMU__HIDDEN;
 void shmemu__chk_repay(struct shmemu__chk *k, int64_t spent, int64_t paid) SHMEMU__HIDDEN;
 void shmemu__chk_nap(shmemu__pe *me, int64_t from) SHMEMU__HIDDEN;
 const char * shmemu__chk_site_name(struct shmemu__chk *k, void *addr) SHMEMU__HIDDEN;
+/* The site as reports name it, "function+0x1c, file.c:31" where the
+ * module has the line, in buf (returned). */
+const char *shmemu__chk_site_line(struct shmemu__chk *k, void *addr, char *buf, size_t len)
+    SHMEMU__HIDDEN;
+/* " by block (x,y,z) thread (x,y,z)" for a device thread, else "". */
+void shmemu__chk_who_text(const struct shmemu__who *who, char *buf, size_t len) SHMEMU__HIDDEN;
 struct chk_tgt * shmemu__chk_tgt(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
 void shmemu__chk_bump_activity(shmemu__pe *me, int acted) SHMEMU__HIDDEN;
 int shmemu__chk_target_of(const struct held *h) SHMEMU__HIDDEN;

@@ -37,8 +37,7 @@ static int chk_rma_held(struct shmemu_tl_job *tl, const struct shmemu_tl_rma *d)
     struct shmemu__chk *k = me->chk;
     shmemu__chk_bump_activity(me, 1);
     struct held h = {.kind = d->op == SHMEMU_TL_GET ? H_GET : H_PUT, .rma = *d,
-                     .ctx = shmemu__ctx_id, .view = k->view_store,
-                     .relaxed = k->view_store && me->in_kernel && shmemu__chk_who(k)};
+                     .ctx = shmemu__ctx_id, .view = k->view_store};
     h.rma.nbi = 0;
     int flag = d->op == SHMEMU_TL_PUT && (d->sig_op != SHMEMU_TL_SIG_NONE || d->nbytes <= 8);
     shmemu__chk_stamp(me, &h, flag, d->sig_op != SHMEMU_TL_SIG_NONE ? d->sig_off : d->off);

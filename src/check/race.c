@@ -610,15 +610,6 @@ static uint16_t text_id(struct shmemu__race *r, const char *text)
     return text_id_based(r, text, 0);
 }
 
-/* " by block (x,y,z) thread (x,y,z)" for a device thread, else "". */
-static void who_text(const struct shmemu__who *who, char *buf, size_t len)
-{
-    if (who->dev)
-        snprintf(buf, len, " by block (%u,%u,%u) thread (%u,%u,%u)", who->block[0],
-                 who->block[1], who->block[2], who->thread[0], who->thread[1], who->thread[2]);
-    else if (len)
-        buf[0] = '\0';
-}
 
 /* The id of the site text the cache keeps for (call, key, who); on a
  * miss, text (called with buf[SITE_LEN] and the device thread's words, ""
@@ -642,7 +633,7 @@ static uint16_t cached_site(struct shmemu__race *r, const char *call, void *key,
         text(buf, "", arg);
         base = text_id(r, buf);
     }
-    who_text(who, by, sizeof(by));
+    shmemu__chk_who_text(who, by, sizeof(by));
     text(buf, by, arg);
     c->call = call;
     c->addr = key;
@@ -660,13 +651,9 @@ struct code_site {
 static void code_site_text(char *buf, const char *by, const void *arg)
 {
     const struct code_site *s = arg;
-    /* and the source line, where the module has one (a site is one past
-     * its instruction, as a return address is) */
-    char line[96] = "";
-    if (s->addr && shmemu__format_line((const char *)s->addr - 1, line + 2, sizeof(line) - 2))
-        memcpy(line, ", ", 2);
-    snprintf(buf, SITE_LEN, "%s%s (at %s%s)", s->call ? s->call : "?", by,
-             shmemu__check_site(s->me, s->addr), line);
+    char at[CHK_SITE + 100]; /* and the source line, where the module has one */
+    snprintf(buf, SITE_LEN, "%s%s (at %s)", s->call ? s->call : "?", by,
+             shmemu__chk_site_line(s->me->chk, s->addr, at, sizeof(at)));
 }
 
 static uint16_t site_id(shmemu__pe *me, struct shmemu__race *r, const char *call, void *addr,
