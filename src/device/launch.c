@@ -607,7 +607,13 @@ static void reader_turns(struct dev_launch *L, int pe)
     for (int r = 0; !shmemu__aborted(L->me); r++) {
         if (r >= 64 && (L->coop || !shmemu__check_paused(L->me, pe)))
             break;
-        host_turn(L, r >= 8, 0);
+        /* On a device thread's stack (its fence) where PEs take turns, the
+         * PE cannot give its turn (run_one): the thread gives way to the
+         * scheduler, which gives the PEs their turns between passes. */
+        if (L->coop && L->cur)
+            shmemu__dev_yield(L->cur, NULL);
+        else
+            host_turn(L, r >= 8, 0);
     }
 }
 
