@@ -539,6 +539,19 @@ static struct dev_thread *first_waiter(struct dev_launch *L)
     return NULL;
 }
 
+/* A live thread that would run if drawn (not waiting, not at
+ * __syncthreads): a pass draws with replacement, so one without progress
+ * may have missed it. */
+static int runnable_left(const struct dev_launch *L)
+{
+    for (size_t i = 0; i < L->nlive; i++) {
+        const struct dev_thread *t = &L->th[L->live[i]];
+        if (t->state == DT_READY && !t->waits)
+            return 1;
+    }
+    return 0;
+}
+
 /* For the checker's notes: where the running device thread is. */
 static void kernel_where(shmemu__pe *me, char *buf, size_t len)
 {
@@ -739,6 +752,8 @@ static void schedule(struct dev_launch *L)
                 host_turn(L, 0, 0); /* the CPU to a PE whose store it may wait for */
             continue;
         }
+        if (runnable_left(L))
+            continue;
         /* Every thread waits: for another PE.  A poll for the job's
          * livelock detection (which ends the job when every PE waits so),
          * and the CPU to the others. */
