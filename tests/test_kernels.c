@@ -921,11 +921,15 @@ static void test_sim_replay(void **state)
 
 /* ------------------------------------------------------- planted bugs */
 
-/* Three bugs GPU code has, each with its fixed twin:
- *   BUG_NO_FENCE  data put, then a flag with no fence between them
- *   BUG_NO_QUIET  putmem_nbi, then a signal with no quiet before it
- *   BUG_SRC       putmem_nbi's source changed before the quiet */
-enum { BUG_NO_FENCE, BUG_NO_QUIET, BUG_SRC };
+/* Bugs GPU code has, each with its fixed twin:
+ *   BUG_NO_FENCE    data put, then a flag with no fence between them
+ *   BUG_NO_QUIET    putmem_nbi, then a signal with no quiet before it
+ *   BUG_SRC         putmem_nbi's source changed before the quiet
+ *   BUG_P_FLAG      putmem_nbi, then the flag put with uint64_p, no fence
+ *                   (puts to one PE arrive in any order until a fence)
+ *   BUG_PTR_SIGNAL  data stored through shmemu_dev_ptr, then signal_op,
+ *                   no fence (a signal is not ordered after stores) */
+enum { BUG_NO_FENCE, BUG_NO_QUIET, BUG_SRC, BUG_P_FLAG, BUG_PTR_SIGNAL };
 
 struct bug_arg {
     int *data, *out, *src;
@@ -941,6 +945,21 @@ SHMEMU_KERNEL(k_bug, struct bug_arg, a)
     if (me == 0) {
         for (int i = 0; i < a.n; i++)
             a.src[i] = 100 + i;
+        if (a.bug == BUG_P_FLAG || a.bug == BUG_PTR_SIGNAL) {
+            int *d = (int *)shmemu_dev_ptr(a.data, 1);
+            if (a.bug == BUG_P_FLAG)
+                shmemu_dev_putmem_nbi(a.data, a.src, a.n * sizeof(int), 1);
+            else
+                for (int i = 0; i < a.n; i++)
+                    d[i] = a.src[i];
+            if (a.fixed)
+                shmemu_dev_fence();
+            if (a.bug == BUG_P_FLAG)
+                shmemu_dev_uint64_p(a.sig, 1, 1);
+            else
+                shmemu_dev_signal_op(a.sig, 1, SHMEMU_SIGNAL_SET, 1);
+            return;
+        }
         if (a.bug == BUG_NO_FENCE) {
             shmemu_dev_putmem(a.data, a.src, a.n * sizeof(int), 1);
             if (a.fixed)
@@ -1005,7 +1024,14 @@ static void test_planted_bugs(void **state)
     static const char *const lines[] = {
         "shmemu_dev_signal_op reached PE 1 before the put at tests/test_kernels.c:",
         "shmemu_dev_signal_op reached PE 1 before the put at tests/test_kernels.c:",
-        "shmemu_dev_putmem_nbi: its source (64 bytes to PE 1) changed before a quiet"};
+        "shmemu_dev_putmem_nbi: its source (64 bytes to PE 1) changed before a quiet",
+        "of kernel k_bug: its 8-byte put at tests/test_kernels.c:",
+        "shmemu_dev_signal_op on PE 1 may land there before this PE's stores through a peer "
+        "pointer to PE 1"};
+    static const char *const fixes[] = {
+        NULL, NULL, NULL,
+        "reached PE 1 before the put at tests/test_kernels.c:",
+        "put __threadfence_system() (or shmemu_dev_fence()) between the stores and the flag"};
     int ran = 0;
     for (size_t ti = 0; ti < 3; ti++) {
         char why[200];
@@ -1019,8 +1045,13 @@ static void test_planted_bugs(void **state)
 #ifdef TH_TSAN
         planted = !strcmp(transports[ti], "sim");
 #endif
-        for (int bug = BUG_NO_FENCE; bug <= BUG_SRC; bug++) {
+        for (int bug = BUG_NO_FENCE; bug <= BUG_PTR_SIGNAL; bug++) {
             int caught = 0, seeds = (int)th_iters(20, 2);
+            if (bug == BUG_PTR_SIGNAL && !th_checked_ptrs(transports[ti])) {
+                printf("# bug %d on %s: skipped, its peer pointers are not checked here\n",
+                       bug, transports[ti]);
+                continue;
+            }
             for (int seed = 1; seed <= seeds; seed++) {
                 char *err;
                 int rc = planted ? run_bug(transports[ti], bug, 0, seed, &err) : SHMEMU_OK;
@@ -1028,7 +1059,7 @@ static void test_planted_bugs(void **state)
                     err = NULL;
                 if (rc != SHMEMU_OK) {
                     /* Caught: the report names the thread and the lines. */
-                    if (!strstr(err, lines[bug]) ||
+                    if (!strstr(err, lines[bug]) || (fixes[bug] && !strstr(err, fixes[bug])) ||
                         !strstr(err, "PE 0/2 block (0,0,0) thread (0,0,0)")) {
                         fprintf(stderr, "bug %d on %s, seed %d: report lacks '%s':\n%s", bug,
                                 transports[ti], seed, lines[bug], err);
@@ -2653,6 +2684,13 @@ static void test_explored_twins(void **state)
         {"put_nbi, quiet, source reused", body_bug, 2, 0, 0,
          {.bug = {.bug = BUG_SRC, .fixed = 1}}},
         {"put_nbi, source reused", body_bug, 2, 1, 0, {.bug = {.bug = BUG_SRC}}},
+        {"put_nbi, fence, p flag", body_bug, 2, 0, 0,
+         {.bug = {.bug = BUG_P_FLAG, .fixed = 1}}},
+        {"put_nbi, p flag", body_bug, 2, 1, 0, {.bug = {.bug = BUG_P_FLAG}}},
+        {"stores through a peer pointer, fence, signal", body_bug, 2, 0, 1,
+         {.bug = {.bug = BUG_PTR_SIGNAL, .fixed = 1}}},
+        {"stores through a peer pointer, signal", body_bug, 2, 1, 1,
+         {.bug = {.bug = BUG_PTR_SIGNAL}}},
         {"every wave quiets its rows, then the tail", body_one_wave, 2, 0, 0, {.i = 1}},
         {"one wave quiets, then the tail (Primus-Turbo 482)", body_one_wave, 2, 1, 0, {.i = 0}},
     };

@@ -79,6 +79,10 @@ void shmemu__check_land_views(shmemu__pe *me) SHMEMU__HIDDEN;
  * that overtook earlier stores there (the other PEs should get turns to
  * read what it announced before the rest lands), else -1. */
 int shmemu__check_land_view_first(shmemu__pe *me) SHMEMU__HIDDEN;
+/* The PE that a device thread's signal or atomic reached while me's
+ * stores through views of its heap were held (they should land only after
+ * the other PEs had turns to read), else -1. */
+int shmemu__check_views_passed(shmemu__pe *me) SHMEMU__HIDDEN;
 /* Whether me holds stores through views of peers' heaps. */
 int shmemu__check_views_held(shmemu__pe *me) SHMEMU__HIDDEN;
 /* Whether a pause for a reader on pe that an overtaking flag began is
@@ -120,6 +124,10 @@ void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, siz
  * own heap (src/device/launch.c tells, at each switch). */
 void shmemu__check_dev_who(shmemu__pe *me, const struct shmemu_dev_self *self) SHMEMU__HIDDEN;
 void shmemu__check_dev_release(shmemu__pe *me, int pe, size_t off) SHMEMU__HIDDEN;
+/* A device call's signal or AMO (call) on the word at off of pe's heap
+ * goes out (fuzz): it may land before the PE's stores through peer
+ * pointers to pe, as an atomic instruction through one may. */
+void shmemu__check_dev_amo(shmemu__pe *me, int pe, size_t off, const char *call) SHMEMU__HIDDEN;
 /* The GPU's scopes for a kernel's plain stores of data (race.c): a
  * kernel of this PE starts (1) or ends (0); one of its threads made a
  * system-scope fence (__threadfence_system, shmemu_dev_fence, _quiet, a

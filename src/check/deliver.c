@@ -510,6 +510,7 @@ static int is_view(const struct held *h, size_t lo, size_t hi)
 void shmemu__chk_land_views(shmemu__pe *me)
 {
     land_while(me, -1, is_view, 0, 0);
+    me->chk->views_passed = 0;
 }
 
 /* A device thread's store y through a peer pointer is still held where x,
@@ -599,6 +600,11 @@ void shmemu__check_land_views(shmemu__pe *me)
 int shmemu__check_land_view_first(shmemu__pe *me)
 {
     return me->chk && me->chk->fuzz ? shmemu__chk_land_view_first(me) : -1;
+}
+
+int shmemu__check_views_passed(shmemu__pe *me)
+{
+    return me->chk && me->chk->fuzz ? me->chk->views_passed - 1 : -1;
 }
 
 int shmemu__check_paused(shmemu__pe *me, int pe)

@@ -177,6 +177,10 @@ struct shmemu__chk {
     void **last_site;
     int fuzz;
     int view_store; /* the put being issued is a store through a view */
+    /* pe + 1: a device thread's signal or atomic went to that PE while the
+     * PE's stores through peer pointers there were held (0: none since
+     * they last all landed) */
+    int views_passed;
     struct view *view; /* pointers.c: its views of peers' heaps, or NULL */
     struct own *own;   /* own.c: its own stores watched, or NULL */
     struct chk_pads pads[SHMEMU__PADS_MAX]; /* pads.c: its signal pads */

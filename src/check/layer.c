@@ -120,13 +120,10 @@ static int chk_amo_held(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
     return SHMEMU_OK;
 }
 
-/* An atomic instruction through a checked pointer (pointers.c), told as
- * chk_amo_held tells a non-fetching AMO at issue; the instruction itself
- * then runs on the heap. */
-/* A device thread's atomic on pe while its PE's stores through peer
- * pointers to pe are held: on a GPU it may land first.  The note names the
- * fix (it is printed only if the job then fails). */
-static void kernel_overtake_note(shmemu__pe *me, int pe)
+/* A device thread's atomic (what) on pe while its PE's stores through
+ * peer pointers to pe are held: on a GPU it may land first.  The note
+ * names the fix (it is printed only if the job then fails). */
+static int kernel_overtake_note(shmemu__pe *me, int pe, const char *what, const char *why)
 {
     struct shmemu__chk *k = me->chk;
     const struct held *y = NULL;
@@ -135,18 +132,18 @@ static void kernel_overtake_note(shmemu__pe *me, int pe)
             (!y || k->q[i].seq < y->seq))
             y = &k->q[i];
     if (!y || !me->kernel_where)
-        return;
+        return 0;
     char where[256], ysite[CHK_SITE];
     me->kernel_where(me, where, sizeof(where));
     shmemu__strlcpy(ysite, shmemu__chk_site_name(k, y->site), sizeof(ysite));
     shmemu__check_note(me->job,
-                       "%s: an atomic on PE %d may land there before this PE's stores through a "
-                       "peer pointer to PE %d (the first at %s): CUDA's atomics are relaxed, and "
-                       "a GPU's stores reach another GPU in order only after a system-scope "
-                       "fence; __threadfence() orders them within PE %d's GPU only: put "
-                       "__threadfence_system() (or shmemu_dev_fence()) between the stores and "
-                       "the flag",
-                       where, pe, pe, ysite, me->pe);
+                       "%s: %s on PE %d may land there before this PE's stores through a "
+                       "peer pointer to PE %d (the first at %s): %s, and a GPU's stores reach "
+                       "another GPU in order only after a system-scope fence; __threadfence() "
+                       "orders them within PE %d's GPU only: put __threadfence_system() (or "
+                       "shmemu_dev_fence()) between the stores and the flag",
+                       where, what, pe, pe, ysite, why, me->pe);
+    return 1;
 }
 
 void shmemu__chk_release_told(shmemu__pe *me, int pe, size_t off, const uint32_t *rel)
@@ -162,6 +159,57 @@ void shmemu__chk_release_told(shmemu__pe *me, int pe, size_t off, const uint32_t
     shmemu__race_release_by(me, k->race, pe, off, rel, by);
 }
 
+/* Fuzz: atomic h on pe goes out now, past what it may overtake (dev_call:
+ * a device call's signal or AMO, else an atomic instruction).  A
+ * lock-prefixed instruction is a full barrier on x86, and the program's
+ * atomic may be a release (C11 cannot be told from the instruction): the
+ * stores through pointers before it land first.  Not a device thread's:
+ * CUDA's atomics are relaxed, and its stores to another GPU land at a
+ * system-scope fence (src/device), so a flag raised after a
+ * __threadfence() of device scope may be seen before the data.  The puts
+ * of the library's own it may overtake, as an AMO may. */
+static void atomic_issued(shmemu__pe *me, struct held *h, int pe, const char *dev_call)
+{
+    struct shmemu__chk *k = me->chk;
+    if (!me->in_kernel)
+        shmemu__chk_land_views(me);
+    shmemu__chk_deliver_fenced(me, pe);
+    h->seq = k->seq + 1; /* newer than everything held */
+    h->epoch = shmemu__chk_fence_epoch(k, h->ctx);
+    /* The stores it passed land only after the other PEs had turns to
+     * read (shmemu__dev_land_views), as a flag's overtaking do. */
+    if (me->in_kernel &&
+        kernel_overtake_note(me, pe, dev_call ? dev_call : "an atomic",
+                             dev_call ? "a signal or AMO is not ordered after earlier stores "
+                                        "without a fence (NVSHMEM)"
+                                      : "CUDA's atomics are relaxed"))
+        k->views_passed = pe + 1;
+    if (shmemu__chk_record_overtake(me, h))
+        shmemu__chk_pause_for(me, pe, 0);
+}
+
+void shmemu__check_dev_amo(shmemu__pe *me, int pe, size_t off, const char *call)
+{
+    struct shmemu__chk *k = me->chk;
+    if (!k || !k->fuzz)
+        return;
+    shmemu__chk_enter(me);
+    const char *was_call = k->call;
+    void *was_site = k->site;
+    k->call = call;
+    k->site = NULL;
+    struct held h = {.kind = H_AMO, .ctx = shmemu__ctx_id};
+    h.amo.op = SHMEMU_TL_AMO_SET;
+    h.amo.pe = pe;
+    h.amo.off = off;
+    h.amo.width = 8;
+    shmemu__chk_stamp(me, &h, 0, off);
+    atomic_issued(me, &h, pe, call);
+    k->call = was_call;
+    k->site = was_site;
+    shmemu__chk_leave(me);
+}
+
 void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
 {
     struct shmemu__chk *k = me->chk;
@@ -172,25 +220,8 @@ void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
     h.amo.off = off;
     h.amo.width = 8;
     shmemu__chk_stamp(me, &h, 1, off);
-    if (k->fuzz) {
-        /* A lock-prefixed instruction is a full barrier on x86, and the
-         * program's atomic may be a release (C11 cannot be told from the
-         * instruction): the stores through pointers before it land first.
-         * Not a device thread's: CUDA's atomics are relaxed, and its stores
-         * to another GPU land at a system-scope fence (src/device), so a
-         * flag raised after a __threadfence() of device scope may be seen
-         * before the data.  The puts of the library's own it may overtake,
-         * as an AMO may. */
-        if (!me->in_kernel)
-            shmemu__chk_land_views(me);
-        shmemu__chk_deliver_fenced(me, pe);
-        h.seq = k->seq + 1; /* newer than everything held */
-        h.epoch = shmemu__chk_fence_epoch(k, h.ctx);
-        if (me->in_kernel)
-            kernel_overtake_note(me, pe);
-        if (shmemu__chk_record_overtake(me, &h))
-            shmemu__chk_pause_for(me, pe, 0);
-    }
+    if (k->fuzz)
+        atomic_issued(me, &h, pe, NULL);
     if (k->race && h.rel)
         shmemu__chk_release_told(me, pe, off, h.rel);
     free(h.rel);

@@ -192,10 +192,115 @@ static void put_bytes(struct dev_thread *t, const char *call, char *dst, size_t 
     *p = (struct dev_put){.pe = pe, .dst = dst, .src = src, .n = n, .nbi = nbi,
                           .file = t->self.file, .line = t->self.line, .call = call,
                           .off = off, .clock = shmemu__check_dev_clock(me),
-                          .bgen = t->blk->gen};
+                          .bgen = t->blk->gen, .seq = t->L->puts++};
     memcpy(p->data, src, n);
     *t->held_tail = p;
     t->held_tail = &p->next;
+}
+
+/* ------------------------------------------------- flags before data */
+
+#define FLAG_BYTES 8 /* a put this small may be a flag */
+#define FLAG_PICKS 8 /* the newest such puts weighed at one landing */
+
+static int overlaps(const struct dev_put *a, const struct dev_put *b)
+{
+    return a->pe == b->pe && a->off < b->off + b->n && b->off < a->off + a->n;
+}
+
+/* Would x, held by thread tx, overtake y, held by ty, if it landed first?
+ * Not ordered by anything: y issued earlier to the same PE by the same
+ * thread, or by a thread that tx follows through __syncthreads (a fence
+ * orders only its caller's puts, __syncthreads none). */
+static int may_overtake(const struct dev_thread *tx, const struct dev_put *x,
+                        const struct dev_thread *ty, const struct dev_put *y)
+{
+    return y->pe == x->pe && y->seq < x->seq && (ty == tx || y->bgen < x->bgen);
+}
+
+/* x (held by t) lands before the puts it may overtake, if none of them
+ * writes its bytes; each is marked and the first named in a note. */
+static int flag_first(struct dev_thread *t, struct dev_put *x)
+{
+    struct dev_launch *L = t->L;
+    struct dev_thread *blk = L->th + (size_t)(t->blk - L->blk) * L->per_block;
+    const struct dev_put *first = NULL;
+    const struct dev_thread *by = NULL;
+    for (unsigned i = 0; i < L->per_block; i++)
+        for (const struct dev_put *y = blk[i].held; y; y = y->next)
+            if (y != x && may_overtake(t, x, &blk[i], y)) {
+                if (overlaps(x, y))
+                    return 0; /* the same bytes keep their order */
+                if (!first || y->seq < first->seq) {
+                    first = y;
+                    by = &blk[i];
+                }
+            }
+    if (!first)
+        return 0;
+    for (unsigned i = 0; i < L->per_block; i++)
+        for (struct dev_put *y = blk[i].held; y; y = y->next)
+            if (y != x && may_overtake(t, x, &blk[i], y))
+                y->overtaken = 1;
+    const struct shmemu_dev_self *o = &by->self;
+    char whose[96] = "";
+    if (by != t)
+        snprintf(whose, sizeof(whose), " by thread (%u,%u,%u), which it follows through "
+                 "__syncthreads", o->thread_idx.x, o->thread_idx.y, o->thread_idx.z);
+    const struct shmemu_dev_self *s = &t->self;
+    shmemu__check_note(L->me->job,
+                       "flag before data: PE %d/%d block (%u,%u,%u) thread (%u,%u,%u) of "
+                       "kernel %s: its %zu-byte put at %s:%d reached PE %d before the "
+                       "put at %s:%d to PE %d%s: puts to one PE arrive in any order until "
+                       "a fence or quiet of the thread that issued them%s (NVSHMEM): %s",
+                       L->me->pe, L->me->npes, s->block_idx.x, s->block_idx.y,
+                       s->block_idx.z, s->thread_idx.x, s->thread_idx.y, s->thread_idx.z,
+                       L->k->name, x->n, x->file, x->line, x->pe, first->file, first->line,
+                       x->pe, whose, by == t ? "" : ", and __syncthreads orders none",
+                       by == t ? "put shmemu_dev_fence() between the data and the flag, or "
+                                 "send both with shmemu_dev_putmem_signal"
+                               : "have each thread call shmemu_dev_quiet() (or _fence) "
+                                 "before __syncthreads, or send the data with "
+                                 "shmemu_dev_putmem_signal");
+    /* out of t's list, then it lands */
+    struct dev_put **pp = &t->held;
+    while (*pp != x)
+        pp = &(*pp)->next;
+    *pp = x->next;
+    if (t->held_tail == &x->next)
+        t->held_tail = pp;
+    deliver_one(t, x);
+    return 1;
+}
+
+int shmemu__dev_deliver_flags_first(struct dev_launch *L)
+{
+    if (!L->checked || shmemu__dev_draw(L, 4) == 0) /* now and then in order */
+        return 0;
+    struct dev_put *pick[FLAG_PICKS];
+    struct dev_thread *of[FLAG_PICKS];
+    unsigned n = 0;
+    for (size_t i = 0; i < L->total; i++)
+        for (struct dev_put *x = L->th[i].held; x; x = x->next) {
+            if (x->n > FLAG_BYTES)
+                continue;
+            unsigned at = n < FLAG_PICKS ? n++ : FLAG_PICKS;
+            while (at > 0 && pick[at - 1]->seq < x->seq) { /* newest first */
+                if (at < FLAG_PICKS) {
+                    pick[at] = pick[at - 1];
+                    of[at] = of[at - 1];
+                }
+                at--;
+            }
+            if (at < FLAG_PICKS) {
+                pick[at] = x;
+                of[at] = &L->th[i];
+            }
+        }
+    int landed = 0;
+    for (unsigned i = 0; i < n; i++)
+        landed |= flag_first(of[i], pick[i]);
+    return landed;
 }
 
 /* A signal or AMO to pe is about to act while t holds puts to pe that
@@ -446,8 +551,10 @@ void shmemu_devrt_signal_op(uint64_t *sig, uint64_t signal, int sig_op, int pe)
     ME(call);
     uint64_t *w = signal_word(t, call, sig, pe);
     shmemu__dev_yield(t, NULL);
-    if (t->L->checked)
+    if (t->L->checked) {
         note_unordered(t, call, pe);
+        shmemu__check_dev_amo(t->L->me, pe, sym_off(t, sig), call);
+    }
     shmemu__check_dev_release(t->L->me, pe, sym_off(t, sig));
     signal_apply(t, call, w, signal, sig_op, pe, sym_off(t, sig), 0);
 }
@@ -465,6 +572,10 @@ static void put_signal(struct dev_thread *t, const char *call, void *dest, const
                              t->self.file, t->self.line, &t->self);
     if (n)
         memmove(dst, src, n);
+    if (t->L->checked) {
+        note_unordered(t, call, pe);
+        shmemu__check_dev_amo(me, pe, sym_off(t, sig), call);
+    }
     shmemu__check_dev_release(me, pe, sym_off(t, sig));
     signal_apply(t, call, w, signal, sig_op, pe, sym_off(t, sig), n > 0);
 }
@@ -512,6 +623,10 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
     shmemu_devrt_syncthreads();
     shmemu__dev_group_check(t, grp, seq, t->L->per_block, 0, call);
     if (t->rank == 0) {
+        if (t->L->checked) {
+            note_unordered(t, call, pe);
+            shmemu__check_dev_amo(me, pe, sym_off(t, sig), call);
+        }
         shmemu__check_dev_release(me, pe, sym_off(t, sig));
         signal_apply(t, call, w, signal, sig_op, pe, sym_off(t, sig), nbytes > 0);
     }
@@ -681,8 +796,10 @@ uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int
     uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "dest", dest, 8, pe);
     shmemu__dev_yield(t, NULL);
     block_synced(t);
-    if (t->L->checked && op != SHMEMU_DEV_AMO_FETCH)
+    if (t->L->checked && op != SHMEMU_DEV_AMO_FETCH) {
         note_unordered(t, call, pe);
+        shmemu__check_dev_amo(t->L->me, pe, sym_off(t, dest), call);
+    }
     shmemu__pe *me = t->L->me;
     size_t off = sym_off(t, dest);
     uint64_t old;

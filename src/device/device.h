@@ -37,6 +37,7 @@ struct dev_put {
     size_t off;         /* dest's heap offset */
     uint32_t clock;     /* the race detector's, at issue */
     unsigned bgen;      /* its block's __syncthreads passed before it was issued */
+    uint64_t seq;       /* issued as the launch's seq-th put */
     unsigned char data[]; /* the bytes as they were when the put was issued */
 };
 
@@ -142,6 +143,7 @@ struct dev_launch {
     int draw;            /* choices come from the transport's schedule */
     unsigned char coop;  /* the PE takes turns with others (me->coop) */
     uint64_t rng;
+    uint64_t puts;       /* puts issued (dev_put.seq) */
     uint64_t *ws;        /* the world team's workspace (the device barrier) */
     struct dev_thread *in_barrier; /* the thread inside the device barrier, or NULL */
     struct dev_sig_set *sets; /* DEV_SIG_SETS, allocated at the first SET */
@@ -195,6 +197,13 @@ void shmemu__dev_deliver(struct dev_thread *t, int pe);
  * to read it first (wait), or the rest stays held for a later landing
  * (!wait: the scheduler's draws). */
 void shmemu__dev_land_views(struct dev_launch *L, int wait);
+/* Fuzz, where the held puts land (every thread waiting, the kernel's
+ * end): mostly, a word put after data to the same PE without a fence
+ * between (by the same thread, or one that follows the data's thread
+ * through __syncthreads) lands first, as it may on a GPU, and the data it
+ * overtook is marked.  Returns whether it did: the other PEs should get
+ * turns to read before the rest lands. */
+int shmemu__dev_deliver_flags_first(struct dev_launch *L);
 /* Deliver t's oldest held put (fuzz's delivery points). */
 void shmemu__dev_deliver_oldest(struct dev_thread *t);
 /* A quiet of t: the sources of its delivered nbi puts are free again

@@ -607,6 +607,15 @@ static void host_turn(struct dev_launch *L, int nap, int stuck)
     shmemu__dev_launch = L;
 }
 
+/* A signal, AMO or flag overtook puts still held: the other PEs get turns
+ * to read what it announced before the rest lands (fuzz: as late as a GPU
+ * may deliver it, bounded so that nothing waits on it forever). */
+static void held_turns(struct dev_launch *L)
+{
+    for (int r = 0; r < 64 && !shmemu__aborted(L->me); r++)
+        host_turn(L, r >= 8, 0);
+}
+
 /* A flag of this PE's landed on pe before its data
  * (shmemu__dev_land_views): the other PEs get turns to read what it
  * announced before the rest lands, as launch_end gives them for an
@@ -642,10 +651,21 @@ void shmemu__dev_land_views(struct dev_launch *L, int wait)
     shmemu__pe *me = L->me;
     if (!L->checked)
         return; /* nothing is held */
-    for (int p = 0; wait && p < me->npes; p++) /* one carried out at its store */
-        if (shmemu__check_paused(me, p))
+    /* One carried out at its store, or a signal or atomic that overtook
+     * them: the reader's turns first (a draw leaves them to a later
+     * landing). */
+    for (int p = 0; p < me->npes; p++)
+        if (shmemu__check_paused(me, p)) {
+            if (!wait)
+                return;
             reader_turns(L, p);
-    int pe = shmemu__check_land_view_first(me);
+        }
+    int pe = shmemu__check_views_passed(me);
+    if (pe >= 0 && !wait)
+        return;
+    if (pe >= 0)
+        reader_turns(L, pe);
+    pe = shmemu__check_land_view_first(me);
     if (pe >= 0 && !wait)
         return;
     if (pe >= 0)
@@ -758,6 +778,8 @@ static void schedule(struct dev_launch *L)
          * livelock detection (which ends the job when every PE waits so),
          * and the CPU to the others. */
         if (L->checked) { /* holding never deadlocks */
+            if (shmemu__dev_deliver_flags_first(L))
+                held_turns(L);
             for (size_t i = 0; i < L->total && !L->failed; i++)
                 if (L->th[i].held)
                     shmemu__dev_deliver(&L->th[i], -1);
@@ -777,17 +799,16 @@ static void schedule(struct dev_launch *L)
 }
 
 /* The kernel has ended.  What its threads still hold arrives now -- but
- * where a signal or AMO overtook it, only after the other PEs had turns
- * to read what that announced (fuzz: as late as a GPU may deliver it,
- * bounded so that nothing waits on it forever). */
+ * where a signal, an AMO or a flag put overtook it, only after the other
+ * PEs had turns to read what that announced (held_turns). */
 static void launch_end(struct dev_launch *L)
 {
-    int overtaken = 0;
+    int overtaken = !L->failed && shmemu__dev_deliver_flags_first(L);
     for (size_t i = 0; i < L->total; i++)
         for (struct dev_put *p = L->th[i].held; p; p = p->next)
             overtaken |= p->overtaken;
-    for (int r = 0; overtaken && r < 64 && !shmemu__aborted(L->me); r++)
-        host_turn(L, r >= 8, 0);
+    if (overtaken)
+        held_turns(L);
     if (L->checked && !L->failed)
         shmemu__dev_land_views(L, 1);
     for (size_t i = 0; i < L->total && !L->failed; i++) {
