@@ -928,8 +928,11 @@ static void test_sim_replay(void **state)
  *   BUG_P_FLAG      putmem_nbi, then the flag put with uint64_p, no fence
  *                   (puts to one PE arrive in any order until a fence)
  *   BUG_PTR_SIGNAL  data stored through shmemu_dev_ptr, then signal_op,
- *                   no fence (a signal is not ordered after stores) */
-enum { BUG_NO_FENCE, BUG_NO_QUIET, BUG_SRC, BUG_P_FLAG, BUG_PTR_SIGNAL };
+ *                   no fence (a signal is not ordered after stores)
+ *   BUG_SIGNAL_SRC  putmem_signal_nbi's source changed before the quiet
+ *   BUG_GET_EARLY   getmem_nbi's destination read before the quiet */
+enum { BUG_NO_FENCE, BUG_NO_QUIET, BUG_SRC, BUG_P_FLAG, BUG_PTR_SIGNAL, BUG_SIGNAL_SRC,
+       BUG_GET_EARLY, BUG_COUNT };
 
 struct bug_arg {
     int *data, *out, *src;
@@ -942,9 +945,29 @@ SHMEMU_KERNEL(k_bug, struct bug_arg, a)
     int me = shmemu_dev_my_pe();
     if (threadIdx.x != 0)
         return;
+    if (a.bug == BUG_GET_EARLY) { /* PE 0's src was filled before the launch */
+        if (me == 1) {
+            int got[16];
+            shmemu_dev_getmem_nbi(got, a.src, sizeof(got), 0);
+            if (a.fixed)
+                shmemu_dev_quiet();
+            for (int i = 0; i < a.n; i++)
+                a.out[i] = got[i];
+            shmemu_dev_quiet();
+        }
+        return;
+    }
     if (me == 0) {
         for (int i = 0; i < a.n; i++)
             a.src[i] = 100 + i;
+        if (a.bug == BUG_SIGNAL_SRC) {
+            shmemu_dev_putmem_signal_nbi(a.data, a.src, a.n * sizeof(int), a.sig, 1,
+                                         SHMEMU_SIGNAL_SET, 1);
+            if (a.fixed)
+                shmemu_dev_quiet();
+            a.src[0] = -1;
+            return;
+        }
         if (a.bug == BUG_P_FLAG || a.bug == BUG_PTR_SIGNAL) {
             int *d = (int *)shmemu_dev_ptr(a.data, 1);
             if (a.bug == BUG_P_FLAG)
@@ -988,6 +1011,11 @@ static int body_bug(void *arg)
     uint64_t *sig = shmemu_calloc(1, 8);
     PE_CHECK(data && out && src && sig);
     struct bug_arg a = {data, out, src, sig, n, in->bug, in->fixed};
+    if (in->bug == BUG_GET_EARLY) {
+        for (int i = 0; i < n; i++)
+            src[i] = 100 + i;
+        PE_CHECK_OK(shmemu_barrier_all());
+    }
     PE_CHECK_OK(shmemu_launch_kernel(k_bug, 1, 2, &a));
     PE_CHECK_OK(shmemu_barrier_all());
     if (shmemu_my_pe() == 1)
@@ -1027,11 +1055,26 @@ static void test_planted_bugs(void **state)
         "shmemu_dev_putmem_nbi: its source (64 bytes to PE 1) changed before a quiet",
         "of kernel k_bug: its 8-byte put at tests/test_kernels.c:",
         "shmemu_dev_signal_op on PE 1 may land there before this PE's stores through a peer "
-        "pointer to PE 1"};
+        "pointer to PE 1",
+        "shmemu_dev_putmem_signal_nbi: its source (64 bytes to PE 1) changed before a quiet",
+        "shmemu_dev_getmem_nbi at tests/test_kernels.c:"};
     static const char *const fixes[] = {
         NULL, NULL, NULL,
         "reached PE 1 before the put at tests/test_kernels.c:",
-        "put __threadfence_system() (or shmemu_dev_fence()) between the stores and the flag"};
+        "put __threadfence_system() (or shmemu_dev_fence()) between the stores and the flag",
+        NULL,
+        "(64 bytes from PE 0): its destination held poison (0xfe bytes: NaN as a float, huge "
+        "as an integer) until a quiet completed the get; a value read from it before then is "
+        "not the peer's: read it after shmemu_dev_quiet()"};
+    /* the thread the report names (a get's note names its line only) */
+    static const char *const who[] = {
+        "PE 0/2 block (0,0,0) thread (0,0,0)", "PE 0/2 block (0,0,0) thread (0,0,0)",
+        "PE 0/2 block (0,0,0) thread (0,0,0)", "PE 0/2 block (0,0,0) thread (0,0,0)",
+        "PE 0/2 block (0,0,0) thread (0,0,0)", "PE 0/2 block (0,0,0) thread (0,0,0)",
+        "PE 1/2 returned 1 from pe_main"};
+    _Static_assert(sizeof(lines) / sizeof(lines[0]) == BUG_COUNT, "a line per bug");
+    _Static_assert(sizeof(fixes) / sizeof(fixes[0]) == BUG_COUNT, "a fix per bug");
+    _Static_assert(sizeof(who) / sizeof(who[0]) == BUG_COUNT, "a thread per bug");
     int ran = 0;
     for (size_t ti = 0; ti < 3; ti++) {
         char why[200];
@@ -1045,7 +1088,7 @@ static void test_planted_bugs(void **state)
 #ifdef TH_TSAN
         planted = !strcmp(transports[ti], "sim");
 #endif
-        for (int bug = BUG_NO_FENCE; bug <= BUG_PTR_SIGNAL; bug++) {
+        for (int bug = BUG_NO_FENCE; bug < BUG_COUNT; bug++) {
             int caught = 0, seeds = (int)th_iters(20, 2);
             if (bug == BUG_PTR_SIGNAL && !th_checked_ptrs(transports[ti])) {
                 printf("# bug %d on %s: skipped, its peer pointers are not checked here\n",
@@ -1060,7 +1103,7 @@ static void test_planted_bugs(void **state)
                 if (rc != SHMEMU_OK) {
                     /* Caught: the report names the thread and the lines. */
                     if (!strstr(err, lines[bug]) || (fixes[bug] && !strstr(err, fixes[bug])) ||
-                        !strstr(err, "PE 0/2 block (0,0,0) thread (0,0,0)")) {
+                        !strstr(err, who[bug])) {
                         fprintf(stderr, "bug %d on %s, seed %d: report lacks '%s':\n%s", bug,
                                 transports[ti], seed, lines[bug], err);
                         fail();
@@ -1083,11 +1126,12 @@ static void test_planted_bugs(void **state)
             }
             printf("# bug %d on %s: caught in %d of %d seeds\n", bug, transports[ti], caught,
                    seeds);
-            /* A changed source is caught every time.  A late put shows
-             * only where the receiver reads before it lands: on sim each
-             * seed decides exactly (these catch about half); elsewhere the
-             * threads' timing does, so one catch in the seeds is asked. */
-            if (bug == BUG_SRC)
+            /* A changed source, and a get's destination read early, are
+             * caught every time.  A late put shows only where the
+             * receiver reads before it lands: on sim each seed decides
+             * exactly (these catch about half); elsewhere the threads'
+             * timing does, so one catch in the seeds is asked. */
+            if (bug == BUG_SRC || bug == BUG_SIGNAL_SRC || bug == BUG_GET_EARLY)
                 assert_int_equal(caught, seeds);
             else if (!strcmp(transports[ti], "sim"))
                 assert_true(caught >= seeds / 2);
@@ -2691,6 +2735,12 @@ static void test_explored_twins(void **state)
          {.bug = {.bug = BUG_PTR_SIGNAL, .fixed = 1}}},
         {"stores through a peer pointer, signal", body_bug, 2, 1, 1,
          {.bug = {.bug = BUG_PTR_SIGNAL}}},
+        {"put_signal_nbi, quiet, source reused", body_bug, 2, 0, 0,
+         {.bug = {.bug = BUG_SIGNAL_SRC, .fixed = 1}}},
+        {"put_signal_nbi, source reused", body_bug, 2, 1, 0, {.bug = {.bug = BUG_SIGNAL_SRC}}},
+        {"get_nbi, quiet, read", body_bug, 2, 0, 0, {.bug = {.bug = BUG_GET_EARLY, .fixed = 1}}},
+        {"get_nbi, read before the quiet", body_bug, 2, 1, 0,
+         {.bug = {.bug = BUG_GET_EARLY}}},
         {"every wave quiets its rows, then the tail", body_one_wave, 2, 0, 0, {.i = 1}},
         {"one wave quiets, then the tail (Primus-Turbo 482)", body_one_wave, 2, 1, 0, {.i = 0}},
     };

@@ -90,7 +90,7 @@ static void check_source(struct dev_thread *t, const struct dev_put *p)
         return;
     t->self.file = p->file;
     t->self.line = p->line;
-    shmemu__dev_record(t, SHMEMU_ERACE, "shmemu_dev_putmem_nbi",
+    shmemu__dev_record(t, SHMEMU_ERACE, p->call,
                        "its source (%zu bytes to PE %d) changed before a quiet completed the "
                        "put: the GPU may send the old bytes, the new or a mix",
                        p->n, p->pe);
@@ -154,8 +154,69 @@ void shmemu__dev_deliver_oldest(struct dev_thread *t)
     deliver_one(t, p);
 }
 
+/* A put's symmetric source, n bytes at src, to pe, that must keep its
+ * bytes until t's next quiet (an nbi put with signal, which lands at
+ * once). */
+static void watch_source(struct dev_thread *t, const char *call, const void *src, size_t n,
+                         int pe)
+{
+    if (!t->L->checked || !n || !in_own_heap(t->L->me, src, n))
+        return;
+    struct dev_put *p = malloc(sizeof(*p) + n);
+    if (!p)
+        shmemu__dev_fail(t, SHMEMU_ENOMEM, call, "no memory to watch a %zu-byte source", n);
+    *p = (struct dev_put){.pe = pe, .src = src, .n = n, .nbi = 1, .file = t->self.file,
+                          .line = t->self.line, .call = call};
+    memcpy(p->data, src, n);
+    p->next = t->watch;
+    t->watch = p;
+}
+
+/* The poison of a pending get's destination: NaN as any float type, huge
+ * as an integer (the host's nonblocking gets use the same). */
+#define GET_POISON 0xfe
+
+static int poisoned(const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != GET_POISON)
+            return 0;
+    return 1;
+}
+
+void shmemu__dev_complete_gets(struct dev_thread *t)
+{
+    while (t->gets) {
+        struct dev_put *g = t->gets;
+        t->gets = g->next;
+        if (!t->L->failed && !poisoned((const unsigned char *)g->dst, g->n)) {
+            t->self.file = g->file;
+            t->self.line = g->line;
+            shmemu__dev_record(t, SHMEMU_ERACE, g->call,
+                               "its destination (%zu bytes from PE %d) was written before a "
+                               "quiet completed the get: the GPU may write it at any time "
+                               "until then",
+                               g->n, g->pe);
+        }
+        memmove(g->dst, g->src, g->n);
+        /* (printed only if the job then fails: one note per line) */
+        shmemu__check_note(t->L->me->job,
+                           "%s at %s:%d (%zu bytes from PE %d): its destination held poison "
+                           "(0x%02x bytes: NaN as a float, huge as an integer) until a quiet "
+                           "completed the get; a value read from it before then is not the "
+                           "peer's: read it after shmemu_dev_quiet()",
+                           g->call, g->file, g->line, g->n, g->pe, GET_POISON);
+        free(g);
+    }
+}
+
 void shmemu__dev_flush(struct dev_thread *t)
 {
+    while (t->gets) {
+        struct dev_put *g = t->gets;
+        t->gets = g->next;
+        free(g);
+    }
     while (t->held) {
         struct dev_put *p = t->held;
         t->held = p->next;
@@ -400,16 +461,35 @@ static void do_put(struct dev_thread *t, const char *call, void *dest, const voi
     put_bytes(t, call, dst, sym_off(t, dest), src, n, pe, nbi);
 }
 
+/* A get of n bytes: now, or (nbi, checker mode) at the thread's next
+ * quiet, its destination poisoned until then -- a value read before the
+ * quiet is wrong even where the buffer held the right one, as on a GPU
+ * it may not have arrived. */
 static void do_get(struct dev_thread *t, const char *call, void *dest, const void *src,
-                   size_t n, int pe)
+                   size_t n, int pe, int nbi)
 {
     const char *from = peer_addr(t, call, "src", src, n, pe);
     check_local(t, call, "dest", dest, n);
     shmemu__pe *me = t->L->me;
     shmemu__check_dev_access(me, 0, pe, sym_off(t, src), n, shmemu__check_dev_clock(me), call,
                              t->self.file, t->self.line, &t->self);
-    if (n)
+    if (!n)
+        return;
+    const char *d = dest;
+    if (!nbi || !t->L->checked || (d < from + n && from < d + n)) {
         memmove(dest, from, n);
+        return;
+    }
+    struct dev_put *g = malloc(sizeof(*g));
+    if (!g)
+        shmemu__dev_fail(t, SHMEMU_ENOMEM, call, "no memory to hold a %zu-byte get", n);
+    *g = (struct dev_put){.pe = pe, .dst = dest, .src = from, .n = n, .nbi = 1,
+                          .file = t->self.file, .line = t->self.line, .call = call};
+    memset(dest, GET_POISON, n);
+    struct dev_put **pp = &t->gets;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = g;
 }
 
 #define GROUP_COPY(NAME, CALL, IS_PUT, NBI, WARP)                              \
@@ -428,7 +508,7 @@ static void do_get(struct dev_thread *t, const char *call, void *dest, const voi
         if (len && IS_PUT)                                                     \
             do_put(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe, NBI); \
         else if (len)                                                          \
-            do_get(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe); \
+            do_get(t, CALL, (char *)dest + lo, (const char *)src + lo, len, pe, NBI); \
         if (WARP)                                                              \
             shmemu__dev_warp_sync(t, CALL);                                                \
         else                                                                   \
@@ -454,14 +534,14 @@ void shmemu_devrt_getmem(void *dest, const void *src, size_t nbytes, int pe)
 {
     ME("shmemu_dev_getmem");
     shmemu__dev_yield(t, NULL);
-    do_get(t, "shmemu_dev_getmem", dest, src, nbytes, pe);
+    do_get(t, "shmemu_dev_getmem", dest, src, nbytes, pe, 0);
 }
 
 void shmemu_devrt_getmem_nbi(void *dest, const void *src, size_t nbytes, int pe)
 {
     ME("shmemu_dev_getmem_nbi");
     shmemu__dev_yield(t, NULL);
-    do_get(t, "shmemu_dev_getmem_nbi", dest, src, nbytes, pe);
+    do_get(t, "shmemu_dev_getmem_nbi", dest, src, nbytes, pe, 1);
 }
 
 GROUP_COPY(putmem_block, "shmemu_dev_putmem_block", 1, 0, 0)
@@ -562,7 +642,7 @@ void shmemu_devrt_signal_op(uint64_t *sig, uint64_t signal, int sig_op, int pe)
 /* The data, then the signal, as one unit: whoever sees the signal sees the
  * data (earlier puts stay as unordered as they were). */
 static void put_signal(struct dev_thread *t, const char *call, void *dest, const void *src,
-                       size_t n, uint64_t *sig, uint64_t signal, int sig_op, int pe)
+                       size_t n, uint64_t *sig, uint64_t signal, int sig_op, int pe, int nbi)
 {
     char *dst = peer_addr(t, call, "dest", dest, n, pe);
     check_local(t, call, "src", src, n);
@@ -572,6 +652,8 @@ static void put_signal(struct dev_thread *t, const char *call, void *dest, const
                              t->self.file, t->self.line, &t->self);
     if (n)
         memmove(dst, src, n);
+    if (nbi)
+        watch_source(t, call, src, n, pe);
     if (t->L->checked) {
         note_unordered(t, call, pe);
         shmemu__check_dev_amo(me, pe, sym_off(t, sig), call);
@@ -583,23 +665,24 @@ static void put_signal(struct dev_thread *t, const char *call, void *dest, const
 /* A put with signal lands as one unit as soon as it is issued, so the
  * nbi form is the same operation. */
 static void put_signal_call(const char *call, void *dest, const void *src, size_t nbytes,
-                            uint64_t *sig, uint64_t signal, int sig_op, int pe)
+                            uint64_t *sig, uint64_t signal, int sig_op, int pe, int nbi)
 {
     ME(call);
     shmemu__dev_yield(t, NULL);
-    put_signal(t, call, dest, src, nbytes, sig, signal, sig_op, pe);
+    put_signal(t, call, dest, src, nbytes, sig, signal, sig_op, pe, nbi);
 }
 
 void shmemu_devrt_putmem_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig,
                                 uint64_t signal, int sig_op, int pe)
 {
-    put_signal_call("shmemu_dev_putmem_signal", dest, src, nbytes, sig, signal, sig_op, pe);
+    put_signal_call("shmemu_dev_putmem_signal", dest, src, nbytes, sig, signal, sig_op, pe, 0);
 }
 
 void shmemu_devrt_putmem_signal_nbi(void *dest, const void *src, size_t nbytes, uint64_t *sig,
                                     uint64_t signal, int sig_op, int pe)
 {
-    put_signal_call("shmemu_dev_putmem_signal_nbi", dest, src, nbytes, sig, signal, sig_op, pe);
+    put_signal_call("shmemu_dev_putmem_signal_nbi", dest, src, nbytes, sig, signal, sig_op, pe,
+                    1);
 }
 
 /* Every thread copies its slice; after the block has met, one thread
@@ -620,6 +703,8 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
                              call, t->self.file, t->self.line, &t->self);
     if (len)
         memmove(dst + lo, (const char *)src + lo, len);
+    if (strstr(call, "_nbi")) /* its slice stays the source until the thread's quiet */
+        watch_source(t, call, (const char *)src + lo, len, pe);
     shmemu_devrt_syncthreads();
     shmemu__dev_group_check(t, grp, seq, t->L->per_block, 0, call);
     if (t->rank == 0) {
@@ -781,6 +866,7 @@ void shmemu_devrt_quiet(void)
     shmemu__dev_deliver(t, -1);
     shmemu__check_dev_sys_fence(t->L->me);
     shmemu__dev_quiet_sources(t);
+    shmemu__dev_complete_gets(t);
     shmemu__full_fence();
     shmemu__dev_yield(t, NULL);
 }
@@ -883,6 +969,7 @@ void shmemu_devrt_barrier_all(void)
     ME("shmemu_dev_barrier_all");
     shmemu__dev_deliver(t, -1);
     shmemu__dev_quiet_sources(t);
+    shmemu__dev_complete_gets(t);
     shmemu__full_fence();
     dev_sync_all(t, "shmemu_dev_barrier_all");
 }
@@ -897,6 +984,7 @@ static void block_barrier(const char *call, int quiet)
     if (quiet) {
         shmemu__dev_deliver(t, -1);
         shmemu__dev_quiet_sources(t);
+    shmemu__dev_complete_gets(t);
     }
     shmemu_devrt_syncthreads();
     shmemu__dev_group_check(t, grp, seq, t->L->per_block, 0, call);

@@ -59,6 +59,9 @@ struct dev_thread {
     uint32_t step;        /* basic blocks it ran since its warp last came together */
     struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
     struct dev_put *watch; /* delivered nbi puts whose sources a quiet frees */
+    /* checker: nbi gets a quiet completes (dst: the destination, poisoned
+     * until then; src: the peer's bytes as mapped), in issue order */
+    struct dev_put *gets;
     struct {
         unsigned mask, n;
     } wx[4];              /* warp functions it called, per mask (their meeting points) */
@@ -209,6 +212,9 @@ void shmemu__dev_deliver_oldest(struct dev_thread *t);
 /* A quiet of t: the sources of its delivered nbi puts are free again
  * (each checked unchanged first). */
 void shmemu__dev_quiet_sources(struct dev_thread *t);
+/* A quiet of t (or the launch's end): its nbi gets complete, each
+ * destination checked unwritten since the get poisoned it. */
+void shmemu__dev_complete_gets(struct dev_thread *t);
 /* Free what t still holds after delivering it (the launch ends). */
 void shmemu__dev_flush(struct dev_thread *t);
 

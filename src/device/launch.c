@@ -814,6 +814,7 @@ static void launch_end(struct dev_launch *L)
     for (size_t i = 0; i < L->total && !L->failed; i++) {
         shmemu__dev_deliver(&L->th[i], -1);
         shmemu__dev_quiet_sources(&L->th[i]);
+        shmemu__dev_complete_gets(&L->th[i]);
     }
 }
 
