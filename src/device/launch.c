@@ -651,15 +651,11 @@ void shmemu__dev_land_views(struct dev_launch *L, int wait)
     shmemu__pe *me = L->me;
     if (!L->checked)
         return; /* nothing is held */
-    /* One carried out at its store, or a signal or atomic that overtook
-     * them: the reader's turns first (a draw leaves them to a later
-     * landing). */
-    for (int p = 0; p < me->npes; p++)
-        if (shmemu__check_paused(me, p)) {
-            if (!wait)
-                return;
+    for (int p = 0; wait && p < me->npes; p++) /* one carried out at its store */
+        if (shmemu__check_paused(me, p))
             reader_turns(L, p);
-        }
+    /* A signal or atomic overtook them: the readers' turns first (a draw
+     * leaves them to a later landing). */
     int pe = shmemu__check_views_passed(me);
     if (pe >= 0 && !wait)
         return;
