@@ -83,6 +83,9 @@ int shmemu__check_land_view_first(shmemu__pe *me) SHMEMU__HIDDEN;
  * stores through views of its heap were held (they should land only after
  * the other PEs had turns to read), else -1. */
 int shmemu__check_views_passed(shmemu__pe *me) SHMEMU__HIDDEN;
+/* Whether p lies in me's checker views of peers' heaps (a peer pointer
+ * under the checker). */
+int shmemu__check_in_view(shmemu__pe *me, const void *p) SHMEMU__HIDDEN;
 /* Whether me holds stores through views of peers' heaps. */
 int shmemu__check_views_held(shmemu__pe *me) SHMEMU__HIDDEN;
 /* Whether a pause for a reader on pe that an overtaking flag began is

@@ -602,6 +602,11 @@ int shmemu__check_land_view_first(shmemu__pe *me)
     return me->chk && me->chk->fuzz ? shmemu__chk_land_view_first(me) : -1;
 }
 
+int shmemu__check_in_view(shmemu__pe *me, const void *p)
+{
+    return me->chk && shmemu__chk_in_view(me, p);
+}
+
 int shmemu__check_views_passed(shmemu__pe *me)
 {
     return me->chk && me->chk->fuzz ? me->chk->views_passed - 1 : -1;

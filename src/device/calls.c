@@ -476,7 +476,8 @@ static void do_get(struct dev_thread *t, const char *call, void *dest, const voi
     if (!n)
         return;
     const char *d = dest;
-    if (!nbi || !t->L->checked || (d < from + n && from < d + n)) {
+    if (!nbi || !t->L->checked || (d < from + n && from < d + n) ||
+        shmemu__check_in_view(me, dest)) { /* (into a peer's heap: its stores) */
         memmove(dest, from, n);
         return;
     }
