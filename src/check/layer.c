@@ -133,9 +133,9 @@ static int kernel_overtake_note(shmemu__pe *me, int pe, const char *what, const 
             y = &k->q[i];
     if (!y || !me->kernel_where)
         return 0;
-    char where[256], ysite[CHK_SITE];
+    char where[256], ysite[CHK_SITE + 100];
     me->kernel_where(me, where, sizeof(where));
-    shmemu__strlcpy(ysite, shmemu__chk_site_name(k, y->site), sizeof(ysite));
+    shmemu__chk_site_line(k, y->site, ysite, sizeof(ysite));
     shmemu__check_note(me->job,
                        "%s: %s on PE %d may land there before this PE's stores through a "
                        "peer pointer to PE %d (the first at %s): %s, and a GPU's stores reach "
