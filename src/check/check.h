@@ -83,6 +83,9 @@ int shmemu__check_land_view_first(shmemu__pe *me) SHMEMU__HIDDEN;
  * stores through views of its heap were held (they should land only after
  * the other PEs had turns to read), else -1. */
 int shmemu__check_views_passed(shmemu__pe *me) SHMEMU__HIDDEN;
+/* The checker's count of the operations it has held for me (0: none):
+ * one held later has a higher sequence number. */
+uint64_t shmemu__check_seq(shmemu__pe *me) SHMEMU__HIDDEN;
 /* Whether p lies in me's checker views of peers' heaps (a peer pointer
  * under the checker). */
 int shmemu__check_in_view(shmemu__pe *me, const void *p) SHMEMU__HIDDEN;

@@ -602,6 +602,8 @@ int shmemu__check_land_view_first(shmemu__pe *me)
     return me->chk && me->chk->fuzz ? shmemu__chk_land_view_first(me) : -1;
 }
 
+uint64_t shmemu__check_seq(shmemu__pe *me) { return me->chk ? me->chk->seq : 0; }
+
 int shmemu__check_in_view(shmemu__pe *me, const void *p)
 {
     return me->chk && shmemu__chk_in_view(me, p);

@@ -123,13 +123,27 @@ static int chk_amo_held(struct shmemu_tl_job *tl, const struct shmemu_tl_amo *d)
 /* A device thread's atomic (what) on pe while its PE's stores through
  * peer pointers to pe are held: on a GPU it may land first.  The note
  * names the fix (it is printed only if the job then fails). */
+/* Does the running device thread's atomic follow held store h?  Its own
+ * stores, and its block-mates' up to the __syncthreads it passed last, it
+ * does; other blocks' maybe (a grid-wide handshake); not stores its
+ * block-mates made since (a next round's data, say, which the flag does
+ * not announce). */
+static int kernel_follows(shmemu__pe *me, const struct held *h)
+{
+    const struct shmemu__who *w = shmemu__chk_who(me->chk);
+    if (!w || !h->who.dev || memcmp(h->who.block, w->block, sizeof(w->block)) != 0)
+        return 1;
+    return memcmp(h->who.thread, w->thread, sizeof(w->thread)) == 0 ||
+           h->seq <= me->kernel_synced;
+}
+
 static int kernel_overtake_note(shmemu__pe *me, int pe, const char *what, const char *why)
 {
     struct shmemu__chk *k = me->chk;
     const struct held *y = NULL;
     for (size_t i = 0; i < k->n; i++)
         if (k->q[i].view && k->q[i].kind == H_PUT && k->q[i].rma.pe == pe &&
-            (!y || k->q[i].seq < y->seq))
+            (!y || k->q[i].seq < y->seq) && kernel_follows(me, &k->q[i]))
             y = &k->q[i];
     if (!y || !me->kernel_where)
         return 0;

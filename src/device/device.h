@@ -98,6 +98,7 @@ struct dev_shared {
 struct dev_block {
     unsigned nthreads, arrived; /* live threads; those in __syncthreads */
     unsigned gen;               /* its __syncthreads passed so far */
+    uint64_t sync_seq;          /* shmemu__check_seq when it last passed one */
     struct dev_group group;     /* its _block calls */
     struct dev_group *warps;    /* its warps' _warp calls */
     struct dev_wx *wx;          /* its warps' warp functions, DEV_WX_SLOTS each (or NULL) */

@@ -287,6 +287,7 @@ static void block_release(struct dev_launch *L, struct dev_block *b)
     size_t first = (size_t)(b - L->blk) * L->per_block;
     b->arrived = 0;
     b->gen++;
+    b->sync_seq = shmemu__check_seq(L->me);
     warps_together(L, b);
     for (unsigned i = 0; i < L->per_block; i++)
         if (L->th[first + i].state == DT_SYNC) {
@@ -577,6 +578,7 @@ static void run_one(struct dev_launch *L, struct dev_thread *t)
     L->me->coop = 0;
     L->me->in_kernel = 1;
     L->me->kernel_where = kernel_where;
+    L->me->kernel_synced = t->blk->sync_seq;
     L->cur = t;
     shmemu_devrt_self = &t->self;
     if (L->me->chk) /* the checker names the thread in its reports */

@@ -195,6 +195,10 @@ typedef struct shmemu__pe {
     /* Meanwhile: where that thread is ("PE 0/2 block (0,0,0) thread
      * (3,0,0) of kernel k at k.cu:41"), for the checker's notes. */
     void (*kernel_where)(shmemu__pe *me, char *buf, size_t len);
+    /* ... and the checker's count of held operations (shmemu__check_seq)
+     * when that thread's block last passed __syncthreads: stores its
+     * block-mates held up to it precede what the thread does now. */
+    uint64_t kernel_synced;
     /* Set while a kernel of this PE runs: an abort that unwinds the PE out
      * of it (a device thread's call failed in abort mode) frees it. */
     void (*kernel_abandon)(shmemu__pe *me);
