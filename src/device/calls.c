@@ -336,7 +336,7 @@ static int flag_first(struct dev_thread *t, struct dev_put *x)
 
 int shmemu__dev_deliver_flags_first(struct dev_launch *L)
 {
-    if (!L->checked || shmemu__dev_draw(L, 4) == 0) /* now and then in order */
+    if (!L->checked)
         return 0;
     struct dev_put *pick[FLAG_PICKS];
     struct dev_thread *of[FLAG_PICKS];
@@ -358,6 +358,8 @@ int shmemu__dev_deliver_flags_first(struct dev_launch *L)
                 of[at] = &L->th[i];
             }
         }
+    if (!n || shmemu__dev_draw(L, 4) == 0) /* (now and then in order) */
+        return 0;
     int landed = 0;
     for (unsigned i = 0; i < n; i++)
         landed |= flag_first(of[i], pick[i]);
