@@ -202,6 +202,19 @@ static void atomic_issued(shmemu__pe *me, struct held *h, int pe, const char *de
         shmemu__chk_pause_for(me, pe, 0);
 }
 
+/* An 8-byte SET of pe's word at off, as the checker holds an atomic
+ * through a pointer (stamped: its release where flag). */
+static struct held word_set(shmemu__pe *me, int pe, size_t off, int flag)
+{
+    struct held h = {.kind = H_AMO, .ctx = shmemu__ctx_id};
+    h.amo.op = SHMEMU_TL_AMO_SET;
+    h.amo.pe = pe;
+    h.amo.off = off;
+    h.amo.width = 8;
+    shmemu__chk_stamp(me, &h, flag, off);
+    return h;
+}
+
 void shmemu__check_dev_amo(shmemu__pe *me, int pe, size_t off, const char *call)
 {
     struct shmemu__chk *k = me->chk;
@@ -212,12 +225,7 @@ void shmemu__check_dev_amo(shmemu__pe *me, int pe, size_t off, const char *call)
     void *was_site = k->site;
     k->call = call;
     k->site = NULL;
-    struct held h = {.kind = H_AMO, .ctx = shmemu__ctx_id};
-    h.amo.op = SHMEMU_TL_AMO_SET;
-    h.amo.pe = pe;
-    h.amo.off = off;
-    h.amo.width = 8;
-    shmemu__chk_stamp(me, &h, 0, off);
+    struct held h = word_set(me, pe, off, 0);
     atomic_issued(me, &h, pe, call);
     k->call = was_call;
     k->site = was_site;
@@ -228,12 +236,7 @@ void shmemu__chk_view_amo_begin(shmemu__pe *me, int pe, size_t off)
 {
     struct shmemu__chk *k = me->chk;
     shmemu__chk_bump_activity(me, 1);
-    struct held h = {.kind = H_AMO, .ctx = shmemu__ctx_id};
-    h.amo.op = SHMEMU_TL_AMO_SET;
-    h.amo.pe = pe;
-    h.amo.off = off;
-    h.amo.width = 8;
-    shmemu__chk_stamp(me, &h, 1, off);
+    struct held h = word_set(me, pe, off, 1);
     if (k->fuzz)
         atomic_issued(me, &h, pe, NULL);
     if (k->race && h.rel)
