@@ -96,11 +96,37 @@ static void check_source(struct dev_thread *t, const struct dev_put *p)
                        p->n, p->pe);
 }
 
+/* A put's bytes land: a naturally aligned word of 1, 2, 4 or 8 bytes in
+ * one atomic store, as a GPU delivers it (a waiter polling the word never
+ * sees it torn, and the thread sanitizer sees the pairing with its atomic
+ * loads); anything else as a copy. */
+#define LAND_WORD(T)                                                           \
+    do {                                                                       \
+        T v;                                                                   \
+        memcpy(&v, src, sizeof(v));                                            \
+        __atomic_store_n((T *)dst, v, __ATOMIC_RELEASE);                       \
+    } while (0)
+
+static void land_bytes(void *dst, const void *src, size_t n)
+{
+    uintptr_t a = (uintptr_t)dst;
+    if (n == 8 && !(a & 7))
+        LAND_WORD(uint64_t);
+    else if (n == 4 && !(a & 3))
+        LAND_WORD(uint32_t);
+    else if (n == 2 && !(a & 1))
+        LAND_WORD(uint16_t);
+    else if (n == 1)
+        LAND_WORD(uint8_t);
+    else
+        memmove(dst, src, n);
+}
+
 static void deliver_one(struct dev_thread *t, struct dev_put *p)
 {
     shmemu__check_dev_access(t->L->me, 1, p->pe, p->off, p->n, p->clock, p->call, p->file,
                              p->line, &t->self);
-    memcpy(p->dst, p->data, p->n);
+    land_bytes(p->dst, p->data, p->n);
     shmemu__notify(t->L->me, p->pe); /* a host waiting on the word */
     if (p->nbi && in_own_heap(t->L->me, p->src, p->n)) {
         check_source(t, p);
@@ -243,7 +269,7 @@ static void put_bytes(struct dev_thread *t, const char *call, char *dst, size_t 
     if (!t->L->checked) {
         shmemu__check_dev_access(me, 1, pe, off, n, shmemu__check_dev_clock(me), call,
                                  t->self.file, t->self.line, &t->self);
-        memmove(dst, src, n);
+        land_bytes(dst, src, n);
         shmemu__notify(me, pe);
         return;
     }
