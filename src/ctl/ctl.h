@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "runtime/platform.h"
 #include "shmemu.h"
@@ -241,14 +242,35 @@ static inline uint32_t shmemu__ws_state(uint64_t w) { return (uint32_t)w; }
  * deadlock check reads a sleeper's while the sleeper, woken meanwhile, may
  * already be writing its next one (the reader then sees the sleep state
  * change, and drops what it read). */
-static inline void shmemu__wait_desc_copy(struct shmemu__wait_desc *to,
-                                          const struct shmemu__wait_desc *from)
+static inline void shmemu__wait_desc_copy_n(struct shmemu__wait_desc *to,
+                                            const struct shmemu__wait_desc *from, size_t bytes)
 {
     _Static_assert(sizeof(*to) % 4 == 0, "wait descriptions are 4-byte words");
     uint32_t *t = (uint32_t *)(void *)to;
     const uint32_t *f = (const uint32_t *)(const void *)from;
-    for (size_t i = 0; i < sizeof(*to) / 4; i++)
+    for (size_t i = 0; i < bytes / 4; i++)
         __atomic_store_n(&t[i], __atomic_load_n(&f[i], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+
+static inline void shmemu__wait_desc_copy(struct shmemu__wait_desc *to,
+                                          const struct shmemu__wait_desc *from)
+{
+    shmemu__wait_desc_copy_n(to, from, sizeof(*to));
+}
+
+/* A sync's description: its call, team slot and generation, the words
+ * before vtype (a barrier is a hot path: not the whole of it). */
+static inline void shmemu__wait_desc_sync(struct shmemu__wait_desc *to, const char *call,
+                                          int32_t team, uint32_t gen)
+{
+    _Static_assert(offsetof(struct shmemu__wait_desc, vtype) % 4 == 0, "words up to vtype");
+    struct shmemu__wait_desc d;
+    memset(d.call, 0, sizeof(d.call));
+    shmemu__strlcpy(d.call, call, sizeof(d.call));
+    d.kind = SHMEMU__WAIT_SYNC;
+    d.team = team;
+    d.gen = gen;
+    shmemu__wait_desc_copy_n(to, &d, offsetof(struct shmemu__wait_desc, vtype));
 }
 
 /* Wake PE pe if it sleeps on a value or has threads asleep in the library

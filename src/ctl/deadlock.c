@@ -77,10 +77,14 @@ static int device_waiters_looked(shmemu__pe *me, const uint64_t *snap)
  * an array wait has a status mask this cannot see, so where any word may
  * satisfy, the PE is woken to look for itself -- once per content of its
  * words: asleep again on the same words, it found them wanting. */
-static int sleeper_judged(shmemu__pe *me, int pe)
+static int sleeper_judged(shmemu__pe *me, int pe, uint64_t snap)
 {
     struct shmemu__ctl_pe *cp = shmemu__ctl_pe(me->ctl, pe);
+    if (shmemu__life_gone(atomic_load(&cp->life)))
+        return 0;
     uint64_t ws = atomic_load(&cp->wstate);
+    if (ws != snap)
+        return 1; /* it woke since the snapshots: not stuck */
     if (shmemu__ws_state(ws) != SHMEMU__WS_DATA_CONF)
         return 0;
     struct shmemu__wait_desc copy, *d = &copy;
@@ -154,7 +158,7 @@ static int all_stuck(shmemu__pe *me)
     int unsure = shmemu__tl_device_writes(me->job);
     if (stuck && waiting > 0 && !unsure && atomic_load(&me->ctl->direct_stores))
         for (int p = 0; p < n && stuck; p++) {
-            int r = sleeper_judged(me, p);
+            int r = sleeper_judged(me, p, snap[p]);
             stuck = r <= 0;
             unsure |= r < 0;
         }

@@ -420,10 +420,8 @@ static int sync_wait(shmemu__pe *me, struct shmemu__ctl_team *t, int slot,
     settle(me);
     struct shmemu__ctl_pe *mine = me->ctl_me;
     uint32_t tok = ++me->wtoken;
-    shmemu__strlcpy(mine->wait.call, shmemu__user_call(call), sizeof(mine->wait.call));
-    mine->wait.kind = SHMEMU__WAIT_SYNC;
-    mine->wait.team = slot;
-    mine->wait.gen = gen;
+    /* (word by word: deadlock detection may be reading the last one) */
+    shmemu__wait_desc_sync(&mine->wait, shmemu__user_call(call), slot, gen);
     STORE(me, &mine->sync_team, slot);
     STORE(me, &mine->sync_gen, gen);
     STORE(me, &mine->wstate, shmemu__ws_pack(tok, SHMEMU__WS_SYNC_CONF));
