@@ -5,6 +5,8 @@
  * barriers, a schedule on sim that replays, planted ordering bugs that the
  * checker catches (with their fixed twins passing), and misuse.  Kernel
  * files built with shmemu-devcc and run through the tools: test_devcc. */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -3185,6 +3187,61 @@ static void test_stuck(void **state)
     free(err);
 }
 
+/* A launch in a job another PE has ended: in ABORT mode the PE unwinds
+ * before any device thread runs, and whatever the launch had made goes
+ * with it (`make asan` sees a launch left behind as a leak). */
+static atomic_int after_abort_ran;
+
+SHMEMU_KERNEL(k_after_abort, struct none_arg, a)
+{
+    (void)a;
+    atomic_fetch_add(&after_abort_ran, 1);
+}
+
+static int body_launch_after_abort(void *arg)
+{
+    (void)arg;
+    if (shmemu_my_pe() == 0)
+        return 1; /* ends the job */
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_RETURN));
+    while (shmemu_quiet() == SHMEMU_OK)
+        sched_yield();
+    PE_CHECK_EQ(shmemu_last_status(), SHMEMU_EABORTED);
+    PE_CHECK_OK(shmemu_set_error_mode(SHMEMU_ERRORS_ABORT));
+    struct none_arg a = {0};
+    (void)shmemu_launch_kernel(k_after_abort, 2, 3, &a);
+    th_pe_fail(__FILE__, __LINE__, "a launch in an ended job returned in ABORT mode");
+    return 1;
+}
+
+static void test_launch_after_abort(void **state)
+{
+    (void)state;
+    /* PEs that are threads or fibers of this process: the kernel's count
+     * is read here */
+    static const char *const transports[] = {"local", "sim"};
+    int ran = 0;
+    for (size_t i = 0; i < 2; i++) {
+        char why[200];
+        if (!th_transport_wanted(transports[i], why, sizeof(why))) {
+            printf("# %s: skipped: %s\n", transports[i], why);
+            continue;
+        }
+        atomic_store(&after_abort_ran, 0);
+        th_capture_start();
+        int rc = th_launch(transports[i], 2, 1 << 20, body_launch_after_abort, NULL);
+        char *err = th_capture_stop();
+        if (rc == SHMEMU_OK || !strstr(err, "PE 0/2 returned 1 from pe_main; ending the job") ||
+            strstr(err, "FAIL PE") || atomic_load(&after_abort_ran) != 0)
+            fail_msg("%s: rc %d, %d device threads ran: %s", transports[i], rc,
+                     atomic_load(&after_abort_ran), err);
+        free(err);
+        ran++;
+    }
+    if (!ran)
+        th_skip("neither local nor sim is selected here (SHMEMU_TEST_TRANSPORTS)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -3217,6 +3274,7 @@ int main(void)
         cmocka_unit_test(test_half_conversions),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_stuck),
+        cmocka_unit_test(test_launch_after_abort),
         cmocka_unit_test(test_plain_launch_waves),
         cmocka_unit_test(test_plain_launch_blocks_wait),
     };

@@ -908,6 +908,12 @@ static int launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 b
                                 "(transport %s): device code needs load/store access to every "
                                 "PE's heap",
                                 k->name, p, shmemu__tl_name(me->job));
+    /* Before the launch exists: a call into the library unwinds the PE in
+     * ABORT mode once another PE ended the job, and a launch made but not
+     * yet handed to kernel_abandon would then be lost. */
+    void *ws = shmemu_team_workspace(SHMEMU_TEAM_WORLD);
+    if (!ws)
+        return shmemu_last_status();
     struct dev_launch *L = calloc(1, sizeof(*L));
     if (!L)
         return shmemu__fail(me, SHMEMU_ENOMEM, call, "out of memory");
@@ -925,7 +931,7 @@ static int launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 b
         return shmemu__fail(me, st, call, "kernel %s: no memory for %zu device threads", k->name,
                             (size_t)(nb * nt));
     }
-    L->ws = shmemu_team_workspace(SHMEMU_TEAM_WORLD);
+    L->ws = ws;
     shmemu__dev_launch = L;
     me->kernel_live = L;
     me->kernel_abandon = launch_abandon;
