@@ -1520,23 +1520,8 @@ static void test_scope_threadfence_device_pull(void **state)
         "which PE 0's plain store by block (0,0,0) thread (", "k_scope_pull__shmemu_entry+0x",
         "no system-scope fence of PE 0 came between the data and the flag",
         "__threadfence() orders them within PE 0's GPU only", NULL};
-    int ran = 0, seeds = th_quick() ? 20 : 40;
-    for (int tr = 0; tr < th_transport_count(); tr++) {
-        const char *tp = th_transport(tr);
-        if (!th_checked_ptrs(tp))
-            continue;
-        ran++;
-        int caught[3] = {0};
-        scope_seeds(tp, 2, body_scope_pull, SCOPE_NONE, seeds, says, caught);
-        for (int mode = SCOPE_DEVICE; mode <= SCOPE_NONE; mode += 2) {
-            printf("# %s before a pulled part's flag on %s: caught in %d of %d seeds\n",
-                   scope_what[mode], tp, caught[mode], seeds);
-            assert_true(caught[mode] >= 1);
-        }
-    }
-    if (!ran && th_under_valgrind())
-        th_skip("checked pointers are off under valgrind (its CPU gives a fault handler no "
-                "registers to carry a store out with)");
+    int seeds = th_quick() ? 20 : 40;
+    scope_held_stores("a pulled part's flag", 2, body_scope_pull, SCOPE_NONE, seeds, says, 1);
 }
 
 /* Where a device thread's peer pointers are the checker's views (local,
