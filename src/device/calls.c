@@ -198,14 +198,10 @@ static void watch_source(struct dev_thread *t, const char *call, const void *src
     t->watch = p;
 }
 
-/* The poison of a pending get's destination: NaN as any float type, huge
- * as an integer (the host's nonblocking gets use the same). */
-#define GET_POISON 0xfe
-
 static int poisoned(const unsigned char *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (b[i] != GET_POISON)
+        if (b[i] != SHMEMU_CHECK_GET_POISON)
             return 0;
     return 1;
 }
@@ -231,7 +227,7 @@ void shmemu__dev_complete_gets(struct dev_thread *t)
                            "(0x%02x bytes: NaN as a float, huge as an integer) until a quiet "
                            "completed the get; a value read from it before then is not the "
                            "peer's: read it after shmemu_dev_quiet()",
-                           g->call, g->file, g->line, g->n, g->pe, GET_POISON);
+                           g->call, g->file, g->line, g->n, g->pe, SHMEMU_CHECK_GET_POISON);
         free(g);
     }
 }
@@ -514,7 +510,7 @@ static void do_get(struct dev_thread *t, const char *call, void *dest, const voi
         shmemu__dev_fail(t, SHMEMU_ENOMEM, call, "no memory to hold a %zu-byte get", n);
     *g = (struct dev_put){.pe = pe, .dst = dest, .src = from, .n = n, .nbi = 1,
                           .file = t->self.file, .line = t->self.line, .call = call};
-    memset(dest, GET_POISON, n);
+    memset(dest, SHMEMU_CHECK_GET_POISON, n);
     struct dev_put **pp = &t->gets;
     while (*pp)
         pp = &(*pp)->next;
@@ -717,7 +713,7 @@ void shmemu_devrt_putmem_signal_nbi(void *dest, const void *src, size_t nbytes, 
 /* Every thread copies its slice; after the block has met, one thread
  * raises the signal, so that it follows every slice. */
 static void put_signal_block(const char *call, void *dest, const void *src, size_t nbytes,
-                             uint64_t *sig, uint64_t signal, int sig_op, int pe)
+                             uint64_t *sig, uint64_t signal, int sig_op, int pe, int nbi)
 {
     ME(call);
     unsigned seq;
@@ -732,7 +728,7 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
                              call, t->self.file, t->self.line, &t->self);
     if (len)
         memmove(dst + lo, (const char *)src + lo, len);
-    if (strstr(call, "_nbi")) /* its slice stays the source until the thread's quiet */
+    if (nbi) /* its slice stays the source until the thread's quiet */
         watch_source(t, call, (const char *)src + lo, len, pe);
     shmemu_devrt_syncthreads();
     shmemu__dev_group_check(t, grp, seq, t->L->per_block, 0, call);
@@ -751,14 +747,14 @@ void shmemu_devrt_putmem_signal_block(void *dest, const void *src, size_t nbytes
                                       uint64_t *sig, uint64_t signal, int sig_op, int pe)
 {
     put_signal_block("shmemu_dev_putmem_signal_block", dest, src, nbytes, sig, signal, sig_op,
-                     pe);
+                     pe, 0);
 }
 
 void shmemu_devrt_putmem_signal_nbi_block(void *dest, const void *src, size_t nbytes,
                                           uint64_t *sig, uint64_t signal, int sig_op, int pe)
 {
     put_signal_block("shmemu_dev_putmem_signal_nbi_block", dest, src, nbytes, sig, signal,
-                     sig_op, pe);
+                     sig_op, pe, 1);
 }
 
 /* ---------------------------------------------------------------- waits */
