@@ -94,6 +94,10 @@ int shmemu__check_views_held(shmemu__pe *me) SHMEMU__HIDDEN;
 /* Whether a pause for a reader on pe that an overtaking flag began is
  * still on (it ends once that PE acted, or after a bounded time). */
 int shmemu__check_paused(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
+/* A device thread's signal or AMO went to pe while its puts to other PEs
+ * were still held (a fence orders per PE): pe's reader gets time to act
+ * before they land (fuzz; until pe passes a sync and acts, or a bound). */
+void shmemu__check_pause_reader(shmemu__pe *me, int pe) SHMEMU__HIDDEN;
 /* A device thread's atomic on addr (scope.c), before it runs (done 0)
  * and once it ran (done 1).  narrow: the name of its scope where that is
  * not system ("device", "block"), else NULL. */
@@ -125,6 +129,11 @@ uint32_t shmemu__check_dev_clock(shmemu__pe *me) SHMEMU__HIDDEN;
 void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, size_t n,
                               uint32_t clock, const char *call, const char *file, int line,
                               const struct shmemu_dev_self *self) SHMEMU__HIDDEN;
+/* The same for a put landing that a report explains with why where it
+ * conflicts (NULL: as shmemu__check_dev_access). */
+void shmemu__check_dev_landed(shmemu__pe *me, int pe, size_t off, size_t n, uint32_t clock,
+                              const char *call, const char *file, int line,
+                              const struct shmemu_dev_self *self, const char *why) SHMEMU__HIDDEN;
 /* The device thread that runs on the PE from now (NULL: the host again),
  * named by the race reports of what it stores through views and to its
  * own heap (src/device/launch.c tells, at each switch). */

@@ -620,6 +620,15 @@ int shmemu__check_paused(shmemu__pe *me, int pe)
            shmemu__chk_paused(me, pe, shmemu__time());
 }
 
+void shmemu__check_pause_reader(shmemu__pe *me, int pe)
+{
+    if (!me->chk || !me->chk->fuzz)
+        return;
+    shmemu__chk_enter(me);
+    shmemu__chk_pause_for(me, pe, 1);
+    shmemu__chk_leave(me);
+}
+
 void shmemu__chk_land_range(shmemu__pe *me, int pe, size_t lo, size_t hi)
 {
     land_while(me, pe, writes_into, lo, hi);

@@ -922,13 +922,14 @@ static void line_site_text(char *buf, const char *by, const void *arg)
 
 void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
                              size_t off, size_t n, uint32_t clock, const char *call,
-                             const char *file, int line, const struct shmemu__who *who)
+                             const char *file, int line, const char *why,
+                             const struct shmemu__who *who)
 {
     /* cached by the call and the file's name, the line folded into it */
     struct line_site s = {call, file, line};
     uint16_t site = cached_site(r, call, (void *)((uintptr_t)file ^ ((uintptr_t)line << 20)),
                                 who, line_site_text, &s);
-    access_site(me, r, write, pe, off, n, clock, r->vc, site, UNORDERED, DEV_CALL);
+    access_site(me, r, write, pe, off, n, clock, r->vc, site, why ? why : UNORDERED, DEV_CALL);
 }
 
 void shmemu__race_own_store(shmemu__pe *me, struct shmemu__race *r, size_t off, size_t n,

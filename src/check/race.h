@@ -137,7 +137,7 @@ void shmemu__race_page_release(shmemu__pe *me, struct shmemu__race *r, size_t of
  * flags may be plain loads and stores), named "call (at file:line)". */
 void shmemu__race_dev_access(shmemu__pe *me, struct shmemu__race *r, int write, int pe,
                              size_t off, size_t n, uint32_t clock, const char *call,
-                             const char *file, int line,
+                             const char *file, int line, const char *why,
                              const struct shmemu__who *who) SHMEMU__HIDDEN;
 /* The device barrier of all PEs (its gen-th), on arrival and once passed,
  * as a team sync. */

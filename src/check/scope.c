@@ -130,17 +130,31 @@ static struct shmemu__who who_of(const struct shmemu_dev_self *s)
                                 {s->thread_idx.x, s->thread_idx.y, s->thread_idx.z}};
 }
 
-void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, size_t n,
-                              uint32_t clock, const char *call, const char *file, int line,
-                              const struct shmemu_dev_self *self)
+static void dev_access(shmemu__pe *me, int write, int pe, size_t off, size_t n, uint32_t clock,
+                       const char *call, const char *file, int line,
+                       const struct shmemu_dev_self *self, const char *why)
 {
     struct shmemu__race *r = dev_race(me);
     if (!r || !n)
         return;
     struct shmemu__who who = who_of(self);
     shmemu__chk_enter(me);
-    shmemu__race_dev_access(me, r, write, pe, off, n, clock, call, file, line, &who);
+    shmemu__race_dev_access(me, r, write, pe, off, n, clock, call, file, line, why, &who);
     shmemu__chk_leave(me);
+}
+
+void shmemu__check_dev_access(shmemu__pe *me, int write, int pe, size_t off, size_t n,
+                              uint32_t clock, const char *call, const char *file, int line,
+                              const struct shmemu_dev_self *self)
+{
+    dev_access(me, write, pe, off, n, clock, call, file, line, self, NULL);
+}
+
+void shmemu__check_dev_landed(shmemu__pe *me, int pe, size_t off, size_t n, uint32_t clock,
+                              const char *call, const char *file, int line,
+                              const struct shmemu_dev_self *self, const char *why)
+{
+    dev_access(me, 1, pe, off, n, clock, call, file, line, self, why);
 }
 
 void shmemu__check_dev_who(shmemu__pe *me, const struct shmemu_dev_self *self)

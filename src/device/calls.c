@@ -5,14 +5,18 @@
  *
  * Plainly run, a put is a copy that lands at once.  In checker mode
  * (fuzz), a put is held by its thread, with a copy of its source, until
- * something orders it: a fence, a quiet or a system-scope fence of that
- * thread, a wait of that thread, the end of the thread, or a seeded draw
- * of the scheduler; signals and AMOs act at once.  So a flag raised
+ * something orders it: a quiet or a system-scope fence of that thread, a
+ * wait of that thread, a later signal, AMO or get of that thread to the
+ * same PE after a fence (a fence orders per destination PE), a seeded
+ * draw of the scheduler, or the end of the launch; signals and AMOs act
+ * at once.  So a flag raised
  * without a fence after the data it announces arrives first, as it may on
  * a GPU, and a waiter reads stale data; a note names both lines.  An nbi
  * put whose symmetric source changed before it was delivered is an error
  * (the source belongs to the put until quiet).
  */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,8 +128,18 @@ static void land_bytes(void *dst, const void *src, size_t n)
 
 static void deliver_one(struct dev_thread *t, struct dev_put *p)
 {
-    shmemu__check_dev_access(t->L->me, 1, p->pe, p->off, p->n, p->clock, p->call, p->file,
-                             p->line, &t->self);
+    /* Why a reader there may have missed it, if one did (the race
+     * detector's report): it went out before a signal to another PE that
+     * no quiet ordered it before. */
+    char why[320] = "";
+    if (p->told_pe)
+        snprintf(why, sizeof(why),
+                 "only a quiet orders it before the thread's %s at %s:%d to PE %d, which may "
+                 "announce it (a fence orders puts per destination PE: NVSHMEM, OpenSHMEM): "
+                 "put shmemu_dev_quiet() between the put and the signal",
+                 p->told_call, p->told_file ? p->told_file : "?", p->told_line, p->told_pe - 1);
+    shmemu__check_dev_landed(t->L->me, p->pe, p->off, p->n, p->clock, p->call, p->file, p->line,
+                             &t->self, why[0] ? why : NULL);
     land_bytes(p->dst, p->data, p->n);
     shmemu__notify(t->L->me, p->pe); /* a host waiting on the word */
     if (p->nbi && in_own_heap(t->L->me, p->src, p->n)) {
@@ -147,16 +161,17 @@ void shmemu__dev_quiet_sources(struct dev_thread *t)
     }
 }
 
-void shmemu__dev_deliver(struct dev_thread *t, int pe)
+/* t's held puts to pe (every PE: -1) land, in the order t issued them;
+ * with fenced, only those a fence of t ordered before its block's
+ * __syncthreads number gen (OWN_GEN: before anything t does now). */
+#define OWN_GEN UINT_MAX
+static void deliver_some(struct dev_thread *t, int pe, int fenced, unsigned gen)
 {
-    /* Everything this thread put, and (coarser than the GPU: the PE's, not
-     * the thread's) its stores through peer pointers' views (shm). */
-    if (pe < 0)
-        shmemu__dev_land_views(t->L, 1);
     struct dev_put **pp = &t->held;
     while (*pp) {
         struct dev_put *p = *pp;
-        if (pe >= 0 && p->pe != pe) {
+        if ((pe >= 0 && p->pe != pe) ||
+            (fenced && !(p->fenced && (gen == OWN_GEN || p->fbgen < gen)))) {
             pp = &p->next;
             continue;
         }
@@ -167,6 +182,45 @@ void shmemu__dev_deliver(struct dev_thread *t, int pe)
     }
     if (!t->held)
         t->held_tail = &t->held;
+}
+
+void shmemu__dev_deliver(struct dev_thread *t, int pe)
+{
+    /* Everything this thread put, and (coarser than the GPU: the PE's, not
+     * the thread's) its stores through peer pointers' views (shm). */
+    if (pe < 0)
+        shmemu__dev_land_views(t->L, 1);
+    deliver_some(t, pe, 0, 0);
+}
+
+/* shmemu_dev_fence: what t holds now arrives at each PE before anything t
+ * sends that PE later -- per destination, as OpenSHMEM's and NVSHMEM's
+ * fence promise: a put to one PE and a signal to another stay unordered
+ * until a quiet.  Nothing lands now. */
+static void fence_puts(struct dev_thread *t)
+{
+    for (struct dev_put *p = t->held; p; p = p->next)
+        if (!p->fenced) {
+            p->fenced = 1;
+            p->fbgen = t->blk->gen;
+        }
+    t->fences++;
+}
+
+/* Before t's signal, AMO or get acts on pe: the puts to pe that a fence
+ * ordered before it land first -- t's own, and those of its block's
+ * threads that fenced before a __syncthreads t has passed (the rule the
+ * checker keeps for fences: cumulative through __syncthreads). */
+static void deliver_fenced(struct dev_thread *t, int pe)
+{
+    if (!t->L->checked)
+        return;
+    deliver_some(t, pe, 1, OWN_GEN);
+    struct dev_launch *L = t->L;
+    struct dev_thread *blk = L->th + (size_t)(t->blk - L->blk) * L->per_block;
+    for (unsigned i = 0; i < L->per_block; i++)
+        if (&blk[i] != t && blk[i].held)
+            deliver_some(&blk[i], pe, 1, t->blk->gen);
 }
 
 void shmemu__dev_deliver_oldest(struct dev_thread *t)
@@ -275,7 +329,7 @@ static void put_bytes(struct dev_thread *t, const char *call, char *dst, size_t 
     *p = (struct dev_put){.pe = pe, .dst = dst, .src = src, .n = n, .nbi = nbi,
                           .file = t->self.file, .line = t->self.line, .call = call,
                           .off = off, .clock = shmemu__check_dev_clock(me),
-                          .bgen = t->blk->gen, .seq = t->L->puts++};
+                          .bgen = t->blk->gen, .fgen = t->fences, .seq = t->L->puts++};
     memcpy(p->data, src, n);
     *t->held_tail = p;
     t->held_tail = &p->next;
@@ -291,14 +345,26 @@ static int overlaps(const struct dev_put *a, const struct dev_put *b)
     return a->pe == b->pe && a->off < b->off + b->n && b->off < a->off + a->n;
 }
 
+/* Must y, held by thread ty, land before x, held by tx?  Issued earlier
+ * to the same PE, with a fence between: tx's own, or ty's before a
+ * __syncthreads that tx passed before issuing x. */
+static int ordered_before(const struct dev_thread *tx, const struct dev_put *x,
+                          const struct dev_thread *ty, const struct dev_put *y)
+{
+    return y->pe == x->pe && y->seq < x->seq &&
+           (ty == tx ? y->fgen < x->fgen : y->fenced && y->fbgen < x->bgen);
+}
+
 /* Would x, held by thread tx, overtake y, held by ty, if it landed first?
  * Not ordered by anything: y issued earlier to the same PE by the same
  * thread, or by a thread that tx follows through __syncthreads (a fence
- * orders only its caller's puts, __syncthreads none). */
+ * orders only its caller's puts, __syncthreads none), with no fence that
+ * orders them (ordered_before). */
 static int may_overtake(const struct dev_thread *tx, const struct dev_put *x,
                         const struct dev_thread *ty, const struct dev_put *y)
 {
-    return y->pe == x->pe && y->seq < x->seq && (ty == tx || y->bgen < x->bgen);
+    return y->pe == x->pe && y->seq < x->seq && (ty == tx || y->bgen < x->bgen) &&
+           !ordered_before(tx, x, ty, y);
 }
 
 /* x (held by t) lands before the puts it may overtake, if none of them
@@ -310,7 +376,9 @@ static int flag_first(struct dev_thread *t, struct dev_put *x)
     const struct dev_put *first = NULL;
     const struct dev_thread *by = NULL;
     for (unsigned i = 0; i < L->per_block; i++)
-        for (const struct dev_put *y = blk[i].held; y; y = y->next)
+        for (const struct dev_put *y = blk[i].held; y; y = y->next) {
+            if (y != x && ordered_before(t, x, &blk[i], y))
+                return 0; /* a fence keeps x behind y */
             if (y != x && may_overtake(t, x, &blk[i], y)) {
                 if (overlaps(x, y))
                     return 0; /* the same bytes keep their order */
@@ -319,6 +387,7 @@ static int flag_first(struct dev_thread *t, struct dev_put *x)
                     by = &blk[i];
                 }
             }
+        }
     if (!first)
         return 0;
     for (unsigned i = 0; i < L->per_block; i++)
@@ -403,9 +472,19 @@ static void note_unordered(struct dev_thread *t, const char *call, int pe)
                                "shmemu_dev_putmem_signal)",
                                where, call, pe, p->file, p->line, pe);
         }
-    for (struct dev_put *p = t->held; p; p = p->next)
-        if (p->pe == pe)
-            p->overtaken = 1;
+    /* Its puts to other PEs went out before it too, and only a quiet
+     * orders them before it (a fence orders per PE): the signal may
+     * announce them to a third PE, whose reader the launch's end waits
+     * for before they land. */
+    for (struct dev_put *p = t->held; p; p = p->next) {
+        p->overtaken = 1;
+        if (p->pe != pe && !p->told_pe) {
+            p->told_pe = pe + 1;
+            p->told_call = call;
+            p->told_file = t->self.file;
+            p->told_line = t->self.line;
+        }
+    }
     /* Other threads' puts that this thread follows through __syncthreads
      * (issued before one it has passed): the signal announces them too,
      * yet a fence or quiet orders only its own caller's puts (NVSHMEM),
@@ -494,6 +573,7 @@ static void do_get(struct dev_thread *t, const char *call, void *dest, const voi
 {
     const char *from = peer_addr(t, call, "src", src, n, pe);
     check_local(t, call, "dest", dest, n);
+    deliver_fenced(t, pe); /* a get follows what a fence ordered before it */
     shmemu__pe *me = t->L->me;
     shmemu__check_dev_access(me, 0, pe, sym_off(t, src), n, shmemu__check_dev_clock(me), call,
                              t->self.file, t->self.line, &t->self);
@@ -656,6 +736,7 @@ void shmemu_devrt_signal_op(uint64_t *sig, uint64_t signal, int sig_op, int pe)
     ME(call);
     uint64_t *w = signal_word(t, call, sig, pe);
     shmemu__dev_yield(t, NULL);
+    deliver_fenced(t, pe);
     if (t->L->checked) {
         note_unordered(t, call, pe);
         shmemu__check_dev_amo(t->L->me, pe, sym_off(t, sig), call);
@@ -673,6 +754,7 @@ static void put_signal(struct dev_thread *t, const char *call, void *dest, const
     check_local(t, call, "src", src, n);
     uint64_t *w = signal_word(t, call, sig, pe);
     shmemu__pe *me = t->L->me;
+    deliver_fenced(t, pe);
     shmemu__check_dev_access(me, 1, pe, sym_off(t, dest), n, shmemu__check_dev_clock(me), call,
                              t->self.file, t->self.line, &t->self);
     if (n)
@@ -724,6 +806,7 @@ static void put_signal_block(const char *call, void *dest, const void *src, size
     check_local(t, call, "src", src, nbytes);
     uint64_t *w = signal_word(t, call, sig, pe);
     shmemu__pe *me = t->L->me;
+    deliver_fenced(t, pe);
     shmemu__check_dev_access(me, 1, pe, sym_off(t, dest) + lo, len, shmemu__check_dev_clock(me),
                              call, t->self.file, t->self.line, &t->self);
     if (len)
@@ -878,7 +961,10 @@ void shmemu_devrt_fence(void)
 {
     ME("shmemu_dev_fence");
     fence_turn(t);
-    shmemu__dev_deliver(t, -1);
+    /* its puts keep their place per PE (fence_puts); its stores through
+     * peer pointers land, as the system-scope fence the GPU makes of it */
+    fence_puts(t);
+    shmemu__dev_land_views(t->L, 1);
     shmemu__check_dev_sys_fence(t->L->me);
     shmemu__full_fence();
     shmemu__dev_yield(t, NULL);
@@ -907,6 +993,7 @@ uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int
     uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "dest", dest, 8, pe);
     shmemu__dev_yield(t, NULL);
     block_synced(t);
+    deliver_fenced(t, pe);
     if (t->L->checked && op != SHMEMU_DEV_AMO_FETCH) {
         note_unordered(t, call, pe);
         shmemu__check_dev_amo(t->L->me, pe, sym_off(t, dest), call);

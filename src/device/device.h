@@ -30,13 +30,19 @@ struct dev_put {
     const char *src;    /* the caller's source (for "source changed") */
     size_t n;
     int nbi;
-    int overtaken;      /* a signal or AMO to the same PE went out after it */
+    int overtaken;      /* a signal or AMO of its thread went out after it */
+    int told_pe;        /* the first such to another PE went there (+1; 0: none) */
+    const char *told_call, *told_file; /* ... from there */
+    int told_line;
     const char *file;
     int line;
     const char *call;
     size_t off;         /* dest's heap offset */
     uint32_t clock;     /* the race detector's, at issue */
     unsigned bgen;      /* its block's __syncthreads passed before it was issued */
+    unsigned fgen;      /* its thread's shmemu_dev_fence calls before it was issued */
+    unsigned char fenced; /* a fence of its thread came after it ... */
+    unsigned fbgen;     /* ... when its block had passed that many __syncthreads */
     uint64_t seq;       /* issued as the launch's seq-th put */
     unsigned char data[]; /* the bytes as they were when the put was issued */
 };
@@ -58,6 +64,7 @@ struct dev_thread {
     uint32_t lockstep;    /* basic blocks it still runs in step with its warp */
     uint32_t step;        /* basic blocks it ran since its warp last came together */
     struct dev_put *held, **held_tail; /* checker: puts not yet delivered */
+    unsigned fences;      /* its shmemu_dev_fence calls (the epochs of its puts) */
     struct dev_put *watch; /* delivered nbi puts whose sources a quiet frees */
     /* checker: nbi gets a quiet completes (dst: the destination, poisoned
      * until then; src: the peer's bytes as mapped), in issue order */

@@ -743,7 +743,9 @@ static void schedule(struct dev_launch *L)
              * paid that for every turn until the flag landed. */
             if (L->checked && !L->failed && shmemu__dev_draw(L, t->spun ? 4 : 64) == 0) {
                 struct dev_thread *h = &L->th[shmemu__dev_draw(L, L->total)];
-                if (h->held)
+                /* (a put a signal overtook, seldom: its reader gets the
+                 * time to look, and yet a spinner never waits forever) */
+                if (h->held && (!h->held->overtaken || shmemu__dev_draw(L, 16) == 0))
                     shmemu__dev_deliver_oldest(h);
                 else if (shmemu__dev_draw(L, 8) == 0)
                     shmemu__dev_land_views(L, 0);
@@ -803,8 +805,12 @@ static void launch_end(struct dev_launch *L)
 {
     int overtaken = !L->failed && shmemu__dev_deliver_flags_first(L);
     for (size_t i = 0; i < L->total; i++)
-        for (struct dev_put *p = L->th[i].held; p; p = p->next)
+        for (struct dev_put *p = L->th[i].held; p; p = p->next) {
             overtaken |= p->overtaken;
+            /* announced to a third PE: its reader may act first */
+            if (p->told_pe && !L->failed)
+                shmemu__check_pause_reader(L->me, p->told_pe - 1);
+        }
     if (overtaken)
         held_turns(L);
     if (L->checked && !L->failed)
