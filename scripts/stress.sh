@@ -41,6 +41,8 @@ while [ "$i" -lt "$runs" ]; do
         # A new name is a leak, but for a shmemu segment whose creator (the
         # pid in its name) still runs: another job on this machine made it.
         new=$(printf '%s\n' "$after" | while read -r name; do
+            # (an empty listing reads as one empty name)
+            [ -z "$name" ] && continue
             printf '%s\n' "$before" | grep -qxF -- "$name" && continue
             pid=$(printf '%s\n' "$name" | sed -n 's/^shmemu\.[0-9]*\.\([0-9]*\)\..*/\1/p')
             [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && continue
