@@ -2779,6 +2779,7 @@ union explored_arg {
     int i; /* the body's int: a mode, a form, fixed */
     struct bug_arg bug;
     struct early_arg early;
+    struct fence3_arg fence3;
 };
 
 struct explored {
@@ -2861,6 +2862,10 @@ static void test_explored_twins(void **state)
         {"get_nbi, quiet, read", body_bug, 2, 0, 0, {.bug = {.bug = BUG_GET_EARLY, .fixed = 1}}},
         {"get_nbi, read before the quiet", body_bug, 2, 1, 0,
          {.bug = {.bug = BUG_GET_EARLY}}},
+        {"put, quiet, signal to a third PE", body_fence3, 3, 0, 0,
+         {.fence3 = {.form = FENCE3_NBI, .quiet = 1}}},
+        {"put, fence, signal to a third PE", body_fence3, 3, 1, 0,
+         {.fence3 = {.form = FENCE3_NBI, .quiet = 0}}},
         {"every wave quiets its rows, then the tail", body_one_wave, 2, 0, 0, {.i = 1}},
         {"one wave quiets, then the tail (Primus-Turbo 482)", body_one_wave, 2, 1, 0, {.i = 0}},
     };
