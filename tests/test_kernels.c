@@ -1004,47 +1004,90 @@ SHMEMU_KERNEL(k_bug, struct bug_arg, a)
     }
 }
 
+/* The buffers of a planted bug's kernel: n ints of data, source and what
+ * the reader saw, and a signal word. */
+struct bug_bufs {
+    int *data, *src, *out;
+    uint64_t *sig;
+};
+
+static struct bug_bufs bug_bufs_take(int n)
+{
+    struct bug_bufs b = {shmemu_calloc(n, sizeof(int)), shmemu_calloc(n, sizeof(int)),
+                         shmemu_calloc(n, sizeof(int)), shmemu_calloc(1, 8)};
+    PE_CHECK(b.data && b.src && b.out && b.sig);
+    return b;
+}
+
+/* After the kernel: PE reader saw first, first + 1, ... */
+static void bug_bufs_check(struct bug_bufs *b, int n, int reader, int first)
+{
+    PE_CHECK_OK(shmemu_barrier_all());
+    if (shmemu_my_pe() == reader)
+        for (int i = 0; i < n; i++)
+            PE_CHECK_EQ(b->out[i], first + i);
+    PE_CHECK_OK(shmemu_barrier_all());
+    shmemu_free(b->sig);
+    shmemu_free(b->out);
+    shmemu_free(b->src);
+    shmemu_free(b->data);
+}
+
 static int body_bug(void *arg)
 {
     const struct bug_arg *in = arg;
     int n = 16;
-    int *data = shmemu_calloc(n, sizeof(int)), *out = shmemu_calloc(n, sizeof(int));
-    int *src = shmemu_calloc(n, sizeof(int));
-    uint64_t *sig = shmemu_calloc(1, 8);
-    PE_CHECK(data && out && src && sig);
-    struct bug_arg a = {data, out, src, sig, n, in->bug, in->fixed};
+    struct bug_bufs b = bug_bufs_take(n);
+    struct bug_arg a = {b.data, b.out, b.src, b.sig, n, in->bug, in->fixed};
     if (in->bug == BUG_GET_EARLY) {
         for (int i = 0; i < n; i++)
-            src[i] = 100 + i;
+            b.src[i] = 100 + i;
         PE_CHECK_OK(shmemu_barrier_all());
     }
     PE_CHECK_OK(shmemu_launch_kernel(k_bug, 1, 2, &a));
-    PE_CHECK_OK(shmemu_barrier_all());
-    if (shmemu_my_pe() == 1)
-        for (int i = 0; i < n; i++)
-            PE_CHECK_EQ(out[i], 100 + i);
-    PE_CHECK_OK(shmemu_barrier_all());
-    shmemu_free(sig);
-    shmemu_free(src);
-    shmemu_free(out);
-    shmemu_free(data);
+    bug_bufs_check(&b, n, 1, 100);
     return 0;
+}
+
+/* body on npes PEs of transport under delivery fuzzing with seed (and
+ * race detection), sim's schedule drawn from it too; what it printed in
+ * *err. */
+static int run_seeded(const char *transport, int npes, int (*body)(void *), void *arg, int seed,
+                      int race, char **err)
+{
+    char check[40], sim[40];
+    snprintf(check, sizeof(check), race ? "fuzz:%d,race" : "fuzz:%d", seed);
+    snprintf(sim, sizeof(sim), "random,seed:%d", seed);
+    setenv("SHMEMU_SIM", sim, 1);
+    shmemu_opts o = {.npes = npes, .transport = transport, .heap_size = 1 << 20, .check = check};
+    th_capture_start();
+    int rc = th_launch_opts(&o, body, arg);
+    *err = th_capture_stop();
+    unsetenv("SHMEMU_SIM");
+    return rc;
 }
 
 static int run_bug(const char *transport, int bug, int fixed, int seed, char **err)
 {
     struct bug_arg a = {.bug = bug, .fixed = fixed};
-    char check[40], sim[40];
     /* the fixed twins under race detection too: never a report */
-    snprintf(check, sizeof(check), fixed ? "fuzz:%d,race" : "fuzz:%d", seed);
-    snprintf(sim, sizeof(sim), "random,seed:%d", seed);
-    setenv("SHMEMU_SIM", sim, 1);
-    shmemu_opts o = {.npes = 2, .transport = transport, .heap_size = 1 << 20, .check = check};
-    th_capture_start();
-    int rc = th_launch_opts(&o, body_bug, &a);
-    *err = th_capture_stop();
-    unsetenv("SHMEMU_SIM");
-    return rc;
+    return run_seeded(transport, 2, body_bug, &a, seed, fixed, err);
+}
+
+/* Whether the planted bugs run on transport (-1: it is not selected).
+ * Under ThreadSanitizer a planted bug on PE threads is the data race it
+ * plants (a late put and its reader): only sim's one thread runs them
+ * there; the fixed twins run everywhere. */
+static int planted_on(const char *transport)
+{
+    char why[200];
+    if (!th_transport_wanted(transport, why, sizeof(why)))
+        return -1;
+#ifdef TH_TSAN
+    return !strcmp(transport, "sim");
+#else
+    return 1;
+#endif
 }
 
 static void test_planted_bugs(void **state)
@@ -1079,17 +1122,10 @@ static void test_planted_bugs(void **state)
     _Static_assert(sizeof(who) / sizeof(who[0]) == BUG_COUNT, "a thread per bug");
     int ran = 0;
     for (size_t ti = 0; ti < 3; ti++) {
-        char why[200];
-        if (!th_transport_wanted(transports[ti], why, sizeof(why)))
+        int planted = planted_on(transports[ti]);
+        if (planted < 0)
             continue;
         ran++;
-        /* Under ThreadSanitizer a planted bug on PE threads is the data race
-         * it plants (a late put and its reader): only sim's one thread runs
-         * them there; the fixed twins run everywhere. */
-        int planted = 1;
-#ifdef TH_TSAN
-        planted = !strcmp(transports[ti], "sim");
-#endif
         for (int bug = BUG_NO_FENCE; bug < BUG_COUNT; bug++) {
             int caught = 0, seeds = (int)th_iters(20, 2);
             if (bug == BUG_PTR_SIGNAL && !th_checked_ptrs(transports[ti])) {
@@ -1185,21 +1221,10 @@ SHMEMU_KERNEL(k_fence3, struct fence3_arg, a)
 static int body_fence3(void *arg)
 {
     const struct fence3_arg *in = arg;
-    int *data = shmemu_calloc(FENCE3_N, sizeof(int)), *src = shmemu_calloc(FENCE3_N, sizeof(int));
-    int *out = shmemu_calloc(FENCE3_N, sizeof(int));
-    uint64_t *sig = shmemu_calloc(1, 8);
-    PE_CHECK(data && src && out && sig);
-    struct fence3_arg a = {data, src, out, sig, in->form, in->quiet};
+    struct bug_bufs b = bug_bufs_take(FENCE3_N);
+    struct fence3_arg a = {b.data, b.src, b.out, b.sig, in->form, in->quiet};
     PE_CHECK_OK(shmemu_launch_kernel(k_fence3, 1, 2, &a));
-    PE_CHECK_OK(shmemu_barrier_all());
-    if (shmemu_my_pe() == 2)
-        for (int i = 0; i < FENCE3_N; i++)
-            PE_CHECK_EQ(out[i], 300 + i);
-    PE_CHECK_OK(shmemu_barrier_all());
-    shmemu_free(sig);
-    shmemu_free(out);
-    shmemu_free(src);
-    shmemu_free(data);
+    bug_bufs_check(&b, FENCE3_N, 2, 300);
     return 0;
 }
 
@@ -1209,29 +1234,17 @@ static void test_fence_orders_per_pe(void **state)
     static const char *const transports[] = {"sim", "local", "shm"};
     int ran = 0;
     for (size_t ti = 0; ti < 3; ti++) {
-        char why[200];
-        if (!th_transport_wanted(transports[ti], why, sizeof(why)))
+        int planted = planted_on(transports[ti]);
+        if (planted < 0)
             continue;
         ran++;
-        int planted = 1;
-#ifdef TH_TSAN
-        planted = !strcmp(transports[ti], "sim"); /* as test_planted_bugs says */
-#endif
         for (int form = FENCE3_NBI; form <= FENCE3_BLOCKING; form++) {
             int caught = 0, seeds = (int)th_iters(20, 4);
             for (int seed = 1; seed <= seeds; seed++) {
                 for (int quiet = planted ? 0 : 1; quiet <= 1; quiet++) {
                     struct fence3_arg a = {.form = form, .quiet = quiet};
-                    char check[40], sim[40];
-                    snprintf(check, sizeof(check), "fuzz:%d,race", seed);
-                    snprintf(sim, sizeof(sim), "random,seed:%d", seed);
-                    setenv("SHMEMU_SIM", sim, 1);
-                    shmemu_opts o = {.npes = 3, .transport = transports[ti],
-                                     .heap_size = 1 << 20, .check = check};
-                    th_capture_start();
-                    int rc = th_launch_opts(&o, body_fence3, &a);
-                    char *err = th_capture_stop();
-                    unsetenv("SHMEMU_SIM");
+                    char *err;
+                    int rc = run_seeded(transports[ti], 3, body_fence3, &a, seed, 1, &err);
                     if (quiet && (rc != SHMEMU_OK || strstr(err, "note:")))
                         fail_msg("%s, form %d, seed %d: the quiet twin failed (rc %d): %s",
                                  transports[ti], form, seed, rc, err);
