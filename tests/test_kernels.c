@@ -1099,8 +1099,8 @@ static void test_planted_bugs(void **state)
         "shmemu_dev_signal_op reached PE 1 before the put at tests/test_kernels.c:",
         "shmemu_dev_putmem_nbi: its source (64 bytes to PE 1) changed before a quiet",
         "of kernel k_bug: its 8-byte put at tests/test_kernels.c:",
-        "shmemu_dev_signal_op on PE 1 may land there before this PE's stores through a peer "
-        "pointer to PE 1",
+        ("shmemu_dev_signal_op on PE 1 may land there before this PE's stores through a peer "
+         "pointer to PE 1"),
         "shmemu_dev_putmem_signal_nbi: its source (64 bytes to PE 1) changed before a quiet",
         "shmemu_dev_getmem_nbi at tests/test_kernels.c:"};
     static const char *const fixes[] = {
