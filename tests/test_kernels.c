@@ -1228,9 +1228,15 @@ static int body_fence3(void *arg)
     return 0;
 }
 
-static void test_fence_orders_per_pe(void **state)
+/* A planted bug (body with bug) and its fixed twin (with ok) on npes PEs
+ * of sim, local and shm, seeds 1..20 (quick: 4) under fuzz and race: the
+ * twin passes with no note; the bug, where caught, is reported with every
+ * one of needles (NULL-ended), and caught in half the seeds on sim (each
+ * seed decides) and at least once elsewhere (the threads' timing decides
+ * too). */
+static void planted_pair(const char *what, int npes, int (*body)(void *), void *bug, void *ok,
+                         const char *const *needles)
 {
-    (void)state;
     static const char *const transports[] = {"sim", "local", "shm"};
     int ran = 0;
     for (size_t ti = 0; ti < 3; ti++) {
@@ -1238,57 +1244,105 @@ static void test_fence_orders_per_pe(void **state)
         if (planted < 0)
             continue;
         ran++;
-        for (int form = FENCE3_NBI; form <= FENCE3_BLOCKING; form++) {
-            int caught = 0, seeds = (int)th_iters(20, 4);
-            for (int seed = 1; seed <= seeds; seed++) {
-                for (int quiet = planted ? 0 : 1; quiet <= 1; quiet++) {
-                    struct fence3_arg a = {.form = form, .quiet = quiet};
-                    char *err;
-                    int rc = run_seeded(transports[ti], 3, body_fence3, &a, seed, 1, &err);
-                    if (quiet && (rc != SHMEMU_OK || strstr(err, "note:")))
-                        fail_msg("%s, form %d, seed %d: the quiet twin failed (rc %d): %s",
-                                 transports[ti], form, seed, rc, err);
-                    if (!quiet && rc != SHMEMU_OK) {
-                        /* a wrong value is the PE's own check; the report
-                         * names the put, the reader, the signal and the fix */
-                        char put_line[128];
-                        snprintf(put_line, sizeof(put_line), "PE 0's %s by block (0,0,0) "
-                                 "thread (0,0,0) (at tests/test_kernels.c:",
-                                 form == FENCE3_NBI ? "shmemu_dev_putmem_nbi" : "shmemu_dev_putmem");
-                        const char *sig_line = "before the thread's shmemu_dev_signal_op at "
-                                               "tests/test_kernels.c:";
-                        if (!strstr(err, put_line) || !strstr(err, sig_line) ||
-                            !strstr(err, ") wrote bytes [0, 0x100) of PE 1's heap") ||
-                            !strstr(err, " to PE 2, which may announce it") ||
-                            !strstr(err, "which PE 2's shmemu_dev_getmem by block (0,0,0) "
-                                         "thread (0,0,0)") ||
-                            !strstr(err, "a fence orders puts per destination PE") ||
-                            !strstr(err, "put shmemu_dev_quiet() between the put and the signal"))
-                            fail_msg("%s, form %d, seed %d: the report lacks the put (%s), the "
-                                     "signal (%s) or the fix:\n%s",
-                                     transports[ti], form, seed, put_line, sig_line, err);
-                        caught++;
-                    }
-                    free(err);
+        int caught = 0, seeds = (int)th_iters(20, 4);
+        for (int seed = 1; seed <= seeds; seed++)
+            for (int fixed = planted ? 0 : 1; fixed <= 1; fixed++) {
+                char *err;
+                int rc = run_seeded(transports[ti], npes, body, fixed ? ok : bug, seed, 1, &err);
+                if (fixed && (rc != SHMEMU_OK || strstr(err, "note:")))
+                    fail_msg("%s on %s, seed %d: the fixed twin failed (rc %d): %s", what,
+                             transports[ti], seed, rc, err);
+                if (!fixed && rc != SHMEMU_OK) {
+                    for (const char *const *n = needles; *n; n++)
+                        if (!strstr(err, *n))
+                            fail_msg("%s on %s, seed %d: the report lacks '%s':\n%s", what,
+                                     transports[ti], seed, *n, err);
+                    caught++;
                 }
+                free(err);
             }
-            if (!planted) {
-                printf("# fence, form %d on %s: only the quiet twin runs under "
-                       "ThreadSanitizer\n", form, transports[ti]);
-                continue;
-            }
-            printf("# fence, form %d on %s: caught in %d of %d seeds\n", form, transports[ti],
-                   caught, seeds);
-            /* sim: each seed decides (these catch most); elsewhere the
-             * threads' timing does too, so one catch is asked */
-            if (!strcmp(transports[ti], "sim"))
-                assert_true(caught >= seeds / 2);
-            else
-                assert_true(caught >= 1);
+        if (!planted) {
+            printf("# %s on %s: only the fixed twin runs under ThreadSanitizer\n", what,
+                   transports[ti]);
+            continue;
         }
+        printf("# %s on %s: caught in %d of %d seeds\n", what, transports[ti], caught, seeds);
+        if (!strcmp(transports[ti], "sim"))
+            assert_true(caught >= seeds / 2);
+        else
+            assert_true(caught >= 1);
     }
     if (!ran)
         th_skip("none of sim, local and shm is selected here (SHMEMU_TEST_TRANSPORTS)");
+}
+
+static void test_fence_orders_per_pe(void **state)
+{
+    (void)state;
+    for (int form = FENCE3_NBI; form <= FENCE3_BLOCKING; form++) {
+        struct fence3_arg bug = {.form = form}, ok = {.form = form, .quiet = 1};
+        /* a wrong value is the PE's own check; the report names the put,
+         * the reader, the signal and the fix */
+        const char *const needles[] = {
+            form == FENCE3_NBI ? "PE 0's shmemu_dev_putmem_nbi by block (0,0,0) thread (0,0,0) "
+                                 "(at tests/test_kernels.c:"
+                               : "PE 0's shmemu_dev_putmem by block (0,0,0) thread (0,0,0) "
+                                 "(at tests/test_kernels.c:",
+            ") wrote bytes [0, 0x100) of PE 1's heap",
+            "which PE 2's shmemu_dev_getmem by block (0,0,0) thread (0,0,0)",
+            "before the thread's shmemu_dev_signal_op at tests/test_kernels.c:",
+            " to PE 2, which may announce it",
+            "a fence orders puts per destination PE",
+            "put shmemu_dev_quiet() between the put and the signal",
+            NULL};
+        planted_pair(form == FENCE3_NBI ? "fence, put_nbi" : "fence, put", 3, body_fence3, &bug,
+                     &ok, needles);
+    }
+}
+
+/* A device sync completes nothing (NVSHMEM's sync_all, unlike its
+ * barrier_all): PE 0 puts to PE 1, both PEs sync, PE 1 reads. */
+SHMEMU_KERNEL(k_sync_put, struct fence3_arg, a)
+{
+    if (threadIdx.x != 0)
+        return;
+    if (shmemu_dev_my_pe() == 0) {
+        for (int i = 0; i < FENCE3_N; i++)
+            a.src[i] = 500 + i;
+        shmemu_dev_putmem_nbi(a.data, a.src, FENCE3_N * sizeof(int), 1);
+    }
+    if (a.quiet)
+        shmemu_dev_barrier_all();
+    else
+        shmemu_dev_sync_all();
+    if (shmemu_dev_my_pe() == 1)
+        for (int i = 0; i < FENCE3_N; i++)
+            a.out[i] = ((volatile int *)a.data)[i];
+}
+
+static int body_sync_put(void *arg)
+{
+    const struct fence3_arg *in = arg;
+    struct bug_bufs b = bug_bufs_take(FENCE3_N);
+    struct fence3_arg a = {b.data, b.src, b.out, b.sig, 0, in->quiet};
+    PE_CHECK_OK(shmemu_launch_kernel(k_sync_put, 1, 2, &a));
+    bug_bufs_check(&b, FENCE3_N, 1, 500);
+    return 0;
+}
+
+static void test_sync_completes_nothing(void **state)
+{
+    (void)state;
+    struct fence3_arg bug = {.quiet = 0}, ok = {.quiet = 1};
+    const char *const needles[] = {
+        "PE 0's shmemu_dev_putmem_nbi by block (0,0,0) thread (0,0,0) (at tests/test_kernels.c:",
+        ") wrote bytes [0, 0x100) of PE 1's heap, which PE 1's plain load by block (0,0,0) "
+        "thread (0,0,0)",
+        "the thread's shmemu_dev_sync_all at tests/test_kernels.c:",
+        "completes nothing (NVSHMEM: a sync orders no put): use shmemu_dev_barrier_all(), or "
+        "shmemu_dev_quiet() before the sync",
+        NULL};
+    planted_pair("put_nbi, sync_all", 2, body_sync_put, &bug, &ok, needles);
 }
 
 /* Primus-Turbo 482, the "cheap fence" that waits for one wave: every
@@ -2879,6 +2933,8 @@ static void test_explored_twins(void **state)
          {.fence3 = {.form = FENCE3_NBI, .quiet = 1}}},
         {"put, fence, signal to a third PE", body_fence3, 3, 1, 0,
          {.fence3 = {.form = FENCE3_NBI, .quiet = 0}}},
+        {"put, barrier_all, read", body_sync_put, 2, 0, 0, {.fence3 = {.quiet = 1}}},
+        {"put, sync_all, read", body_sync_put, 2, 1, 0, {.fence3 = {.quiet = 0}}},
         {"every wave quiets its rows, then the tail", body_one_wave, 2, 0, 0, {.i = 1}},
         {"one wave quiets, then the tail (Primus-Turbo 482)", body_one_wave, 2, 1, 0, {.i = 0}},
     };
@@ -3392,6 +3448,7 @@ int main(void)
         cmocka_unit_test(test_sim_replay),
         cmocka_unit_test(test_planted_bugs),
         cmocka_unit_test(test_fence_orders_per_pe),
+        cmocka_unit_test(test_sync_completes_nothing),
         cmocka_unit_test(test_one_wave_quiet),
         cmocka_unit_test(test_scope_threadfence_device),
         cmocka_unit_test(test_scope_threadfence_device_pull),

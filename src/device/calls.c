@@ -6,8 +6,8 @@
  * Plainly run, a put is a copy that lands at once.  In checker mode
  * (fuzz), a put is held by its thread, with a copy of its source, until
  * something orders it: a quiet or a system-scope fence of that thread, a
- * wait of that thread, a later signal, AMO or get of that thread to the
- * same PE after a fence (a fence orders per destination PE), a seeded
+ * wait of that thread (not a device sync's: a sync completes nothing), a
+ * later signal, AMO or get of that thread to the same PE after a fence (a fence orders per destination PE), a seeded
  * draw of the scheduler, or the end of the launch; signals and AMOs act
  * at once.  So a flag raised
  * without a fence after the data it announces arrives first, as it may on
@@ -132,7 +132,13 @@ static void deliver_one(struct dev_thread *t, struct dev_put *p)
      * detector's report): it went out before a signal to another PE that
      * no quiet ordered it before. */
     char why[320] = "";
-    if (p->told_pe)
+    if (p->told_sync)
+        snprintf(why, sizeof(why),
+                 "the thread's %s at %s:%d came between them and completes nothing (NVSHMEM: "
+                 "a sync orders no put): use shmemu_dev_barrier_all(), or shmemu_dev_quiet() "
+                 "before the sync",
+                 p->told_call, p->told_file ? p->told_file : "?", p->told_line);
+    else if (p->told_pe)
         snprintf(why, sizeof(why),
                  "only a quiet orders it before the thread's %s at %s:%d to PE %d, which may "
                  "announce it (a fence orders puts per destination PE: NVSHMEM, OpenSHMEM): "
@@ -850,7 +856,7 @@ static int cmp_ok(uint64_t v, int cmp, uint64_t value)
 }
 
 static uint64_t wait_word(struct dev_thread *t, const char *call, uint64_t *ivar, int cmp,
-                          uint64_t value)
+                          uint64_t value, int keep_puts)
 {
     shmemu__pe *me = t->L->me;
     uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "ivar", ivar, 8, me->pe);
@@ -858,8 +864,13 @@ static uint64_t wait_word(struct dev_thread *t, const char *call, uint64_t *ivar
         shmemu__dev_fail(t, SHMEMU_EINVAL, call, "ivar %p is not 8-byte aligned", (void *)ivar);
     if (cmp_ok(0, cmp, 0) < 0)
         shmemu__dev_fail(t, SHMEMU_EINVAL, call, "cmp %d is not a SHMEMU_CMP_* value", cmp);
-    /* What it holds arrives while it waits: holding never deadlocks. */
-    shmemu__dev_deliver(t, -1);
+    /* What it holds arrives while it waits: holding never deadlocks.  But
+     * for a device sync's waits, which complete nothing (held until the
+     * scheduler finds every thread waiting). */
+    if (keep_puts)
+        shmemu__dev_land_views(t->L, 1);
+    else
+        shmemu__dev_deliver(t, -1);
     for (;;) {
         uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
         if (cmp_ok(v, cmp, value)) {
@@ -878,13 +889,13 @@ static uint64_t wait_word(struct dev_thread *t, const char *call, uint64_t *ivar
 uint64_t shmemu_devrt_signal_wait_until(uint64_t *sig, int cmp, uint64_t value)
 {
     ME_OR("shmemu_dev_signal_wait_until", 0);
-    return wait_word(t, "shmemu_dev_signal_wait_until", sig, cmp, value);
+    return wait_word(t, "shmemu_dev_signal_wait_until", sig, cmp, value, 0);
 }
 
 void shmemu_devrt_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t value)
 {
     ME("shmemu_dev_uint64_wait_until");
-    (void)wait_word(t, "shmemu_dev_uint64_wait_until", ivar, cmp, value);
+    (void)wait_word(t, "shmemu_dev_uint64_wait_until", ivar, cmp, value, 0);
 }
 
 int shmemu_devrt_uint64_test(uint64_t *ivar, int cmp, uint64_t value)
@@ -1030,6 +1041,30 @@ uint64_t shmemu_devrt_amo(void *dest, int op, uint64_t value, uint64_t cond, int
 /* Every PE's device barrier: a dissemination over counters that only
  * grow (words of the world team's workspace), so that consecutive
  * barriers, in one kernel or the next, never need resetting. */
+/* A device sync of all PEs is about to pass the puts still held by t and
+ * by the threads it follows through __syncthreads: it completes none of
+ * them (NVSHMEM), so a peer past it may read a destination before its put
+ * lands.  The launch's end holds them until that reader has acted, and a
+ * race report names the sync. */
+static void sync_passes(struct dev_thread *t, const char *call)
+{
+    struct dev_launch *L = t->L;
+    struct dev_thread *blk = L->th + (size_t)(t->blk - L->blk) * L->per_block;
+    for (unsigned i = 0; i < L->per_block; i++)
+        for (struct dev_put *p = blk[i].held; p; p = p->next) {
+            if (&blk[i] != t && p->bgen >= t->blk->gen)
+                continue;
+            p->overtaken = 1;
+            if (!p->told_pe) {
+                p->told_pe = p->pe + 1;
+                p->told_sync = 1;
+                p->told_call = call;
+                p->told_file = t->self.file;
+                p->told_line = t->self.line;
+            }
+        }
+}
+
 static void dev_sync_all(struct dev_thread *t, const char *call)
 {
     shmemu__pe *me = t->L->me;
@@ -1051,6 +1086,8 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
     }
     t->L->in_barrier = t;
     block_synced(t);
+    if (t->L->checked)
+        sync_passes(t, call);
     uint64_t seq = __atomic_add_fetch(&ws[SHMEMU_DEVRT_W_SEQ], 1, __ATOMIC_RELAXED);
     /* to the race detector, a system-scope fence (what plain stores of
      * data the PE made are released by its arrival) and a sync of all PEs
@@ -1063,7 +1100,7 @@ static void dev_sync_all(struct dev_thread *t, const char *call)
         int to = (me->pe + d) % n;
         uint64_t *w = (uint64_t *)(void *)peer_addr(t, call, "workspace", mine, 8, to);
         __atomic_fetch_add(w, 1, __ATOMIC_RELEASE);
-        (void)wait_word(t, call, mine, SHMEMU_CMP_GE, seq);
+        (void)wait_word(t, call, mine, SHMEMU_CMP_GE, seq, 1);
     }
     shmemu__check_dev_barrier(me, 1, (uint32_t)seq);
     shmemu__dev_yield(t, NULL);

@@ -34,6 +34,7 @@ struct dev_put {
     int told_pe;        /* the first such to another PE went there (+1; 0: none) */
     const char *told_call, *told_file; /* ... from there */
     int told_line;
+    unsigned char told_sync; /* ... or a device sync passed it (told_pe: its PE) */
     const char *file;
     int line;
     const char *call;
