@@ -30,7 +30,7 @@ struct dev_put {
     const char *src;    /* the caller's source (for "source changed") */
     size_t n;
     int nbi;
-    int overtaken;      /* a signal or AMO of its thread went out after it */
+    int overtaken;      /* a signal, AMO or device sync of its thread went past it */
     int told_pe;        /* the first such to another PE went there (+1; 0: none) */
     const char *told_call, *told_file; /* ... from there */
     int told_line;

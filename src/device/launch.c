@@ -807,8 +807,9 @@ static void launch_end(struct dev_launch *L)
     for (size_t i = 0; i < L->total; i++)
         for (struct dev_put *p = L->th[i].held; p; p = p->next) {
             overtaken |= p->overtaken;
-            /* announced to a third PE: its reader may act first (this
-             * PE's own reads of it come after the launch) */
+            /* announced to a reader elsewhere (a signal to another PE,
+             * a sync it passed): that reader may act first (this PE's
+             * own reads of it come after the launch) */
             if (p->told_pe && p->told_pe - 1 != L->me->pe && !L->failed)
                 shmemu__check_pause_reader(L->me, p->told_pe - 1);
         }
