@@ -7,9 +7,9 @@
  * (fuzz), a put is held by its thread, with a copy of its source, until
  * something orders it: a quiet or a system-scope fence of that thread, a
  * wait of that thread (not a device sync's: a sync completes nothing), a
- * later signal, AMO or get of that thread to the same PE after a fence (a fence orders per destination PE), a seeded
- * draw of the scheduler, or the end of the launch; signals and AMOs act
- * at once.  So a flag raised
+ * later signal, AMO or get of that thread to the same PE after a fence (a
+ * fence orders per destination PE), a seeded draw of the scheduler, or
+ * the end of the launch; signals and AMOs act at once.  So a flag raised
  * without a fence after the data it announces arrives first, as it may on
  * a GPU, and a waiter reads stale data; a note names both lines.  An nbi
  * put whose symmetric source changed before it was delivered is an error
@@ -129,8 +129,8 @@ static void land_bytes(void *dst, const void *src, size_t n)
 static void deliver_one(struct dev_thread *t, struct dev_put *p)
 {
     /* Why a reader there may have missed it, if one did (the race
-     * detector's report): it went out before a signal to another PE that
-     * no quiet ordered it before. */
+     * detector's report): a device sync passed it, or a signal to another
+     * PE that no quiet ordered it before. */
     char why[320] = "";
     if (p->told_sync)
         snprintf(why, sizeof(why),
