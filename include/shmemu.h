@@ -205,6 +205,22 @@ void *shmemu_realloc(void *ptr, size_t size);
 void shmemu_free(void *ptr);
 
 /**
+ * Private (not symmetric) memory of this PE for code that allocates and then
+ * calls the library, such as a collective's staging buffer: in ABORT mode a
+ * call that fails, or sees the job aborted, unwinds the PE without returning,
+ * and a plain malloc'd buffer would be lost.  A scratch block is released
+ * when the PE ends, by whatever path (shmemu_finalize, the return of
+ * pe_main, an abort), unless shmemu_scratch_free released it before.
+ * Aligned as malloc's; not collective.  Out of memory: one line, NULL and
+ * SHMEMU_ENOMEM in either mode.
+ */
+void *shmemu_scratch_malloc(size_t size);
+/** Release a block of shmemu_scratch_malloc (NULL: nothing).  Works after an
+ *  abort too; a pointer that is not a live block of this PE is
+ *  SHMEMU_EINVAL and is left alone.  Returns the status. */
+int shmemu_scratch_free(void *ptr);
+
+/**
  * Address at which this PE can load from and store to PE pe's copy of the
  * symmetric object dest, or NULL (with shmemu_last_status()) where the
  * transport gives no direct access or in checker mode (SHMEMU_ENOTSUP), when

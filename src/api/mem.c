@@ -247,6 +247,38 @@ void shmemu_free(void *ptr)
         shmemu__ok();
 }
 
+/* ---------------------------------------------------- private scratch */
+
+void *shmemu_scratch_malloc(size_t size)
+{
+    static const char call[] = "shmemu_scratch_malloc";
+    SHMEMU__ENTER_NOPOINT(me, call, NULL);
+    void *p = shmemu__scratch_take(&me->scratch, size);
+    if (!p) {
+        (void)shmemu__collective_refuse(me, 1, SHMEMU_ENOMEM, call,
+                                        "out of (private) memory for %zu bytes", size);
+        return NULL;
+    }
+    shmemu__ok();
+    return p;
+}
+
+int shmemu_scratch_free(void *ptr)
+{
+    static const char call[] = "shmemu_scratch_free";
+    /* Not SHMEMU__ENTER: after an abort in RETURN mode, the code that saw
+     * the error still releases its blocks. */
+    shmemu__pe *me = shmemu__cur();
+    if (!me)
+        return shmemu__enter_fail(NULL, call);
+    if (!ptr || shmemu__scratch_give(&me->scratch, ptr))
+        return shmemu__ok();
+    return shmemu__fail(me, SHMEMU_EINVAL, call,
+                        "ptr %p is not a live block of shmemu_scratch_malloc on this PE "
+                        "(freed already, another PE's, or from another allocator)",
+                        ptr);
+}
+
 void *shmemu_realloc(void *ptr, size_t size)
 {
     static const char call[] = "shmemu_realloc";

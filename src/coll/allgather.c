@@ -77,7 +77,7 @@ int shmemu_allgather_bruck(shmemu_team_t team, void *dest, const void *src,
         if (!st && k * 2 < n) /* whoever fetches from me next round may */
             st = shmemu__coll_signal(&c, (me + n - 2 * k % n) % n, W_ROUND + r, 0);
     }
-    char *tmp = st ? NULL : malloc((size_t)n * bytes);
+    char *tmp = st ? NULL : shmemu_scratch_malloc((size_t)n * bytes);
     if (!st && !tmp)
         st = shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory");
     if (!st && !(st = shmemu__coll_sync(&c))) {
@@ -86,7 +86,7 @@ int shmemu_allgather_bruck(shmemu_team_t team, void *dest, const void *src,
             st = shmemu_copy_local((char *)dest + (size_t)((me + i) % n) * bytes,
                                    tmp + (size_t)i * bytes, bytes);
     }
-    free(tmp);
+    shmemu_scratch_free(tmp);
     if (!st)
         st = shmemu__coll_sync(&c);
     shmemu__coll_end(&c);

@@ -192,7 +192,7 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
         shmemu__coll_end(&c);
         return st;
     }
-    void *tmp = malloc(count * c.esize);
+    void *tmp = shmemu_scratch_malloc(count * c.esize);
     if (!tmp) {
         shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory for %zu bytes",
@@ -223,7 +223,7 @@ int shmemu_allreduce_rd(shmemu_team_t team, void *dest, const void *src, size_t 
         st = fold_out(&c, dest, 0, count, &f);
     if (!st)
         st = shmemu__coll_sync(&c);
-    free(tmp);
+    shmemu_scratch_free(tmp);
     shmemu__coll_end(&c);
     return st;
 }

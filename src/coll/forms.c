@@ -33,7 +33,8 @@ int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t
         shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_ENOTSUP, c.call, "more PEs than the workspace holds sizes of");
     }
-    uint64_t *slots = &c.ws[W_SCRATCH], *sizes = malloc((size_t)c.n * sizeof(uint64_t));
+    uint64_t *slots = &c.ws[W_SCRATCH];
+    uint64_t *sizes = shmemu_scratch_malloc((size_t)c.n * sizeof(uint64_t));
     if (!sizes) {
         shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory");
@@ -56,7 +57,7 @@ int shmemu_collectmem(shmemu_team_t team, void *dest, const void *source, size_t
     }
     if (!st)
         st = shmemu__coll_sync(&c);
-    free(sizes);
+    shmemu_scratch_free(sizes);
     shmemu__coll_end(&c);
     return st;
 }

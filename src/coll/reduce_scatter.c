@@ -31,7 +31,7 @@ int shmemu_reduce_scatter_ring(shmemu_team_t team, void *dest, const void *src,
         shmemu__coll_end(&c);
         return st;
     }
-    void *tmp = malloc(recvcount * c.esize);
+    void *tmp = shmemu_scratch_malloc(recvcount * c.esize);
     if (!tmp) {
         shmemu__coll_end(&c);
         return shmemu_error(SHMEMU_ENOMEM, c.call, "out of memory");
@@ -56,7 +56,7 @@ int shmemu_reduce_scatter_ring(shmemu_team_t team, void *dest, const void *src,
     }
     if (!st)
         st = shmemu__coll_sync(&c);
-    free(tmp);
+    shmemu_scratch_free(tmp);
     shmemu__coll_end(&c);
     return st;
 }

@@ -162,7 +162,8 @@ static void inputs_into(const struct pe_run *r, int k, unsigned char *dst)
 
 /* Team, buffers (everything on the heap, in one block, not malloc: a PE
  * the job aborts, a deadlock, never returns to free it, and the heap goes
- * with the job; the host copy of a staged heap is the exception), this
+ * with the job; the host copy of a staged heap is a scratch block, which
+ * goes with the PE), this
  * PE's slice of the reduction's reference, the first call's inputs.
  * 0, or 1 with the fault recorded. */
 static int pe_setup(struct pe_run *r)
@@ -188,7 +189,7 @@ static int pe_setup(struct pe_run *r)
         return 1;
     }
     r->v = (struct view){r->block, r->block};
-    if (!shmemu_heap_host_accessible() && !(r->v.host = malloc(bytes))) {
+    if (!shmemu_heap_host_accessible() && !(r->v.host = shmemu_scratch_malloc(bytes))) {
         shmemu__vc_fault_ranked(sh, F_OTHER, 0, shmemu_my_pe(), 0,
                                 "out of memory for the host copy", NULL, NULL);
         return 1;
@@ -303,7 +304,7 @@ static int pe_main(void *arg)
         pe_judge(&r);
     shmemu_free(r.block); /* a barrier: nobody reads it any more */
     if (r.v.host != r.block)
-        free(r.v.host);
+        shmemu_scratch_free(r.v.host);
     if (r.team != SHMEMU_TEAM_WORLD)
         shmemu_team_destroy(r.team);
     return 0;
@@ -492,7 +493,7 @@ static int run_in_job(const shmemu_verify_case *vc, struct shmemu__vshared *sh,
     memcpy(mine.expected, sh->expected, sizeof(mine.expected));
     memcpy(mine.got, sh->got, sizeof(mine.got));
     /* Read into host memory: on cuda the heap is GPU memory. */
-    struct verdict *rec = malloc((size_t)np * sizeof(*rec));
+    struct verdict *rec = shmemu_scratch_malloc((size_t)np * sizeof(*rec));
     int st = rec ? shmemu_putmem(&all[shmemu_my_pe()], &mine, sizeof(mine), 0) : SHMEMU_ENOMEM;
     if (!st)
         st = shmemu_barrier_all();
@@ -510,7 +511,7 @@ static int run_in_job(const shmemu_verify_case *vc, struct shmemu__vshared *sh,
                              rec[p].reason, rec[p].expected, rec[p].got);
     }
     int fst = shmemu_barrier_all(); /* every PE read PE 0's copy before it goes */
-    free(rec);
+    shmemu_scratch_free(rec);
     shmemu_free(all);
     return st ? st : fst;
 }

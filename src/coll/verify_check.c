@@ -196,7 +196,7 @@ void shmemu__vc_check_agree(const shmemu_verify_case *vc, struct shmemu__vshared
                             size_t out)
 {
     size_t es = shmemu_dtype_size(vc->dtype), bytes = out * es;
-    unsigned char *theirs = malloc(bytes ? bytes : 1);
+    unsigned char *theirs = shmemu_scratch_malloc(bytes);
     if (!theirs)
         return;
     int pe0 = shmemu_team_translate_pe(team, 0, SHMEMU_TEAM_WORLD);
@@ -219,7 +219,7 @@ void shmemu__vc_check_agree(const shmemu_verify_case *vc, struct shmemu__vshared
             break;
         }
     }
-    free(theirs);
+    shmemu_scratch_free(theirs);
 }
 
 void shmemu__vc_check_guards(const shmemu_verify_case *vc, struct shmemu__vshared *sh, int call,

@@ -321,7 +321,9 @@ static int gather_reduce(const char *call, const struct gather *g, void *dest, c
                             "or static variable)",
                             dest, bytes);
     /* zeroed: with no member to read (exscan's first), the result is 0 */
-    char *acc = calloc(1, bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
+    char *acc = shmemu_scratch_malloc(bytes), *in = shmemu_scratch_malloc(bytes);
+    if (acc)
+        memset(acc, 0, bytes);
     int st = !acc || !in ? shmemu_error(SHMEMU_ENOMEM, call, "out of memory") : g->sync(g->ctx);
     for (int i = 0; i < g->n && !st && bytes; i++) {
         st = shmemu_getmem(i ? in : acc, src, bytes, g->pe_of(g->ctx, i));
@@ -332,8 +334,8 @@ static int gather_reduce(const char *call, const struct gather *g, void *dest, c
         st = g->sync(g->ctx); /* every read done before dest (maybe src) changes */
     if (!st && bytes)
         memcpy(dest, acc, bytes);
-    free(acc);
-    free(in);
+    shmemu_scratch_free(acc);
+    shmemu_scratch_free(in);
     return st;
 }
 

@@ -149,6 +149,8 @@ static void pe_free(shmemu__pe *me)
 {
     shmemu__check_pe_fini(me);
     shmemu__heap_fini(&me->alloc);
+    /* After the checker's fini, which may still land held data into them. */
+    shmemu__scratch_fini(&me->scratch);
     free(me->nbi_dirty);
     me->nbi_dirty = NULL;
     /* No other thread joins a cooperative job's PE (threads.c: a process

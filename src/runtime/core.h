@@ -22,6 +22,7 @@
 #include "ctl/ctl.h"
 #include "heap.h"
 #include "platform.h"
+#include "scratch.h"
 #include "shmemu.h"
 #include "transport.h"
 #include "check/hooks.h"
@@ -203,6 +204,9 @@ typedef struct shmemu__pe {
      * of it (a device thread's call failed in abort mode) frees it. */
     void (*kernel_abandon)(shmemu__pe *me);
     void *kernel_live;
+    /* shmemu_scratch_malloc's blocks not yet freed: released when the PE
+     * ends, by whatever path it ends. */
+    struct shmemu__scratch scratch;
 } shmemu__pe;
 _Static_assert(offsetof(shmemu__pe, poll_tl_cpu_ns) <= 128,
                "the fields read on every call fill the first 128 bytes of a PE");
