@@ -77,7 +77,9 @@ static int wireup(shmemu__pe *me)
                                  : SHMEMU_OK;
     size_t slot = SHMEMU__ROUND_UP(b, 64);
     char *area = (char *)job->tl.ctl + job->wireup_ctl_off;
-    const void **blobs = malloc((size_t)me->npes * sizeof(*blobs));
+    /* The PE's scratch: the sync may see an abort, which unwinds the PE
+     * past the free below. */
+    const void **blobs = shmemu__scratch_take(&me->scratch, (size_t)me->npes * sizeof(*blobs));
     if (!blobs)
         return SHMEMU_ENOMEM;
     int st = shmemu__tl_wireup_publish(me, area + slot * (size_t)me->pe);
@@ -88,7 +90,7 @@ static int wireup(shmemu__pe *me)
             blobs[p] = area + slot * (size_t)p;
         st = shmemu__tl_wireup_connect(me, blobs);
     }
-    free(blobs);
+    shmemu__scratch_give(&me->scratch, (void *)blobs);
     return st;
 }
 
