@@ -929,7 +929,9 @@ static int launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 b
                              .nblocks = (unsigned)nb, .per_block = (unsigned)nt,
                              .total = (size_t)(nb * nt), .checked = me->job->check.fuzz,
                              .draw = me->coop, .coop = me->coop,
-                             .rng = me->job->check.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)me->pe,
+                             .rng = me->job->check.seed * 0x9e3779b97f4a7c15ULL +
+                                    (uint64_t)me->pe +
+                                    me->kernel_launches++ * 0xd1b54a32d192ed03ULL,
                              .resident = (unsigned)nb, .started = (unsigned)nb};
     if (plain && (uint64_t)me->job->params.DEVICE_RESIDENT < nb)
         L->resident = L->started = (unsigned)me->job->params.DEVICE_RESIDENT;

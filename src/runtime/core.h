@@ -204,6 +204,10 @@ typedef struct shmemu__pe {
      * of it (a device thread's call failed in abort mode) frees it. */
     void (*kernel_abandon)(shmemu__pe *me);
     void *kernel_live;
+    /* Kernels this PE launched so far: each launch's scheduler draws from
+     * its own stream of the seed, so the rounds of a job differ (and a
+     * replay sees the same ones). */
+    uint64_t kernel_launches;
     /* shmemu_scratch_malloc's blocks not yet freed: released when the PE
      * ends, by whatever path it ends. */
     struct shmemu__scratch scratch;
