@@ -500,8 +500,8 @@ static inline shmemu_dim3 shmemu_devrt_dim3_id(shmemu_dim3 d) { return d; }
 static inline shmemu_dim3 shmemu_devrt_dim3_n(unsigned long long n)
 {
     shmemu_dim3 d = {(unsigned)n, 1, 1};
-    if (n > 0xffffffffull) /* refused by the launch: no block count this large */
-        d.x = 0;
+    if (n > 0xffffffffull) /* a negative int, or too large: refused by the launch, */
+        d.x = d.y = d.z = 0; /* which says so (a count gives y and z of 1) */
     return d;
 }
 #define SHMEMU_DIM3_OF(v)                                                       \

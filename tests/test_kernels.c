@@ -3089,6 +3089,9 @@ static int body_bad(void *arg)
     /* Shapes CUDA refuses, and a call outside any kernel. */
     PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 0, 4, &a), SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 1, 1025, &a), SHMEMU_EINVAL);
+    int negative = -1; /* a count no dim3 holds: said as such, not as (0,1,1) */
+    PE_CHECK_EQ(shmemu_launch_kernel(k_bad, negative, 4, &a), SHMEMU_EINVAL);
+    PE_CHECK_EQ(shmemu_launch_kernel(k_bad, 1, negative, &a), SHMEMU_EINVAL);
     PE_CHECK_EQ(shmemu_launch_kernel(k_bad, SHMEMU_DIM3(1, 1, 1), SHMEMU_DIM3(1, 1, 65), &a),
                 SHMEMU_EINVAL);
     shmemu_dev_quiet();
@@ -3137,6 +3140,11 @@ static void test_misuse(void **state)
         must_hold(err, "shmemu_launch_kernel_plain: kernel k_bad: block (2000,1,1) has 2000 "
                        "threads");
         must_hold(err, "block (1025,1,1) has 1025 threads");
+        must_hold(err, "shmemu_launch_kernel: kernel k_bad: grid is (0,0,0): a count of blocks "
+                       "below 0 or past 4294967295 (CUDA allows 1 to 2147483647 blocks in x)\n");
+        must_hold(err, "shmemu_launch_kernel: kernel k_bad: block is (0,0,0): a count of "
+                       "threads below 0 or past 4294967295 (CUDA allows 1 to 1024 threads a "
+                       "block)\n");
         must_hold(err, "block (1,1,65) has 65 threads");
         /* Which thread declares first is the schedule's choice. */
         must_hold(err, "SHMEMU_SHARED: declared with ");

@@ -866,6 +866,17 @@ static int launch(const struct shmemu_kernel *k, shmemu_dim3 grid, shmemu_dim3 b
                             "kernel %s takes %zu bytes of argument, argp points to %zu", k->name,
                             k->arg_size, arg_size);
     uint64_t nb = (uint64_t)grid.x * grid.y * grid.z, nt = (uint64_t)block.x * block.y * block.z;
+    /* (0,0,0): what the header makes of a count that fits no dim3 */
+    if (!grid.x && !grid.y && !grid.z)
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "kernel %s: grid is (0,0,0): a count of blocks below 0 or past "
+                            "4294967295 (CUDA allows 1 to 2147483647 blocks in x)",
+                            k->name);
+    if (!block.x && !block.y && !block.z)
+        return shmemu__fail(me, SHMEMU_EINVAL, call,
+                            "kernel %s: block is (0,0,0): a count of threads below 0 or past "
+                            "4294967295 (CUDA allows 1 to 1024 threads a block)",
+                            k->name);
     if (nb == 0 || grid.y > 65535 || grid.z > 65535)
         return shmemu__fail(me, SHMEMU_EINVAL, call,
                             "kernel %s: grid (%u,%u,%u) is empty or beyond CUDA's limits", k->name,
