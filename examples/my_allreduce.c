@@ -9,7 +9,6 @@
  * Each PE owns a slice of the vector: it reads that slice of every PE's
  * src, reduces it, and puts the finished slice into every PE's dest.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "shmemu.h"
@@ -26,13 +25,14 @@ int my_allreduce(shmemu_team_t team, void *dest, const void *src, size_t count,
     /* My slice: [lo, hi).  Slices differ by at most one element. */
     size_t lo = count * (size_t)me / (size_t)n, hi = count * (size_t)(me + 1) / (size_t)n;
     size_t len = hi - lo;
-    char *acc = malloc(len * es + 1), *tmp = malloc(len * es + 1);
-    if (!acc || !tmp)
-        return SHMEMU_ENOMEM;
-    int st = shmemu_quiet();
+    /* Scratch, not malloc: in ABORT mode another PE's error unwinds this
+     * PE out of the calls below, and the PE then releases them itself. */
+    char *acc = shmemu_scratch_malloc(len * es), *tmp = shmemu_scratch_malloc(len * es);
+    int st = acc && tmp ? shmemu_quiet() : SHMEMU_ENOMEM;
     if (!st)
         st = shmemu_team_sync(team); /* every src is ready */
-    memcpy(acc, (const char *)src + lo * es, len * es);
+    if (!st)
+        memcpy(acc, (const char *)src + lo * es, len * es);
     for (int k = 1; k < n && !st; k++) {
         int pe = shmemu_team_translate_pe(team, (me + k) % n, SHMEMU_TEAM_WORLD);
         st = shmemu_getmem(tmp, (const char *)src + lo * es, len * es, pe);
@@ -50,7 +50,7 @@ int my_allreduce(shmemu_team_t team, void *dest, const void *src, size_t count,
         st = shmemu_quiet(); /* the puts are delivered ... */
     if (!st)
         st = shmemu_team_sync(team); /* ... before anyone returns */
-    free(acc);
-    free(tmp);
+    shmemu_scratch_free(acc);
+    shmemu_scratch_free(tmp);
     return st;
 }

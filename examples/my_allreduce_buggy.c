@@ -8,7 +8,6 @@
  *   build/shmemu-verify --lib ./libmy_allreduce_buggy.so --symbol my_allreduce_buggy \
  *       --collective allreduce
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "shmemu.h"
@@ -25,13 +24,14 @@ int my_allreduce_buggy(shmemu_team_t team, void *dest, const void *src, size_t c
     /* My slice: [lo, hi).  Slices differ by at most one element. */
     size_t lo = count / (size_t)n * (size_t)me, hi = count / (size_t)n * (size_t)(me + 1); /* BUG */
     size_t len = hi - lo;
-    char *acc = malloc(len * es + 1), *tmp = malloc(len * es + 1);
-    if (!acc || !tmp)
-        return SHMEMU_ENOMEM;
-    int st = shmemu_quiet();
+    /* Scratch, not malloc: in ABORT mode another PE's error unwinds this
+     * PE out of the calls below, and the PE then releases them itself. */
+    char *acc = shmemu_scratch_malloc(len * es), *tmp = shmemu_scratch_malloc(len * es);
+    int st = acc && tmp ? shmemu_quiet() : SHMEMU_ENOMEM;
     if (!st)
         st = shmemu_team_sync(team); /* every src is ready */
-    memcpy(acc, (const char *)src + lo * es, len * es);
+    if (!st)
+        memcpy(acc, (const char *)src + lo * es, len * es);
     for (int k = 1; k < n && !st; k++) {
         int pe = shmemu_team_translate_pe(team, (me + k) % n, SHMEMU_TEAM_WORLD);
         st = shmemu_getmem(tmp, (const char *)src + lo * es, len * es, pe);
@@ -49,7 +49,7 @@ int my_allreduce_buggy(shmemu_team_t team, void *dest, const void *src, size_t c
         st = shmemu_quiet(); /* the puts are delivered ... */
     if (!st)
         st = shmemu_team_sync(team); /* ... before anyone returns */
-    free(acc);
-    free(tmp);
+    shmemu_scratch_free(acc);
+    shmemu_scratch_free(tmp);
     return st;
 }

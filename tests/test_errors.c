@@ -324,6 +324,32 @@ static void test_scratch(void **state)
     free(err);
 }
 
+/* In an SPMD process: a block still held at shmemu_finalize goes with the
+ * PE, and freeing it afterwards is an error, not a double free. */
+static void scratch_spmd_child(void)
+{
+    th_leave_launcher();
+    if (shmemu_init() != SHMEMU_OK)
+        _exit(50);
+    char *p = shmemu_scratch_malloc(100);
+    if (!p)
+        _exit(51);
+    p[99] = 1;
+    if (shmemu_finalize() != SHMEMU_OK)
+        _exit(52);
+    _exit(shmemu_scratch_free(p) == SHMEMU_EINVAL ? 0 : 53);
+}
+
+static void test_scratch_spmd(void **state)
+{
+    (void)state;
+    static struct th_outcome o;
+    th_fork_cmd(scratch_spmd_child, &o);
+    assert_true(WIFEXITED(o.status));
+    assert_int_equal(WEXITSTATUS(o.status), 0);
+    assert_non_null(strstr(o.out, "shmemu: shmemu_scratch_free: called "));
+}
+
 /* Bytes malloc has handed out and not taken back, in this process. */
 static size_t malloc_in_use(void)
 {
@@ -418,7 +444,7 @@ int main(void)
         cmocka_unit_test(test_abort_spmd),  cmocka_unit_test(test_env_errors),
         cmocka_unit_test(test_bad_launch),  cmocka_unit_test(test_outside_pe),
         cmocka_unit_test(test_strerror),    cmocka_unit_test(test_scratch),
-        cmocka_unit_test(test_scratch_abort),
+        cmocka_unit_test(test_scratch_abort), cmocka_unit_test(test_scratch_spmd),
     };
     return cmocka_run_group_tests_name("errors", tests, NULL, NULL);
 }

@@ -252,7 +252,15 @@ void shmemu_free(void *ptr)
 void *shmemu_scratch_malloc(size_t size)
 {
     static const char call[] = "shmemu_scratch_malloc";
-    SHMEMU__ENTER_NOPOINT(me, call, NULL);
+    /* Not a checker's point (no perturbation, no delivery): private memory
+     * moves nothing, and the collectives that take it keep the schedules
+     * of a plain malloc. */
+    shmemu__pe *me = shmemu__self;
+    if ((!me || shmemu__aborted(me)) &&
+        (me || !(me = shmemu__adopt()) || shmemu__aborted(me))) {
+        (void)shmemu__enter_fail(me, call);
+        return NULL;
+    }
     void *p = shmemu__scratch_take(&me->scratch, size);
     if (!p) {
         (void)shmemu__collective_refuse(me, 1, SHMEMU_ENOMEM, call,
@@ -268,9 +276,11 @@ int shmemu_scratch_free(void *ptr)
     static const char call[] = "shmemu_scratch_free";
     /* Not SHMEMU__ENTER: after an abort in RETURN mode, the code that saw
      * the error still releases its blocks. */
-    shmemu__pe *me = shmemu__cur();
-    if (!me)
+    shmemu__pe *me = shmemu__self;
+    if (!me && !(me = shmemu__adopt()))
         return shmemu__enter_fail(NULL, call);
+    if (shmemu__retired(me)) /* its blocks went with it */
+        return shmemu__enter_fail(me, call);
     if (!ptr || shmemu__scratch_give(&me->scratch, ptr))
         return shmemu__ok();
     return shmemu__fail(me, SHMEMU_EINVAL, call,
