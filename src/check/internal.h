@@ -70,6 +70,7 @@ struct chk_tgt {
 struct chk_shared {
     _Atomic uint32_t lock;
     uint32_t nnotes;
+    uint32_t dropped; /* notes not kept: the table was full */
     _Atomic int32_t finalized; /* PEs past shmemu_finalize (check_told_by_pe) */
     char notes[CHK_NOTES][CHK_NOTE_LEN];
     struct chk_tgt tgt[]; /* [npes] */

@@ -63,14 +63,32 @@ void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    /* A race is the job's verdict (SHMEMU_ERACE): it is kept even where
+     * explanations of other PEs' moves filled the table first (one "sync
+     * with puts in flight" per PE filled it at 10 PEs, and the job ended
+     * with a race no line named).  It takes the place of the newest
+     * explanation, so the notes stay in the order they came. */
+    int verdict = strncmp(text, "race:", 5) == 0;
     struct chk_shared *sh = shmemu__chk_shared(job);
     shmemu__chk_lock(&sh->lock);
     uint32_t n = sh->nnotes, dup = 0;
     for (uint32_t i = 0; i < n && !dup; i++)
         dup = strcmp(sh->notes[i], text) == 0;
+    if (!dup && n == CHK_NOTES && verdict) {
+        uint32_t i = n;
+        while (i > 0 && strncmp(sh->notes[i - 1], "race:", 5) == 0)
+            i--;
+        if (i > 0) { /* the newest explanation goes */
+            memmove(sh->notes[i - 1], sh->notes[i], (size_t)(n - i) * sizeof(sh->notes[0]));
+            n = sh->nnotes = n - 1;
+            sh->dropped++;
+        }
+    }
     if (!dup && n < CHK_NOTES) {
         memcpy(sh->notes[n], text, sizeof(text));
         sh->nnotes = n + 1;
+    } else if (!dup) {
+        sh->dropped++;
     }
     shmemu__chk_unlock(&sh->lock);
 }
@@ -96,13 +114,17 @@ static int notes_text(struct shmemu__job *job, char *buf, size_t len, const char
         if (w > 0)
             used += (size_t)w < len - used ? (size_t)w : len - used - 1;
     }
+    if (sh->dropped && buf && used + 1 < len)
+        snprintf(buf + used, len - used,
+                 "%s%u more note%s not kept (%d are; a race is kept first)\n", prefix,
+                 sh->dropped, sh->dropped == 1 ? " was" : "s were", CHK_NOTES);
     shmemu__chk_unlock(&sh->lock);
     return n;
 }
 
 /* The notes of the last checked job launched from this process. */
 static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
-static char last_notes[CHK_NOTES * (CHK_NOTE_LEN + 2)];
+static char last_notes[CHK_NOTES * (CHK_NOTE_LEN + 2) + 128];
 static int last_count;
 
 int shmemu_check_notes(char *buf, size_t len)
@@ -148,7 +170,7 @@ int shmemu__check_job_end(struct shmemu__job *job, int rc)
     pthread_mutex_lock(&last_lock);
     last_count = notes_text(job, last_notes, sizeof(last_notes), "");
     pthread_mutex_unlock(&last_lock);
-    char buf[CHK_NOTES * (CHK_NOTE_LEN + 24) + 256];
+    char buf[CHK_NOTES * (CHK_NOTE_LEN + 24) + 128 + 256];
     int n = rc != SHMEMU_OK ? notes_text(job, buf, sizeof(buf) - 256, "shmemu-check: note: ") : 0;
     if (n > 0) {
         /* The seed decides the checker's choices (and sim's schedule,
