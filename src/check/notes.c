@@ -56,6 +56,14 @@ void shmemu__chk_unlock(_Atomic uint32_t *l)
     atomic_store_explicit(l, 0, memory_order_release);
 }
 
+/* A note that comes with a count of the race detector's (a race, a scope
+ * error, a broken contract): the job's verdict, SHMEMU_ERACE. */
+static int verdict_note(const char *text)
+{
+    return !strncmp(text, "race:", 5) || !strncmp(text, "scope:", 6) ||
+           !strncmp(text, "contract:", 9);
+}
+
 void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...)
 {
     char text[CHK_NOTE_LEN];
@@ -68,7 +76,7 @@ void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...)
      * with puts in flight" per PE filled it at 10 PEs, and the job ended
      * with a race no line named).  It takes the place of the newest
      * explanation, so the notes stay in the order they came. */
-    int verdict = strncmp(text, "race:", 5) == 0;
+    int verdict = verdict_note(text);
     struct chk_shared *sh = shmemu__chk_shared(job);
     shmemu__chk_lock(&sh->lock);
     uint32_t n = sh->nnotes, dup = 0;
@@ -76,7 +84,7 @@ void shmemu__check_note(struct shmemu__job *job, const char *fmt, ...)
         dup = strcmp(sh->notes[i], text) == 0;
     if (!dup && n == CHK_NOTES && verdict) {
         uint32_t i = n;
-        while (i > 0 && strncmp(sh->notes[i - 1], "race:", 5) == 0)
+        while (i > 0 && verdict_note(sh->notes[i - 1]))
             i--;
         if (i > 0) { /* the newest explanation goes */
             memmove(sh->notes[i - 1], sh->notes[i], (size_t)(n - i) * sizeof(sh->notes[0]));
