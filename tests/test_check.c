@@ -546,6 +546,9 @@ static void test_watchdog_processes(void **state)
 static void test_watchdog_threads(void **state)
 {
     (void)state;
+    if (th_under_valgrind())
+        th_skip("the watchdog ends the process with its PE threads still running, whose "
+                "stacks valgrind then counts as lost, exiting 99 for the 124 asked for");
     char path[] = "/tmp/shmemu-watchdog-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);

@@ -368,10 +368,16 @@ static struct shmemu__vshared *values_take(const shmemu_verify_case *vc, size_t 
     int n = team_size(vc);
     size_t in, out, es = shmemu_dtype_size(vc->dtype);
     sizes(vc, n, &in, &out);
-    *key = (struct values_key){.coll = vc->coll, .dtype = vc->dtype, .inputs = vc->inputs,
-                               .op = is_reduction(vc->coll) || shmemu__verify_is_float(vc->dtype)
-                                         ? vc->op : 0,
-                               .n = n, .count = vc->count, .seed = vc->seed};
+    /* Field by field on zeroed bytes: keys are compared with memcmp, and a
+     * compound literal leaves the padding after n undefined (valgrind). */
+    memset(key, 0, sizeof(*key));
+    key->coll = vc->coll;
+    key->dtype = vc->dtype;
+    key->inputs = vc->inputs;
+    key->op = is_reduction(vc->coll) || shmemu__verify_is_float(vc->dtype) ? vc->op : 0;
+    key->n = n;
+    key->count = vc->count;
+    key->seed = vc->seed;
     pthread_mutex_lock(&kept.mu);
     struct shmemu__vshared *sh = NULL;
     unsigned char *inputs = NULL;
