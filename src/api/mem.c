@@ -255,12 +255,7 @@ void *shmemu_scratch_malloc(size_t size)
     /* Not a checker's point (no perturbation, no delivery): private memory
      * moves nothing, and the collectives that take it keep the schedules
      * of a plain malloc. */
-    shmemu__pe *me = shmemu__self;
-    if ((!me || shmemu__aborted(me)) &&
-        (me || !(me = shmemu__adopt()) || shmemu__aborted(me))) {
-        (void)shmemu__enter_fail(me, call);
-        return NULL;
-    }
+    SHMEMU__ENTER_UNCHECKED(me, call, NULL);
     void *p = shmemu__scratch_take(&me->scratch, size);
     if (!p) {
         (void)shmemu__collective_refuse(me, 1, SHMEMU_ENOMEM, call,

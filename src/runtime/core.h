@@ -389,13 +389,18 @@ void shmemu__nap(int64_t ns) SHMEMU__HIDDEN;
 /* Every public call starts with this; failret is what it returns when the
  * caller is not a live PE or the job has been aborted.  site: the user's
  * call site (a return address), for checker mode's reports. */
-#define SHMEMU__ENTER_AS(me, call, failret, site, point)                        \
+/* The PE, or a return of failret where there is none or its job was
+ * aborted: the entry of a call that is no checker's business (it moves
+ * no data: shmemu_scratch_malloc). */
+#define SHMEMU__ENTER_UNCHECKED(me, call, failret)                             \
     shmemu__pe *me = shmemu__self;                                             \
     if (SHMEMU__UNLIKELY(!me || shmemu__aborted(me)) &&                        \
         (me || !(me = shmemu__adopt()) || shmemu__aborted(me))) {              \
         (void)shmemu__enter_fail(me, call);                                    \
         return failret;                                                        \
-    }                                                                          \
+    }
+#define SHMEMU__ENTER_AS(me, call, failret, site, point)                        \
+    SHMEMU__ENTER_UNCHECKED(me, call, failret)                                 \
     if (SHMEMU__UNLIKELY((point) && me->coop))                                 \
         shmemu__coop_point(me);                                                \
     if (SHMEMU__CHECKED(me))                                                   \
